@@ -1,0 +1,56 @@
+# lagrange - one Makefile, one library per layer folder, one binary.
+#   make            build build/lagrange (optimized)
+#   make check      build and run every test (also under ASan+UBSan)
+#   make SAN=1      sanitized build in build-san/
+CC      ?= cc
+SAN     ?= 0
+ifeq ($(SAN),1)
+  BUILD ?= build-san
+  OPT   := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+  BUILD ?= build
+  OPT   := -O2 -g
+endif
+LAYERS  := base sym mech lang num cg cli
+INC     := $(addprefix -Isrc/,$(LAYERS)) -I/usr/include/suitesparse
+CFLAGS  ?=
+CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) $(INC)
+LDLIBS  := -lsundials_arkode -lsundials_cvode -lsundials_ida -lsundials_nvecserial \
+           -lsundials_sunlinsoldense -lsundials_sunmatrixdense -llapacke -llapack -lblas -lgmp -ldl -lm
+LDFLAGS += $(filter -fsanitize%,$(OPT))
+
+LIB_SRC := $(foreach l,$(filter-out cli,$(LAYERS)),$(wildcard src/$(l)/*.c))
+CLI_SRC := $(wildcard src/cli/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC := $(wildcard tests/unit/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+all: $(BUILD)/lagrange
+
+$(BUILD)/liblagrange.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(BUILD)/lagrange: $(CLI_OBJ) $(BUILD)/liblagrange.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/liblagrange.a $(LDFLAGS) $(LDLIBS)
+
+tests: $(TEST_BIN) $(BUILD)/lagrange
+
+# The test command: plain and sanitized builds, every suite, one summary line.
+check:
+	bash tests/run_all.sh
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all tests check clean
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages lagrange needs to build and test, if missing.
+# Safe to run repeatedly; does nothing when everything is present.
+set -eu
+need=()
+have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
+for p in libsundials-dev liblapacke-dev liblapack-dev libgmp-dev gnuplot-nox; do
+  have_pkg "$p" || need+=("$p")
+done
+# SymPy is the independent reference for the tests: only install when the
+# python3 on PATH cannot import it.
+if ! python3 -c 'import sympy' >/dev/null 2>&1; then
+  have_pkg python3-sympy || need+=(python3-sympy)
+fi
+# LeakSanitizer/ASan runtime for clang builds (gcc ships its own).
+if [ ${#need[@]} -gt 0 ]; then
+  echo "install-deps: installing ${need[*]}" >&2
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi

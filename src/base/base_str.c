@@ -1,0 +1,79 @@
+/* base_str.c - growable NUL-terminated strings. */
+#include "lg_base.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lg_str_init(lg_str *b) { memset(b, 0, sizeof *b); }
+
+void lg_str_free(lg_str *b) {
+  lg_free(b->s);
+  lg_str_init(b);
+}
+
+void lg_str_clear(lg_str *b) {
+  b->len = 0;
+  if (b->s) b->s[0] = 0;
+}
+
+static int reserve(lg_str *b, size_t extra) {
+  if (b->oom) return 0;
+  if (b->len + extra + 1 <= b->cap) return 1;
+  void *p = b->s;
+  if (!lg_grow(&p, &b->cap, b->len + extra + 1, 1)) {
+    b->oom = 1;
+    return 0;
+  }
+  b->s = p;
+  return 1;
+}
+
+void lg_str_putn(lg_str *b, const char *s, size_t n) {
+  if (!reserve(b, n)) return;
+  memcpy(b->s + b->len, s, n);
+  b->len += n;
+  b->s[b->len] = 0;
+}
+
+void lg_str_putc(lg_str *b, char c) { lg_str_putn(b, &c, 1); }
+void lg_str_puts(lg_str *b, const char *s) { lg_str_putn(b, s, strlen(s)); }
+
+void lg_str_vprintf(lg_str *b, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap2);
+  va_end(ap2);
+  if (n < 0 || !reserve(b, (size_t)n)) return;
+  vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+  b->len += (size_t)n;
+}
+
+void lg_str_printf(lg_str *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  lg_str_vprintf(b, fmt, ap);
+  va_end(ap);
+}
+
+void lg_str_double(lg_str *b, double x) {
+  char buf[40];
+  if (isnan(x)) { lg_str_puts(b, "nan"); return; }
+  if (isinf(x)) { lg_str_puts(b, x > 0 ? "inf" : "-inf"); return; }
+  /* Shortest %.Ng that reads back exactly. */
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, x);
+    if (strtod(buf, NULL) == x) break;
+  }
+  /* Keep it a double when read back: it must contain '.', 'e' or "inf". */
+  if (!strpbrk(buf, ".en")) strcat(buf, ".0");
+  lg_str_puts(b, buf);
+}
+
+char *lg_str_take(lg_str *b) {
+  char *s = b->s;
+  if (!s) s = lg_strdup("");
+  lg_str_init(b);
+  return s;
+}

@@ -1,0 +1,106 @@
+/* lg_base.h - the base layer: allocation, arenas, diagnostics, strings.
+ *
+ * Every other layer stands on this one. Nothing here prints or exits.
+ * All allocation in the project goes through lg_malloc/lg_realloc so that a
+ * test build can make the Nth allocation fail (lg_alloc_fail_after).
+ */
+#ifndef LG_BASE_H
+#define LG_BASE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LG_PI 3.14159265358979323846
+
+/* ---- status codes ------------------------------------------------------ */
+typedef enum lg_status {
+  LG_OK = 0,
+  LG_ERR_MODEL,   /* bad model input: a diagnostic says where and why */
+  LG_ERR_NUMERIC, /* numeric failure: singular matrix, non-finite value */
+  LG_ERR_NOMEM,   /* out of memory */
+  LG_ERR_USAGE,   /* bad call (CLI: exit 2) */
+  LG_ERR_IO       /* file could not be read or written */
+} lg_status;
+
+/* ---- allocation -------------------------------------------------------- */
+/* malloc/realloc/free with optional fault injection. Return NULL on failure. */
+void *lg_malloc(size_t n);
+void *lg_calloc(size_t count, size_t size);
+void *lg_realloc(void *p, size_t n);
+void lg_free(void *p);
+char *lg_strdup(const char *s);
+char *lg_strndup(const char *s, size_t n);
+/* Make the allocation after `n` more successful ones fail (n < 0: never). */
+void lg_alloc_fail_after(long n);
+/* Grow *buf (element size `elem`) so it holds at least `need` elements. */
+int lg_grow(void **buf, size_t *cap, size_t need, size_t elem);
+
+/* ---- arenas ------------------------------------------------------------ */
+/* A bump allocator in chunks. Freeing the arena frees every allocation. */
+typedef struct lg_arena_chunk lg_arena_chunk;
+typedef struct lg_arena {
+  lg_arena_chunk *head;
+  size_t used_total;
+} lg_arena;
+
+void lg_arena_init(lg_arena *a);
+void lg_arena_free(lg_arena *a);
+/* Aligned to 16 bytes; NULL when out of memory. */
+void *lg_arena_alloc(lg_arena *a, size_t n);
+char *lg_arena_strdup(lg_arena *a, const char *s, size_t n);
+
+/* ---- growable strings -------------------------------------------------- */
+typedef struct lg_str {
+  char *s;      /* always NUL-terminated when non-NULL */
+  size_t len;
+  size_t cap;
+  int oom;      /* set once an append failed; later appends are ignored */
+} lg_str;
+
+void lg_str_init(lg_str *b);
+void lg_str_free(lg_str *b);
+void lg_str_clear(lg_str *b);
+void lg_str_putc(lg_str *b, char c);
+void lg_str_puts(lg_str *b, const char *s);
+void lg_str_putn(lg_str *b, const char *s, size_t n);
+void lg_str_printf(lg_str *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void lg_str_vprintf(lg_str *b, const char *fmt, va_list ap);
+/* Append a double in the shortest form that reads back to the same value. */
+void lg_str_double(lg_str *b, double x);
+/* Returns the buffer (caller owns it, free with lg_free) and resets b. */
+char *lg_str_take(lg_str *b);
+
+/* ---- diagnostics ------------------------------------------------------- */
+/* A structured diagnostic: where, what, and how to fix it. The library fills
+ * one in; only the CLI prints it (lg_diag_format). */
+typedef struct lg_diag {
+  lg_status status;
+  char file[256];
+  int line, col;       /* 1-based; 0 when unknown */
+  char message[512];
+  char hint[256];      /* empty when there is no fix to suggest */
+} lg_diag;
+
+void lg_diag_clear(lg_diag *d);
+/* Record an error (the first one wins: later calls do not overwrite). */
+void lg_diag_set(lg_diag *d, lg_status st, const char *file, int line, int col,
+                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void lg_diag_hint(lg_diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* "file:line:col: message (hint)" into buf. */
+void lg_diag_format(const lg_diag *d, char *buf, size_t n);
+
+/* ---- hashing ----------------------------------------------------------- */
+static inline uint64_t lg_hash_mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
+}
+uint64_t lg_hash_bytes(const void *p, size_t n);
+
+/* Edit distance for "did you mean" hints (capped at `cap`). */
+int lg_edit_distance(const char *a, const char *b, int cap);
+
+#endif

@@ -1,0 +1,280 @@
+/* sym.h - the symbolic core: exact, hash-consed expression DAGs.
+ *
+ * An expression is an immutable node interned in a context (sym_ctx).
+ * Structurally equal expressions are the same pointer, so equality is a
+ * pointer compare and shared subterms are stored once. Nodes live in the
+ * context's arena: sym_ctx_free releases all of them; there is no per-node
+ * free. The layer knows nothing about mechanics.
+ *
+ * Memory: constructors return NULL when memory runs out, and every
+ * constructor returns NULL when given a NULL operand, so a caller may build
+ * a whole expression and check once at the end (sym_ctx_oom tells why).
+ *
+ * Canonical forms (applied by the smart constructors, never by callers):
+ *  - ADD is  c0 + sum_i c_i * t_i  with numeric c_i != 0 and the terms t_i
+ *    distinct, non-numeric, not ADD, sorted by sym_cmp.
+ *  - MUL is  c * prod_i f_i  with the numeric coefficient c != 0, 1 when
+ *    there is a single factor; factors distinct bases, not MUL, not
+ *    numbers (except an exact rational under a non-integer power).
+ *  - POW is  b ^ e  with e != 0, 1; integer powers of products distribute.
+ *  - An exact division by zero gives the UNDEF node, which absorbs every
+ *    operation it takes part in (printed `undefined`).
+ *  IEEE note: rewrites that are exact for every real value are applied to
+ *  doubles as well (x*1.0 -> x, x+0.0 -> x, 0.0*x -> 0). 0.0*x -> 0 is not
+ *  exact for x = inf or NaN; we accept that, like SymPy, because model
+ *  expressions are finite wherever they are evaluated.
+ */
+#ifndef LG_SYM_H
+#define LG_SYM_H
+
+#include "lg_base.h"
+
+#include <stdint.h>
+
+/* ---- the operation table ------------------------------------------------
+ * X(ID, name, arity, C spelling, LaTeX spelling). Numeric evaluation and
+ * derivative rules are keyed by the same IDs in sym_func.c. */
+#define SYM_FUNCS(X)                                  \
+  X(SIN, "sin", 1, "sin", "\\sin")                    \
+  X(COS, "cos", 1, "cos", "\\cos")                    \
+  X(TAN, "tan", 1, "tan", "\\tan")                    \
+  X(ASIN, "asin", 1, "asin", "\\arcsin")              \
+  X(ACOS, "acos", 1, "acos", "\\arccos")              \
+  X(ATAN, "atan", 1, "atan", "\\arctan")              \
+  X(ATAN2, "atan2", 2, "atan2", "\\operatorname{atan2}") \
+  X(SINH, "sinh", 1, "sinh", "\\sinh")                \
+  X(COSH, "cosh", 1, "cosh", "\\cosh")                \
+  X(TANH, "tanh", 1, "tanh", "\\tanh")                \
+  X(EXP, "exp", 1, "exp", "\\exp")                    \
+  X(LOG, "log", 1, "log", "\\log")                    \
+  X(SQRT, "sqrt", 1, "sqrt", "\\sqrt")                \
+  X(ABS, "abs", 1, "fabs", "\\operatorname{abs}")     \
+  X(SIGN, "sign", 1, "lg_sign", "\\operatorname{sign}")
+
+typedef enum sym_fn {
+#define SYM_FN_ENUM(id, name, arity, c, tex) SYM_FN_##id,
+  SYM_FUNCS(SYM_FN_ENUM)
+#undef SYM_FN_ENUM
+  SYM_FN_COUNT
+} sym_fn;
+
+const char *sym_fn_name(sym_fn f);
+int sym_fn_arity(sym_fn f);
+/* The function called `name`, or -1. */
+int sym_fn_lookup(const char *name);
+/* Numeric value of f at the arguments (IEEE semantics: NaN, inf). */
+double sym_fn_eval(sym_fn f, double a, double b);
+
+/* ---- nodes ------------------------------------------------------------- */
+typedef enum sym_kind {
+  SYM_NUM,    /* exact rational */
+  SYM_FLOAT,  /* double */
+  SYM_SYMBOL, /* a named constant (parameter, input, free symbol) */
+  SYM_TIME,   /* t */
+  SYM_COORD,  /* coordinate q(t) or its order-th time derivative */
+  SYM_ADD,
+  SYM_MUL,
+  SYM_POW,
+  SYM_FUNC,
+  SYM_UNDEF
+} sym_kind;
+
+typedef struct sym_ctx sym_ctx;
+typedef struct sym_node sym_node;
+
+struct sym_node {
+  uint32_t id;      /* dense creation index within the context */
+  uint8_t kind;     /* sym_kind */
+  uint8_t fn;       /* sym_fn for SYM_FUNC */
+  uint16_t order;   /* SYM_COORD: derivative order (0 = q, 1 = q', ...) */
+  uint32_t nargs;   /* ADD: terms; MUL: factors; POW: 2; FUNC: arity */
+  uint32_t depth;   /* 1 for atoms */
+  uint32_t max_order; /* 1 + the highest COORD order inside; 0: no COORD */
+  uint64_t hash;    /* structural, deterministic across runs */
+  uint64_t atoms;   /* bloom mask of the atoms inside (for quick zero tests) */
+  union {
+    struct { int64_t num, den; void *big; } rat; /* big: mpq_t* or NULL */
+    double f;
+    const char *name; /* SYMBOL, COORD */
+  } v;
+  const sym_node *coef;        /* ADD: constant term; MUL: coefficient */
+  const sym_node *const *args; /* ADD terms, MUL factors, POW base/exp, FUNC */
+  const sym_node *const *coefs;/* ADD: coefficient of each term */
+};
+
+/* Expressions may not nest deeper than this (recursive algorithms rely on
+ * it); a constructor that would exceed it returns NULL and sets the
+ * context's error. */
+enum { SYM_MAX_DEPTH = 5000 };
+
+/* ---- context ------------------------------------------------------------ */
+sym_ctx *sym_ctx_new(void);
+void sym_ctx_free(sym_ctx *c);
+size_t sym_ctx_node_count(const sym_ctx *c);
+/* Why the last constructor returned NULL: LG_ERR_NOMEM or LG_ERR_MODEL
+ * (too deep). LG_OK when nothing failed. */
+lg_status sym_ctx_error(const sym_ctx *c);
+const char *sym_ctx_error_message(const sym_ctx *c);
+
+/* ---- atoms and numbers -------------------------------------------------- */
+const sym_node *sym_int(sym_ctx *c, int64_t v);
+/* num/den reduced; den == 0 gives UNDEF. */
+const sym_node *sym_rat(sym_ctx *c, int64_t num, int64_t den);
+/* An exact integer written in decimal digits, any length. */
+const sym_node *sym_int_str(sym_ctx *c, const char *digits);
+const sym_node *sym_float(sym_ctx *c, double v);
+const sym_node *sym_symbol(sym_ctx *c, const char *name);
+const sym_node *sym_time(sym_ctx *c);
+const sym_node *sym_coord(sym_ctx *c, const char *name, int order);
+const sym_node *sym_undef(sym_ctx *c);
+/* pi as a named symbol whose numeric value is M_PI. */
+const sym_node *sym_pi(sym_ctx *c);
+
+/* ---- arithmetic (smart constructors) ------------------------------------ */
+const sym_node *sym_add(sym_ctx *c, const sym_node *a, const sym_node *b);
+const sym_node *sym_addv(sym_ctx *c, size_t n, const sym_node *const *terms);
+const sym_node *sym_sub(sym_ctx *c, const sym_node *a, const sym_node *b);
+const sym_node *sym_neg(sym_ctx *c, const sym_node *a);
+const sym_node *sym_mul(sym_ctx *c, const sym_node *a, const sym_node *b);
+const sym_node *sym_mulv(sym_ctx *c, size_t n, const sym_node *const *factors);
+const sym_node *sym_div(sym_ctx *c, const sym_node *a, const sym_node *b);
+const sym_node *sym_pow(sym_ctx *c, const sym_node *base, const sym_node *e);
+const sym_node *sym_powi(sym_ctx *c, const sym_node *base, int64_t e);
+const sym_node *sym_func(sym_ctx *c, sym_fn f, const sym_node *a,
+                         const sym_node *b /* NULL unless arity 2 */);
+
+/* ---- queries ------------------------------------------------------------ */
+int sym_is_number(const sym_node *e);          /* NUM or FLOAT */
+int sym_is_zero(const sym_node *e);            /* exact or float zero */
+int sym_is_one(const sym_node *e);
+int sym_is_integer(const sym_node *e, int64_t *out); /* small exact integer */
+int sym_is_negative_number(const sym_node *e);
+double sym_number_value(const sym_node *e);    /* NUM/FLOAT as double */
+/* Total, deterministic order (atoms by kind then name; compound nodes by
+ * kind then structural hash). Never compares pointers. */
+int sym_cmp(const sym_node *a, const sym_node *b);
+/* Does `e` contain atom `x` (SYMBOL, COORD, TIME)? */
+int sym_has(const sym_node *e, const sym_node *x);
+/* Does `e` contain any COORD of derivative order >= `order`? */
+int sym_has_coord_order(const sym_node *e, int order);
+/* Canonical-form invariants hold for e and its subterms (debug checks). */
+int sym_is_canonical(const sym_node *e);
+/* Number of distinct nodes in the DAG of e. */
+size_t sym_dag_size(const sym_node *e);
+
+/* ---- calculus ----------------------------------------------------------- */
+/* Partial derivative with respect to an atom (SYMBOL, COORD of any order,
+ * or TIME for the explicit time dependence). Memoized per (node, var). */
+const sym_node *sym_diff(sym_ctx *c, const sym_node *e, const sym_node *var);
+/* Total time derivative: q -> q', q' -> q'', explicit t by its partial.
+ * Symbols are constants. Memoized per node. */
+const sym_node *sym_dt(sym_ctx *c, const sym_node *e);
+
+/* ---- rewriting ---------------------------------------------------------- */
+/* Simultaneous substitution of atoms or subexpressions (like SymPy's
+ * xreplace): each node equal to from[i] becomes to[i]; the replacements
+ * are not rewritten again. q, q', q'' are independent atoms, so replacing q
+ * leaves q' alone (no order-of-substitution traps). */
+const sym_node *sym_subst(sym_ctx *c, const sym_node *e, size_t n,
+                          const sym_node *const *from,
+                          const sym_node *const *to);
+/* Distribute products over sums and expand positive integer powers of sums
+ * (up to a bounded result size; beyond it the rest stays factored). */
+const sym_node *sym_expand(sym_ctx *c, const sym_node *e);
+/* Bounded simplifier: expand, then rewrite s^2*X + c^2*X -> X for
+ * s = sin(u), c = cos(u) (and the cosh/sinh analogue), collect terms.
+ * Value-preserving; always terminates. */
+const sym_node *sym_simplify(sym_ctx *c, const sym_node *e);
+
+/* ---- numeric evaluation ------------------------------------------------- */
+/* Values for atoms: the callback returns 0 and sets *out, or nonzero when
+ * the atom has no value. */
+typedef int (*sym_atom_value_fn)(void *ud, const sym_node *atom, double *out);
+/* Evaluate by walking the DAG (memoized). Returns LG_OK, or LG_ERR_MODEL
+ * when an atom has no value (*missing set to it). IEEE rules: log(-1) is
+ * NaN, 1/0.0 is inf; UNDEF evaluates to NaN. */
+lg_status sym_eval(sym_ctx *c, const sym_node *e, sym_atom_value_fn val,
+                   void *ud, double *out, const sym_node **missing);
+
+/* ---- printing ----------------------------------------------------------- */
+typedef enum sym_style { SYM_STYLE_TEXT, SYM_STYLE_LATEX, SYM_STYLE_C } sym_style;
+/* For SYM_STYLE_C (and optionally LaTeX): how to spell an atom; return 0
+ * after appending, nonzero to use the default spelling. */
+typedef int (*sym_atom_name_fn)(void *ud, lg_str *out, const sym_node *atom);
+/* Text: our model language (reads back through the parser to the same
+ * node). LaTeX: amsmath. C: a C99 expression using <math.h>. */
+void sym_print(lg_str *out, const sym_node *e, sym_style style,
+               sym_atom_name_fn name, void *ud);
+/* Convenience: text form in a fresh heap string (caller frees). */
+char *sym_to_string(const sym_node *e);
+
+/* ---- dense matrices ----------------------------------------------------- */
+typedef struct sym_matrix {
+  size_t rows, cols;
+  const sym_node **e; /* row-major; owned by the context's arena */
+} sym_matrix;
+
+#define SYM_AT(m, i, j) ((m)->e[(size_t)(i) * (m)->cols + (size_t)(j)])
+
+/* A zero matrix in the context's arena (NULL on OOM). */
+sym_matrix *sym_matrix_new(sym_ctx *c, size_t rows, size_t cols);
+sym_matrix *sym_matrix_identity(sym_ctx *c, size_t n);
+sym_matrix *sym_matrix_transpose(sym_ctx *c, const sym_matrix *a);
+sym_matrix *sym_matrix_mul(sym_ctx *c, const sym_matrix *a, const sym_matrix *b);
+/* J[i][j] = d f_i / d v_j */
+sym_matrix *sym_matrix_jacobian(sym_ctx *c, size_t nf, const sym_node *const *f,
+                                size_t nv, const sym_node *const *v);
+/* Solve A x = B by Gaussian elimination with exact pivots (first entry
+ * that is not identically zero). NULL when A is singular as written or on
+ * OOM; *singular tells which. */
+sym_matrix *sym_matrix_solve(sym_ctx *c, const sym_matrix *a,
+                             const sym_matrix *b, int *singular);
+/* Apply f to every entry (e.g. sym_simplify). */
+sym_matrix *sym_matrix_map(sym_ctx *c, const sym_matrix *a,
+                           const sym_node *(*f)(sym_ctx *, const sym_node *));
+
+/* ---- compiled evaluation tape ------------------------------------------- */
+/* A straight-line program computing several outputs from input slots, with
+ * every shared subexpression computed once (common-subexpression
+ * elimination) and temporaries reused by liveness. */
+typedef enum sym_op {
+  SYM_OP_CONST, /* r = k */
+  SYM_OP_INPUT, /* r = in[i] */
+  SYM_OP_ADD,   /* r = a + b */
+  SYM_OP_SUB,   /* r = a - b */
+  SYM_OP_MUL,   /* r = a * b */
+  SYM_OP_DIV,   /* r = a / b */
+  SYM_OP_NEG,   /* r = -a */
+  SYM_OP_SQR,   /* r = a * a */
+  SYM_OP_POWI,  /* r = a ^ n  (integer n, by repeated multiplication) */
+  SYM_OP_POW,   /* r = pow(a, b) */
+  SYM_OP_FUNC,  /* r = fn(a [, b]) */
+  SYM_OP_OUT    /* out[i] = a */
+} sym_op;
+
+typedef struct sym_instr {
+  uint8_t op, fn;
+  uint32_t r, a, b; /* slots; for INPUT/OUT: a = index */
+  int32_t n;        /* POWI exponent */
+  double k;         /* CONST value */
+} sym_instr;
+
+typedef struct sym_tape {
+  size_t ninputs, noutputs, nslots, ninstr;
+  sym_instr *code;
+  size_t flops; /* arithmetic operations and function calls */
+} sym_tape;
+
+/* Lower outputs to a tape over the given input atoms. Any other atom in
+ * the outputs is an error (LG_ERR_MODEL, *missing set). UNDEF lowers to
+ * a NaN constant. */
+lg_status sym_tape_build(sym_ctx *c, size_t ninputs,
+                         const sym_node *const *inputs, size_t noutputs,
+                         const sym_node *const *outputs, sym_tape **out,
+                         const sym_node **missing);
+void sym_tape_free(sym_tape *t);
+/* out[noutputs] from in[ninputs]; work has t->nslots doubles. */
+void sym_tape_eval(const sym_tape *t, const double *in, double *out,
+                   double *work);
+
+#endif

@@ -1,0 +1,111 @@
+/* sym_matrix.c - dense symbolic matrices in the context's arena. */
+#include "sym_internal.h"
+
+sym_matrix *sym_matrix_new(sym_ctx *c, size_t rows, size_t cols) {
+  if (!c) return NULL;
+  sym_matrix *m = lg_arena_alloc(&c->arena, sizeof *m);
+  size_t n = rows * cols;
+  const sym_node **e = lg_arena_alloc(&c->arena, (n ? n : 1) * sizeof *e);
+  if (!m || !e) {
+    sym_set_error(c, LG_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) e[i] = c->zero;
+  m->rows = rows;
+  m->cols = cols;
+  m->e = e;
+  return m;
+}
+
+sym_matrix *sym_matrix_identity(sym_ctx *c, size_t n) {
+  sym_matrix *m = sym_matrix_new(c, n, n);
+  for (size_t i = 0; m && i < n; i++) SYM_AT(m, i, i) = c->one;
+  return m;
+}
+
+sym_matrix *sym_matrix_transpose(sym_ctx *c, const sym_matrix *a) {
+  sym_matrix *m = a ? sym_matrix_new(c, a->cols, a->rows) : NULL;
+  for (size_t i = 0; m && i < a->rows; i++)
+    for (size_t j = 0; j < a->cols; j++) SYM_AT(m, j, i) = SYM_AT(a, i, j);
+  return m;
+}
+
+/* res = a * b */
+sym_matrix *sym_matrix_mul(sym_ctx *c, const sym_matrix *a, const sym_matrix *b) {
+  if (!a || !b || a->cols != b->rows) return NULL;
+  sym_matrix *m = sym_matrix_new(c, a->rows, b->cols);
+  const sym_node **ts = lg_malloc((a->cols ? a->cols : 1) * sizeof *ts);
+  if (!m || !ts) {
+    lg_free(ts);
+    return NULL;
+  }
+  for (size_t i = 0; i < a->rows; i++)
+    for (size_t j = 0; j < b->cols; j++) {
+      for (size_t k = 0; k < a->cols; k++)
+        ts[k] = sym_mul(c, SYM_AT(a, i, k), SYM_AT(b, k, j));
+      SYM_AT(m, i, j) = sym_addv(c, a->cols, ts);
+    }
+  lg_free(ts);
+  return m;
+}
+
+/* res[i][j] = d f_i / d v_j */
+sym_matrix *sym_matrix_jacobian(sym_ctx *c, size_t nf, const sym_node *const *f,
+                                size_t nv, const sym_node *const *v) {
+  sym_matrix *m = sym_matrix_new(c, nf, nv);
+  for (size_t i = 0; m && i < nf; i++)
+    for (size_t j = 0; j < nv; j++) SYM_AT(m, i, j) = sym_diff(c, f[i], v[j]);
+  return m;
+}
+
+sym_matrix *sym_matrix_map(sym_ctx *c, const sym_matrix *a,
+                           const sym_node *(*f)(sym_ctx *, const sym_node *)) {
+  sym_matrix *m = a ? sym_matrix_new(c, a->rows, a->cols) : NULL;
+  for (size_t i = 0; m && i < a->rows * a->cols; i++) m->e[i] = f(c, a->e[i]);
+  return m;
+}
+
+/* Gaussian elimination on [A | B] with the first pivot that does not
+ * simplify to zero; results are simplified as they are formed so that
+ * small systems stay readable. */
+sym_matrix *sym_matrix_solve(sym_ctx *c, const sym_matrix *a,
+                             const sym_matrix *b, int *singular) {
+  if (singular) *singular = 0;
+  if (!a || !b || a->rows != a->cols || b->rows != a->rows) return NULL;
+  size_t n = a->rows, nb = b->cols, w = n + nb;
+  sym_matrix *m = sym_matrix_new(c, n, w);
+  if (!m) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    for (size_t j = 0; j < n; j++) SYM_AT(m, i, j) = SYM_AT(a, i, j);
+    for (size_t j = 0; j < nb; j++) SYM_AT(m, i, n + j) = SYM_AT(b, i, j);
+  }
+  for (size_t k = 0; k < n; k++) {
+    size_t piv = n;
+    for (size_t i = k; i < n && piv == n; i++) {
+      SYM_AT(m, i, k) = sym_simplify(c, SYM_AT(m, i, k));
+      if (!SYM_AT(m, i, k)) return NULL;
+      if (!sym_is_zero(SYM_AT(m, i, k))) piv = i;
+    }
+    if (piv == n) {
+      if (singular) *singular = 1;
+      return NULL;
+    }
+    for (size_t j = 0; j < w && piv != k; j++) {
+      const sym_node *t = SYM_AT(m, k, j);
+      SYM_AT(m, k, j) = SYM_AT(m, piv, j);
+      SYM_AT(m, piv, j) = t;
+    }
+    const sym_node *inv = sym_powi(c, SYM_AT(m, k, k), -1);
+    for (size_t j = k; j < w; j++) SYM_AT(m, k, j) = sym_mul(c, SYM_AT(m, k, j), inv);
+    for (size_t i = 0; i < n; i++) {
+      if (i == k || sym_is_zero(SYM_AT(m, i, k))) continue;
+      const sym_node *f = SYM_AT(m, i, k);
+      for (size_t j = k; j < w; j++)
+        SYM_AT(m, i, j) = sym_sub(c, SYM_AT(m, i, j), sym_mul(c, f, SYM_AT(m, k, j)));
+    }
+  }
+  sym_matrix *x = sym_matrix_new(c, n, nb);
+  for (size_t i = 0; x && i < n; i++)
+    for (size_t j = 0; j < nb; j++) SYM_AT(x, i, j) = sym_simplify(c, SYM_AT(m, i, n + j));
+  return x;
+}

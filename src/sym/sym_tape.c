@@ -1,0 +1,268 @@
+/* sym_tape.c - lowering expression DAGs to a straight-line tape.
+ *
+ * Every distinct node is computed once (hash-consing already merged equal
+ * subexpressions, so the DAG is the common-subexpression elimination), then
+ * virtual registers are mapped to a small set of reused slots by liveness
+ * (CasADi's live-variable allocator). */
+#include "sym_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct lowering {
+  sym_ctx *c;
+  sym_instr *code;
+  size_t n, cap;
+  uint32_t *reg_of; /* node id -> virtual register + 1 (0: not lowered) */
+  uint32_t *input_of; /* node id -> input index + 1 */
+  const sym_node *missing;
+  size_t flops;
+  int oom;
+} lowering;
+
+static uint32_t emit(lowering *L, sym_instr in) {
+  if (!lg_grow((void **)&L->code, &L->cap, L->n + 1, sizeof *L->code)) {
+    L->oom = 1;
+    return 0;
+  }
+  in.r = (uint32_t)L->n;
+  L->code[L->n++] = in;
+  if (in.op != SYM_OP_CONST && in.op != SYM_OP_INPUT && in.op != SYM_OP_OUT)
+    L->flops += in.op == SYM_OP_POWI ? (size_t)(in.n > 1 ? in.n - 1 : 1) : 1;
+  return in.r;
+}
+
+static uint32_t emit_const(lowering *L, double k) {
+  return emit(L, (sym_instr){.op = SYM_OP_CONST, .k = k});
+}
+
+static uint32_t emit2(lowering *L, sym_op op, uint32_t a, uint32_t b) {
+  return emit(L, (sym_instr){.op = (uint8_t)op, .a = a, .b = b});
+}
+
+static uint32_t reg(const lowering *L, const sym_node *n) {
+  return L->reg_of[n->id] - 1;
+}
+
+/* base^k for an integer k != 0, 1 */
+static uint32_t emit_powi(lowering *L, uint32_t base, int64_t k) {
+  int64_t m = k < 0 ? -k : k;
+  if (m == 1) return k < 0 ? emit2(L, SYM_OP_DIV, emit_const(L, 1.0), base) : base;
+  uint32_t r = m == 2 ? emit2(L, SYM_OP_SQR, base, 0)
+               : emit(L, (sym_instr){.op = SYM_OP_POWI, .a = base, .n = (int32_t)m});
+  return k < 0 ? emit2(L, SYM_OP_DIV, emit_const(L, 1.0), r) : r;
+}
+
+static uint32_t lower_pow(lowering *L, const sym_node *e) {
+  const sym_node *x = e->args[1];
+  uint32_t b = reg(L, e->args[0]);
+  int64_t k;
+  if (sym_is_integer(x, &k) && k >= -(1 << 20) && k <= (1 << 20))
+    return emit_powi(L, b, k);
+  if (x->kind == SYM_NUM && !x->v.rat.big && x->v.rat.den == 2 &&
+      (x->v.rat.num == 1 || x->v.rat.num == -1)) {
+    uint32_t s = emit(L, (sym_instr){.op = SYM_OP_FUNC, .fn = SYM_FN_SQRT, .a = b});
+    return x->v.rat.num == 1 ? s : emit2(L, SYM_OP_DIV, emit_const(L, 1.0), s);
+  }
+  return emit2(L, SYM_OP_POW, b, reg(L, x));
+}
+
+/* Product: numerator factors multiplied, denominator factors divided. */
+static uint32_t lower_mul(lowering *L, const sym_node *e) {
+  uint32_t acc = UINT32_MAX, den = UINT32_MAX;
+  for (uint32_t i = 0; i < e->nargs; i++) {
+    const sym_node *f = e->args[i];
+    int64_t k;
+    if (f->kind == SYM_POW && sym_is_integer(f->args[1], &k) && k < 0) {
+      uint32_t d = emit_powi(L, reg(L, f->args[0]), -k);
+      den = den == UINT32_MAX ? d : emit2(L, SYM_OP_MUL, den, d);
+      continue;
+    }
+    uint32_t r = reg(L, f);
+    acc = acc == UINT32_MAX ? r : emit2(L, SYM_OP_MUL, acc, r);
+  }
+  double k = sym_number_value(e->coef);
+  if (acc == UINT32_MAX) acc = emit_const(L, k);
+  else if (k == -1) acc = emit(L, (sym_instr){.op = SYM_OP_NEG, .a = acc});
+  else if (k != 1) acc = emit2(L, SYM_OP_MUL, emit_const(L, k), acc);
+  return den == UINT32_MAX ? acc : emit2(L, SYM_OP_DIV, acc, den);
+}
+
+static uint32_t lower_add(lowering *L, const sym_node *e) {
+  uint32_t acc = UINT32_MAX;
+  for (uint32_t i = 0; i < e->nargs; i++) {
+    double k = sym_number_value(e->coefs[i]);
+    uint32_t t = reg(L, e->args[i]);
+    if (acc == UINT32_MAX) {
+      acc = k == 1 ? t : k == -1 ? emit(L, (sym_instr){.op = SYM_OP_NEG, .a = t})
+                                 : emit2(L, SYM_OP_MUL, emit_const(L, k), t);
+    } else if (k == 1 || k == -1) {
+      acc = emit2(L, k == 1 ? SYM_OP_ADD : SYM_OP_SUB, acc, t);
+    } else {
+      acc = emit2(L, SYM_OP_ADD, acc, emit2(L, SYM_OP_MUL, emit_const(L, k), t));
+    }
+  }
+  if (!sym_is_zero(e->coef))
+    acc = emit2(L, SYM_OP_ADD, acc, emit_const(L, sym_number_value(e->coef)));
+  return acc;
+}
+
+static int lower_visit(void *ud, const sym_node *e) {
+  lowering *L = ud;
+  uint32_t r;
+  if (L->reg_of[e->id]) return 1; /* lowered for an earlier output */
+  switch (e->kind) {
+  case SYM_NUM:
+  case SYM_FLOAT: r = emit_const(L, sym_number_value(e)); break;
+  case SYM_UNDEF: r = emit_const(L, NAN); break;
+  case SYM_SYMBOL:
+  case SYM_COORD:
+  case SYM_TIME:
+    if (L->input_of[e->id]) {
+      r = emit(L, (sym_instr){.op = SYM_OP_INPUT, .a = L->input_of[e->id] - 1});
+    } else if (e == L->c->pi) {
+      r = emit_const(L, LG_PI);
+    } else {
+      if (!L->missing) L->missing = e;
+      r = emit_const(L, NAN);
+    }
+    break;
+  case SYM_ADD: r = lower_add(L, e); break;
+  case SYM_MUL: r = lower_mul(L, e); break;
+  case SYM_POW: r = lower_pow(L, e); break;
+  case SYM_FUNC:
+    r = emit(L, (sym_instr){.op = SYM_OP_FUNC, .fn = e->fn, .a = reg(L, e->args[0]),
+                            .b = e->nargs > 1 ? reg(L, e->args[1]) : 0});
+    break;
+  default: r = emit_const(L, NAN);
+  }
+  L->reg_of[e->id] = r + 1;
+  return !L->oom;
+}
+
+/* ---- slot allocation by liveness -------------------------------------------------- */
+static int uses_a(const sym_instr *in) {
+  return in->op != SYM_OP_CONST && in->op != SYM_OP_INPUT;
+}
+static int uses_b(const sym_instr *in) {
+  return in->op == SYM_OP_ADD || in->op == SYM_OP_SUB || in->op == SYM_OP_MUL ||
+         in->op == SYM_OP_DIV || in->op == SYM_OP_POW ||
+         (in->op == SYM_OP_FUNC && sym_fn_arity((sym_fn)in->fn) == 2);
+}
+
+static int allocate_slots(sym_tape *t) {
+  size_t n = t->ninstr;
+  uint32_t *last = lg_calloc(n, sizeof *last), *slot = lg_calloc(n, sizeof *slot);
+  uint32_t *free_list = lg_malloc(n * sizeof *free_list);
+  if (!last || !slot || !free_list) {
+    lg_free(last); lg_free(slot); lg_free(free_list);
+    return 0;
+  }
+  for (size_t i = 0; i < n; i++) {
+    sym_instr *in = &t->code[i];
+    if (uses_a(in) && in->op != SYM_OP_OUT) last[in->a] = (uint32_t)i;
+    if (in->op == SYM_OP_OUT) last[in->b] = (uint32_t)i;
+    if (uses_b(in)) last[in->b] = (uint32_t)i;
+  }
+  size_t nfree = 0, nslots = 0;
+  for (size_t i = 0; i < n; i++) {
+    sym_instr *in = &t->code[i];
+    /* read operands (virtual -> physical), then release dead ones */
+    uint32_t va = in->a, vb = in->b;
+    if (in->op == SYM_OP_OUT) in->b = slot[vb];
+    else if (uses_a(in)) in->a = slot[va];
+    if (uses_b(in)) in->b = slot[vb];
+    if (in->op == SYM_OP_OUT) {
+      if (last[vb] == i) free_list[nfree++] = slot[vb];
+      continue;
+    }
+    if (uses_a(in) && last[va] == i) free_list[nfree++] = slot[va];
+    if (uses_b(in) && last[vb] == i && !(uses_a(in) && va == vb))
+      free_list[nfree++] = slot[vb];
+    slot[i] = nfree ? free_list[--nfree] : (uint32_t)nslots++;
+    in->r = slot[i];
+  }
+  t->nslots = nslots ? nslots : 1;
+  lg_free(last); lg_free(slot); lg_free(free_list);
+  return 1;
+}
+
+/* ---- public API ---------------------------------------------------------------------- */
+lg_status sym_tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *inputs,
+                         size_t noutputs, const sym_node *const *outputs,
+                         sym_tape **out, const sym_node **missing) {
+  *out = NULL;
+  if (missing) *missing = NULL;
+  lowering L = {.c = c};
+  L.reg_of = lg_calloc(c->count + 1, sizeof *L.reg_of);
+  L.input_of = lg_calloc(c->count + 1, sizeof *L.input_of);
+  sym_tape *t = lg_calloc(1, sizeof *t);
+  lg_status st = LG_OK;
+  if (!L.reg_of || !L.input_of || !t) { st = LG_ERR_NOMEM; goto fail; }
+  for (size_t i = 0; i < ninputs; i++)
+    if (inputs[i]) L.input_of[inputs[i]->id] = (uint32_t)i + 1;
+  for (size_t i = 0; i < noutputs; i++)
+    if (!outputs[i]) { st = LG_ERR_NOMEM; goto fail; }
+  if (!sym_postorder_many(noutputs, outputs, lower_visit, &L) || L.oom) {
+    st = LG_ERR_NOMEM;
+    goto fail;
+  }
+  for (size_t i = 0; i < noutputs; i++)
+    emit(&L, (sym_instr){.op = SYM_OP_OUT, .a = (uint32_t)i, .b = reg(&L, outputs[i])});
+  if (L.oom) { st = LG_ERR_NOMEM; goto fail; }
+  t->code = L.code;
+  t->ninstr = L.n;
+  t->ninputs = ninputs;
+  t->noutputs = noutputs;
+  t->flops = L.flops;
+  L.code = NULL;
+  if (!allocate_slots(t)) { st = LG_ERR_NOMEM; goto fail; }
+  if (L.missing) {
+    if (missing) *missing = L.missing;
+    st = LG_ERR_MODEL;
+    goto fail;
+  }
+  lg_free(L.reg_of);
+  lg_free(L.input_of);
+  *out = t;
+  return LG_OK;
+fail:
+  lg_free(L.code);
+  lg_free(L.reg_of);
+  lg_free(L.input_of);
+  sym_tape_free(t);
+  return st;
+}
+
+void sym_tape_free(sym_tape *t) {
+  if (!t) return;
+  lg_free(t->code);
+  lg_free(t);
+}
+
+void sym_tape_eval(const sym_tape *t, const double *in, double *out, double *w) {
+  for (size_t i = 0; i < t->ninstr; i++) {
+    const sym_instr *s = &t->code[i];
+    switch (s->op) {
+    case SYM_OP_CONST: w[s->r] = s->k; break;
+    case SYM_OP_INPUT: w[s->r] = in[s->a]; break;
+    case SYM_OP_ADD: w[s->r] = w[s->a] + w[s->b]; break;
+    case SYM_OP_SUB: w[s->r] = w[s->a] - w[s->b]; break;
+    case SYM_OP_MUL: w[s->r] = w[s->a] * w[s->b]; break;
+    case SYM_OP_DIV: w[s->r] = w[s->a] / w[s->b]; break;
+    case SYM_OP_NEG: w[s->r] = -w[s->a]; break;
+    case SYM_OP_SQR: w[s->r] = w[s->a] * w[s->a]; break;
+    case SYM_OP_POWI: {
+      double b = w[s->a], r = 1;
+      for (int32_t k = s->n; k; k >>= 1, b *= b)
+        if (k & 1) r *= b;
+      w[s->r] = r;
+      break;
+    }
+    case SYM_OP_POW: w[s->r] = pow(w[s->a], w[s->b]); break;
+    case SYM_OP_FUNC: w[s->r] = sym_fn_eval((sym_fn)s->fn, w[s->a], w[s->b]); break;
+    case SYM_OP_OUT: out[s->a] = w[s->b]; break;
+    default: break;
+    }
+  }
+}
