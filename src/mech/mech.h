@@ -1,0 +1,141 @@
+/* mech.h - the mechanics layer: frames, vectors, points, bodies, and the
+ * Euler-Lagrange equations with multipliers.
+ *
+ * A mech_model is filled in by the language layer (or any C caller):
+ * coordinates, parameters, inputs, frames, points, particles, bodies,
+ * energies, forces and constraints. mech_derive_lagrange turns it into a
+ * mech_eom: the mass matrix, forcing, constraint Jacobian and bias, full
+ * state-space forms, momenta and energies, all as expressions in the
+ * model's sym_ctx. Nothing here prints. Memory: everything lives in the
+ * sym_ctx arena or in the model (freed by mech_model_free).
+ */
+#ifndef LG_MECH_H
+#define LG_MECH_H
+
+#include "lg_base.h"
+#include "sym.h"
+
+/* ---- vectors ----------------------------------------------------------------
+ * A vector is a sum of terms, each three measure numbers in one frame
+ * (as SymPy's Vector). Terms are immutable and live in the context arena,
+ * so vectors are cheap values. */
+typedef struct mech_vterm {
+  int frame;
+  const sym_node *c[3];
+} mech_vterm;
+
+typedef struct mech_vec {
+  size_t n;
+  const mech_vterm *t;
+} mech_vec;
+
+typedef struct mech_model mech_model;
+
+mech_vec mech_vec_zero(void);
+/* unit vector `axis` (0, 1, 2) of frame f */
+mech_vec mech_vec_unit(mech_model *m, int frame, int axis);
+mech_vec mech_vec_add(mech_model *m, mech_vec a, mech_vec b);
+mech_vec mech_vec_sub(mech_model *m, mech_vec a, mech_vec b);
+mech_vec mech_vec_scale(mech_model *m, const sym_node *k, mech_vec a);
+const sym_node *mech_vec_dot(mech_model *m, mech_vec a, mech_vec b);
+mech_vec mech_vec_cross(mech_model *m, mech_vec a, mech_vec b);
+const sym_node *mech_vec_norm(mech_model *m, mech_vec a);
+/* measure numbers of a in frame f (out[3]) */
+int mech_vec_express(mech_model *m, mech_vec a, int frame, const sym_node **out);
+/* time derivative in the inertial frame */
+mech_vec mech_vec_dt(mech_model *m, mech_vec a);
+/* partial derivative of each measure number by an atom */
+mech_vec mech_vec_diff(mech_model *m, mech_vec a, const sym_node *var);
+/* Apply a scalar map to each measure number (e.g. substitution). */
+mech_vec mech_vec_map(mech_model *m, mech_vec a,
+                      const sym_node *(*f)(void *ud, const sym_node *e), void *ud);
+int mech_vec_is_zero(mech_vec a);
+
+/* ---- the model ------------------------------------------------------------------ */
+typedef enum mech_rot { MECH_ROT_BODY, MECH_ROT_SPACE } mech_rot;
+
+mech_model *mech_model_new(sym_ctx *c);
+void mech_model_free(mech_model *m);
+sym_ctx *mech_ctx(mech_model *m);
+
+/* Names are copied. Each returns an index (>= 0) or -1 on OOM. */
+int mech_add_coordinate(mech_model *m, const char *name);
+/* value may be NULL (symbolic until --set) */
+int mech_add_parameter(mech_model *m, const char *name, const sym_node *value);
+/* law: expression in t and parameters, or NULL (then 0) */
+int mech_add_input(mech_model *m, const char *name, const sym_node *law);
+/* The inertial frame is the first frame added. */
+int mech_add_frame_inertial(mech_model *m, const char *name);
+/* child of `parent`, rotated by `angle` about `axis` (any nonzero vector
+ * fixed in parent). Returns -2 when the axis is not fixed in the parent. */
+int mech_add_frame_rotate(mech_model *m, const char *name, int parent,
+                          mech_vec axis, const sym_node *angle);
+/* seq: three axes 0..2 (e.g. z,x,y = {2,0,1}) */
+int mech_add_frame_euler(mech_model *m, const char *name, int parent,
+                         mech_rot kind, const int seq[3],
+                         const sym_node *const angles[3]);
+/* The origin is the first point added (offset ignored). */
+int mech_add_point(mech_model *m, const char *name, int from, mech_vec offset);
+int mech_add_particle(mech_model *m, int point, const sym_node *mass);
+/* inertia: Ixx Iyy Izz Ixy Iyz Izx about the mass centre, in the frame */
+int mech_add_body(mech_model *m, int frame, const sym_node *mass, int point,
+                  const sym_node *const inertia[6]);
+void mech_add_T(mech_model *m, const sym_node *e);
+void mech_add_V(mech_model *m, const sym_node *e);
+void mech_add_D(mech_model *m, const sym_node *e);
+void mech_set_L(mech_model *m, const sym_node *e);
+void mech_set_gravity(mech_model *m, mech_vec g);
+void mech_add_force(mech_model *m, int point, mech_vec f);
+void mech_add_torque(mech_model *m, int frame, mech_vec t);
+void mech_add_gen_force(mech_model *m, int coord, const sym_node *q);
+/* A scalar constraint row; `line`/`col` locate it for diagnostics. */
+int mech_add_constraint(mech_model *m, const sym_node *row, int line, int col);
+
+/* Queries used by the language layer. */
+size_t mech_ncoords(const mech_model *m);
+const sym_node *mech_coord(const mech_model *m, size_t i, int order);
+size_t mech_nparams(const mech_model *m);
+const sym_node *mech_param(const mech_model *m, size_t i);
+const sym_node *mech_param_value(const mech_model *m, size_t i);
+size_t mech_ninputs(const mech_model *m);
+const sym_node *mech_input(const mech_model *m, size_t i, int order);
+const sym_node *mech_input_law(const mech_model *m, size_t i);
+mech_vec mech_point_pos(const mech_model *m, int point);
+mech_vec mech_point_vel(mech_model *m, int point);
+mech_vec mech_frame_angvel(mech_model *m, int frame);
+int mech_frame_count(const mech_model *m);
+int mech_frame_is_fixed_in(mech_model *m, mech_vec v, int frame);
+int mech_has_lagrangian(const mech_model *m);
+int mech_has_energy_terms(const mech_model *m); /* T, V, gravity, bodies, particles */
+
+/* ---- the equations (Lagrange's method) ------------------------------------------- */
+typedef enum mech_row_kind { MECH_HOLONOMIC, MECH_NONHOLONOMIC } mech_row_kind;
+
+typedef struct mech_eom {
+  size_t n, m;                 /* coordinates, constraint rows */
+  const sym_node **q, **qd, **qdd; /* n each */
+  const sym_node **lam;        /* m multiplier symbols lam1..lamm */
+  sym_matrix *M;               /* n x n */
+  const sym_node **f;          /* n */
+  sym_matrix *J;               /* m x n */
+  const sym_node **gc;         /* m: J q'' = gc */
+  const sym_node **C;          /* m: residual (position or velocity level) */
+  mech_row_kind *kind;         /* m */
+  int *row_line, *row_col;     /* m: where each row was written */
+  const sym_node **p;          /* n: momenta dL/dq' */
+  const sym_node *T, *V, *L;
+  sym_matrix *mass_matrix;     /* n x (n+m) = [M, -J^T] */
+  sym_matrix *mass_matrix_full;/* (2n+m) square */
+  const sym_node **forcing_full; /* 2n+m: [q'; f; gc] */
+  const sym_node **eq_lhs, **eq_rhs; /* n+m printed equations lhs = rhs */
+} mech_eom;
+
+/* Derive the equations. Errors (a constraint with q'', a row nonlinear in
+ * q', L together with T/V/bodies, an empty model) fill diag. */
+lg_status mech_derive_lagrange(mech_model *m, const char *file, mech_eom **out,
+                               lg_diag *diag);
+/* Simplify every entry whose DAG is small (readable output); big entries
+ * are left as derived. */
+void mech_eom_simplify(mech_model *m, mech_eom *eom, size_t max_dag);
+
+#endif

@@ -1,0 +1,69 @@
+/* mech_internal.h - the model's storage, shared by the mech_*.c files. */
+#ifndef LG_MECH_INTERNAL_H
+#define LG_MECH_INTERNAL_H
+
+#include "mech.h"
+
+typedef struct mech_frame {
+  const char *name;
+  int parent;              /* -1 for the inertial frame */
+  const sym_node *R[9];    /* v_this = R v_parent (row-major): b_i . p_j */
+  mech_vec omega_rel;      /* angular velocity relative to the parent */
+  mech_vec omega;          /* memo: angular velocity in the inertial frame */
+  int omega_done;
+  int depth;               /* 0 for the inertial frame */
+} mech_frame;
+
+typedef struct mech_point { const char *name; mech_vec pos; mech_vec vel; int vel_done; } mech_point;
+typedef struct mech_particle { int point; const sym_node *mass; } mech_particle;
+typedef struct mech_body {
+  int frame, point;
+  const sym_node *mass, *I[6];
+} mech_body;
+typedef struct mech_load { int target; mech_vec v; const sym_node *s; } mech_load;
+typedef struct mech_param { const char *name; const sym_node *sym, *value; } mech_param_rec;
+typedef struct mech_input { const char *name; const sym_node *law; } mech_input_rec;
+typedef struct mech_row { const sym_node *e; int line, col; } mech_row;
+
+/* A growable array of T (elements, count, capacity). */
+#define MECH_ARRAY(T) struct { T *v; size_t n, cap; }
+
+/* DCM memo entry: v_to = D v_from */
+typedef struct mech_dcm { int to, from; const sym_node *D[9]; } mech_dcm;
+
+struct mech_model {
+  sym_ctx *c;
+  lg_arena arena;
+  int oom;
+  MECH_ARRAY(const char *) coords;
+  MECH_ARRAY(mech_param_rec) params;
+  MECH_ARRAY(mech_input_rec) inputs;
+  MECH_ARRAY(mech_frame) frames;
+  MECH_ARRAY(mech_point) points;
+  MECH_ARRAY(mech_particle) particles;
+  MECH_ARRAY(mech_body) bodies;
+  MECH_ARRAY(mech_load) forces;
+  MECH_ARRAY(mech_load) torques;
+  MECH_ARRAY(mech_load) gen_forces;
+  MECH_ARRAY(mech_row) rows;
+  MECH_ARRAY(mech_dcm) dcms;
+  int *dcm_index;          /* [to * dcm_dim + from] -> index in dcms + 1 */
+  size_t dcm_dim;
+  const sym_node *T, *V, *D, *L;
+  mech_vec gravity;
+  int has_gravity, has_T, has_V;
+};
+
+/* Append one element to a MECH_ARRAY; returns its index or -1 (OOM). */
+#define MECH_PUSH(m, arr, val)                                                   \
+  (lg_grow((void **)&(arr).v, &(arr).cap, (arr).n + 1, sizeof *(arr).v)          \
+       ? ((arr).v[(arr).n] = (val), (int)(arr).n++)                              \
+       : ((m)->oom = 1, -1))
+
+const char *mech_strdup(mech_model *m, const char *s);
+/* D such that v_to = D v_from, or NULL on OOM */
+const sym_node *const *mech_dcm_get(mech_model *m, int to, int from);
+mech_vec mech_vec_from(mech_model *m, int frame, const sym_node *x,
+                       const sym_node *y, const sym_node *z);
+
+#endif

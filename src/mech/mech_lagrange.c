@@ -1,0 +1,314 @@
+/* mech_lagrange.c - the Euler-Lagrange equations with multipliers.
+ *
+ *   d/dt(dL/dq') - dL/dq = Q + J^T lam,   M q'' - J^T lam = f,   J q'' = g_c
+ *
+ * d/dt(p) is formed once by the chain rule and split into its q'' part
+ * (M q'', M = dp/dq') and the rest, so f = Q + dL/dq - (dp/dt)|q''=0. */
+#include "mech_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- energies ------------------------------------------------------------------- */
+static const sym_node *half(sym_ctx *c) { return sym_rat(c, 1, 2); }
+
+/* 1/2 w.I.w with w in the body frame and I = [[Ixx,Ixy,Izx],[Ixy,Iyy,Iyz],[Izx,Iyz,Izz]] */
+static const sym_node *rotational_energy(mech_model *m, const mech_body *b) {
+  sym_ctx *c = m->c;
+  const sym_node *w[3];
+  if (!mech_vec_express(m, mech_frame_angvel(m, b->frame), b->frame, w)) return NULL;
+  const sym_node *const *I = b->I;
+  const sym_node *Im[9] = {I[0], I[3], I[5], I[3], I[1], I[4], I[5], I[4], I[2]};
+  const sym_node *acc = sym_int(c, 0);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      acc = sym_add(c, acc, sym_mul(c, Im[3 * i + j], sym_mul(c, w[i], w[j])));
+  return sym_mul(c, half(c), acc);
+}
+
+static const sym_node *translational_energy(mech_model *m, int point,
+                                            const sym_node *mass) {
+  mech_vec v = mech_point_vel(m, point);
+  return sym_mul(m->c, sym_mul(m->c, half(m->c), mass), mech_vec_dot(m, v, v));
+}
+
+static const sym_node *total_T(mech_model *m) {
+  const sym_node *T = m->T;
+  for (size_t i = 0; i < m->particles.n; i++)
+    T = sym_add(m->c, T, translational_energy(m, m->particles.v[i].point,
+                                              m->particles.v[i].mass));
+  for (size_t i = 0; i < m->bodies.n; i++) {
+    const mech_body *b = &m->bodies.v[i];
+    T = sym_add(m->c, T, translational_energy(m, b->point, b->mass));
+    T = sym_add(m->c, T, rotational_energy(m, b));
+  }
+  return T;
+}
+
+/* V + gravity: V -= sum m (g . pos) */
+static const sym_node *total_V(mech_model *m) {
+  const sym_node *V = m->V;
+  if (!m->has_gravity) return V;
+  for (size_t i = 0; i < m->particles.n; i++) {
+    const mech_particle *p = &m->particles.v[i];
+    V = sym_sub(m->c, V, sym_mul(m->c, p->mass,
+                                 mech_vec_dot(m, m->gravity, mech_point_pos(m, p->point))));
+  }
+  for (size_t i = 0; i < m->bodies.n; i++) {
+    const mech_body *b = &m->bodies.v[i];
+    V = sym_sub(m->c, V, sym_mul(m->c, b->mass,
+                                 mech_vec_dot(m, m->gravity, mech_point_pos(m, b->point))));
+  }
+  return V;
+}
+
+/* ---- generalized forces --------------------------------------------------------------- */
+static const sym_node *generalized_force(mech_model *m, size_t j) {
+  sym_ctx *c = m->c;
+  const sym_node *qd = mech_coord(m, j, 1);
+  const sym_node *Q = sym_neg(c, sym_diff(c, m->D, qd));
+  for (size_t i = 0; i < m->forces.n; i++) {
+    mech_vec pv = mech_vec_diff(m, mech_point_vel(m, m->forces.v[i].target), qd);
+    Q = sym_add(c, Q, mech_vec_dot(m, m->forces.v[i].v, pv));
+  }
+  for (size_t i = 0; i < m->torques.n; i++) {
+    mech_vec pw = mech_vec_diff(m, mech_frame_angvel(m, m->torques.v[i].target), qd);
+    Q = sym_add(c, Q, mech_vec_dot(m, m->torques.v[i].v, pw));
+  }
+  for (size_t i = 0; i < m->gen_forces.n; i++)
+    if ((size_t)m->gen_forces.v[i].target == j) Q = sym_add(c, Q, m->gen_forces.v[i].s);
+  return Q;
+}
+
+/* ---- allocation helpers ------------------------------------------------------------------ */
+static const sym_node **node_array(mech_model *m, size_t n) {
+  const sym_node **a = lg_arena_alloc(&m->arena, (n ? n : 1) * sizeof *a);
+  if (!a) m->oom = 1;
+  for (size_t i = 0; a && i < n; i++) a[i] = sym_int(m->c, 0);
+  return a;
+}
+
+/* e with every q'' replaced by 0 */
+static const sym_node *drop_qdd(mech_model *m, mech_eom *e, const sym_node *x) {
+  const sym_node **zeros = node_array(m, e->n);
+  return zeros ? sym_subst(m->c, x, e->n, e->qdd, zeros) : NULL;
+}
+
+/* ---- constraints ----------------------------------------------------------------------- */
+typedef struct row_info { const sym_node *e; int line, col; mech_row_kind kind; } row_info;
+
+/* Classify a row: q'' is an error, no q' is holonomic, affine in q' is
+ * nonholonomic, anything else is an error. */
+static lg_status classify_row(mech_model *m, mech_eom *e, const mech_row *r,
+                              const char *file, mech_row_kind *kind, lg_diag *diag) {
+  int has_qd = 0;
+  for (size_t i = 0; i < e->n; i++) {
+    if (sym_has(r->e, e->qdd[i])) {
+      lg_diag_set(diag, LG_ERR_MODEL, file, r->line, r->col,
+                  "constraint contains the acceleration %s''", e->q[i]->v.name);
+      lg_diag_hint(diag, "write the constraint on positions or velocities; "
+                         "it is differentiated automatically");
+      return LG_ERR_MODEL;
+    }
+    has_qd |= sym_has(r->e, e->qd[i]);
+  }
+  *kind = has_qd ? MECH_NONHOLONOMIC : MECH_HOLONOMIC;
+  for (size_t i = 0; has_qd && i < e->n; i++)
+    for (size_t j = i; j < e->n; j++) {
+      const sym_node *d2 = sym_diff(m->c, sym_diff(m->c, r->e, e->qd[i]), e->qd[j]);
+      if (d2 && !sym_is_zero(sym_simplify(m->c, d2))) {
+        lg_diag_set(diag, LG_ERR_MODEL, file, r->line, r->col,
+                    "constraint is not linear in the velocities (it contains %s' "
+                    "nonlinearly)", e->q[i]->v.name);
+        lg_diag_hint(diag, "a velocity constraint must read a(q,t).q' + b(q,t) = 0");
+        return LG_ERR_MODEL;
+      }
+    }
+  return LG_OK;
+}
+
+static lg_status derive_constraints(mech_model *m, mech_eom *e, const char *file,
+                                    lg_diag *diag) {
+  row_info *rows = lg_arena_alloc(&m->arena, (m->rows.n + 1) * sizeof *rows);
+  if (!rows) return LG_ERR_NOMEM;
+  size_t k = 0;
+  for (size_t r = 0; r < m->rows.n; r++) {
+    const mech_row *row = &m->rows.v[r];
+    mech_row_kind kind;
+    lg_status st = classify_row(m, e, row, file, &kind, diag);
+    if (st != LG_OK) return st;
+    rows[k++] = (row_info){row->e, row->line, row->col, kind};
+  }
+  e->m = k;
+  e->J = sym_matrix_new(m->c, k, e->n);
+  e->gc = node_array(m, k);
+  e->C = node_array(m, k);
+  e->kind = lg_arena_alloc(&m->arena, (k + 1) * sizeof *e->kind);
+  e->row_line = lg_arena_alloc(&m->arena, (k + 1) * sizeof(int));
+  e->row_col = lg_arena_alloc(&m->arena, (k + 1) * sizeof(int));
+  if (!e->J || !e->gc || !e->C || !e->kind || !e->row_line || !e->row_col)
+    return LG_ERR_NOMEM;
+  for (size_t r = 0; r < k; r++) {
+    const sym_node *C = rows[r].e, *vel = C;
+    e->C[r] = C;
+    e->kind[r] = rows[r].kind;
+    e->row_line[r] = rows[r].line;
+    e->row_col[r] = rows[r].col;
+    if (rows[r].kind == MECH_HOLONOMIC) vel = sym_dt(m->c, C);
+    for (size_t j = 0; j < e->n; j++) SYM_AT(e->J, r, j) = sym_diff(m->c, vel, e->qd[j]);
+    e->gc[r] = sym_neg(m->c, drop_qdd(m, e, sym_dt(m->c, vel)));
+  }
+  return LG_OK;
+}
+
+/* ---- the dynamic equations ---------------------------------------------------------------- */
+static lg_status check_model(mech_model *m, const char *file, lg_diag *diag) {
+  if (m->coords.n == 0) {
+    lg_diag_set(diag, LG_ERR_MODEL, file, 1, 1, "the model declares no coordinates");
+    lg_diag_hint(diag, "add a line such as 'coordinates x theta'");
+    return LG_ERR_MODEL;
+  }
+  return LG_OK;
+}
+
+static lg_status derive_dynamics(mech_model *m, mech_eom *e) {
+  sym_ctx *c = m->c;
+  size_t n = e->n;
+  e->T = m->L ? NULL : total_T(m);
+  e->V = m->L ? NULL : total_V(m);
+  e->L = m->L ? m->L : sym_sub(c, e->T, e->V);
+  if (m->L) { /* T and V are not separable from a given Lagrangian */
+    e->T = sym_int(c, 0);
+    e->V = sym_int(c, 0);
+  }
+  e->p = node_array(m, n);
+  e->f = node_array(m, n);
+  e->M = sym_matrix_new(c, n, n);
+  if (!e->p || !e->f || !e->M || !e->L) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < n; i++) {
+    e->p[i] = sym_diff(c, e->L, e->qd[i]);
+    for (size_t j = 0; j < n; j++) SYM_AT(e->M, i, j) = sym_diff(c, e->p[i], e->qd[j]);
+    const sym_node *rest = drop_qdd(m, e, sym_dt(c, e->p[i]));
+    e->f[i] = sym_add(c, generalized_force(m, i),
+                      sym_sub(c, sym_diff(c, e->L, e->q[i]), rest));
+  }
+  return LG_OK;
+}
+
+/* [M, -J^T], the full forms and the printed equations. */
+static lg_status assemble(mech_model *m, mech_eom *e) {
+  sym_ctx *c = m->c;
+  size_t n = e->n, k = e->m, N = 2 * n + k;
+  e->mass_matrix = sym_matrix_new(c, n, n + k);
+  e->mass_matrix_full = sym_matrix_new(c, N, N);
+  e->forcing_full = node_array(m, N);
+  e->eq_lhs = node_array(m, n + k);
+  e->eq_rhs = node_array(m, n + k);
+  if (!e->mass_matrix || !e->mass_matrix_full || !e->forcing_full || !e->eq_lhs ||
+      !e->eq_rhs)
+    return LG_ERR_NOMEM;
+  for (size_t i = 0; i < n; i++) {
+    SYM_AT(e->mass_matrix_full, i, i) = sym_int(c, 1);
+    e->forcing_full[i] = e->qd[i];
+    e->forcing_full[n + i] = e->f[i];
+    const sym_node *lhs = sym_int(c, 0);
+    for (size_t j = 0; j < n; j++) {
+      SYM_AT(e->mass_matrix, i, j) = SYM_AT(e->M, i, j);
+      SYM_AT(e->mass_matrix_full, n + i, n + j) = SYM_AT(e->M, i, j);
+      lhs = sym_add(c, lhs, sym_mul(c, SYM_AT(e->M, i, j), e->qdd[j]));
+    }
+    for (size_t r = 0; r < k; r++) {
+      const sym_node *mjt = sym_neg(c, SYM_AT(e->J, r, i));
+      SYM_AT(e->mass_matrix, i, n + r) = mjt;
+      SYM_AT(e->mass_matrix_full, n + i, 2 * n + r) = mjt;
+      SYM_AT(e->mass_matrix_full, 2 * n + r, n + i) = SYM_AT(e->J, r, i);
+      lhs = sym_add(c, lhs, sym_mul(c, mjt, e->lam[r]));
+    }
+    e->eq_lhs[i] = lhs;
+    e->eq_rhs[i] = e->f[i];
+  }
+  for (size_t r = 0; r < k; r++) {
+    e->forcing_full[2 * n + r] = e->gc[r];
+    const sym_node *lhs = sym_int(c, 0);
+    for (size_t j = 0; j < n; j++)
+      lhs = sym_add(c, lhs, sym_mul(c, SYM_AT(e->J, r, j), e->qdd[j]));
+    e->eq_lhs[n + r] = lhs;
+    e->eq_rhs[n + r] = e->gc[r];
+  }
+  return LG_OK;
+}
+
+static lg_status make_symbols(mech_model *m, mech_eom *e) {
+  size_t n = m->coords.n;
+  e->n = n;
+  e->q = node_array(m, n);
+  e->qd = node_array(m, n);
+  e->qdd = node_array(m, n);
+  e->lam = node_array(m, m->rows.n);
+  if (!e->q || !e->qd || !e->qdd || !e->lam) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < n; i++) {
+    e->q[i] = mech_coord(m, i, 0);
+    e->qd[i] = mech_coord(m, i, 1);
+    e->qdd[i] = mech_coord(m, i, 2);
+  }
+  for (size_t r = 0; r < m->rows.n; r++) {
+    char name[32];
+    snprintf(name, sizeof name, "lam%zu", r + 1);
+    e->lam[r] = sym_symbol(m->c, name);
+  }
+  return LG_OK;
+}
+
+lg_status mech_derive_lagrange(mech_model *m, const char *file, mech_eom **out,
+                               lg_diag *diag) {
+  *out = NULL;
+  lg_status st = check_model(m, file, diag);
+  if (st != LG_OK) return st;
+  mech_eom *e = lg_arena_alloc(&m->arena, sizeof *e);
+  if (!e) return LG_ERR_NOMEM;
+  memset(e, 0, sizeof *e);
+  if ((st = make_symbols(m, e)) != LG_OK) return st;
+  if ((st = derive_constraints(m, e, file, diag)) != LG_OK) return st;
+  if ((st = derive_dynamics(m, e)) != LG_OK) return st;
+  if ((st = assemble(m, e)) != LG_OK) return st;
+  if (m->oom || sym_ctx_error(m->c) != LG_OK) {
+    lg_diag_set(diag, sym_ctx_error(m->c) == LG_ERR_MODEL ? LG_ERR_MODEL : LG_ERR_NOMEM,
+                file, 0, 0, "%s",
+                sym_ctx_error(m->c) == LG_ERR_MODEL ? sym_ctx_error_message(m->c)
+                                                    : "out of memory");
+    return diag->status;
+  }
+  *out = e;
+  return LG_OK;
+}
+
+/* ---- readable output ---------------------------------------------------------------------- */
+static const sym_node *maybe_simplify(sym_ctx *c, const sym_node *x, size_t max_dag) {
+  if (!x || sym_dag_size(x) > max_dag) return x;
+  const sym_node *s = sym_simplify(c, x);
+  return s ? s : x;
+}
+
+static void simplify_array(sym_ctx *c, const sym_node **a, size_t n, size_t max_dag) {
+  for (size_t i = 0; a && i < n; i++) a[i] = maybe_simplify(c, a[i], max_dag);
+}
+
+static void simplify_matrix(sym_ctx *c, sym_matrix *x, size_t max_dag) {
+  if (x) simplify_array(c, x->e, x->rows * x->cols, max_dag);
+}
+
+void mech_eom_simplify(mech_model *m, mech_eom *e, size_t max_dag) {
+  sym_ctx *c = m->c;
+  simplify_matrix(c, e->M, max_dag);
+  simplify_matrix(c, e->J, max_dag);
+  simplify_matrix(c, e->mass_matrix, max_dag);
+  simplify_matrix(c, e->mass_matrix_full, max_dag);
+  simplify_array(c, e->f, e->n, max_dag);
+  simplify_array(c, e->gc, e->m, max_dag);
+  simplify_array(c, e->forcing_full, 2 * e->n + e->m, max_dag);
+  simplify_array(c, e->p, e->n, max_dag);
+  simplify_array(c, e->eq_lhs, e->n + e->m, max_dag);
+  simplify_array(c, e->eq_rhs, e->n + e->m, max_dag);
+  e->T = maybe_simplify(c, e->T, max_dag);
+  e->V = maybe_simplify(c, e->V, max_dag);
+}

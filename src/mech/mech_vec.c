@@ -1,0 +1,251 @@
+/* mech_vec.c - vectors as sums of per-frame measure numbers, direction
+ * cosine matrices between frames, dot, cross and inertial derivatives.
+ *
+ * Vectors keep the frame each term was written in and are converted only
+ * when two terms meet (as SymPy's Vector does): a dot product between
+ * frames A and B goes through their nearest common ancestor, not through
+ * the inertial frame, which keeps expressions short. */
+#include "mech_internal.h"
+
+#include <string.h>
+
+mech_vec mech_vec_zero(void) { return (mech_vec){0, NULL}; }
+
+int mech_vec_is_zero(mech_vec a) {
+  for (size_t i = 0; i < a.n; i++)
+    for (int k = 0; k < 3; k++)
+      if (!sym_is_zero(a.t[i].c[k])) return 0;
+  return 1;
+}
+
+mech_vec mech_vec_from(mech_model *m, int frame, const sym_node *x,
+                       const sym_node *y, const sym_node *z) {
+  mech_vterm *t = lg_arena_alloc(&m->arena, sizeof *t);
+  if (!t || !x || !y || !z) {
+    m->oom = 1;
+    return mech_vec_zero();
+  }
+  t->frame = frame;
+  t->c[0] = x;
+  t->c[1] = y;
+  t->c[2] = z;
+  return (mech_vec){1, t};
+}
+
+mech_vec mech_vec_unit(mech_model *m, int frame, int axis) {
+  const sym_node *z = sym_int(m->c, 0), *o = sym_int(m->c, 1);
+  return mech_vec_from(m, frame, axis == 0 ? o : z, axis == 1 ? o : z,
+                       axis == 2 ? o : z);
+}
+
+/* ---- sums: merge terms frame by frame ------------------------------------------ */
+mech_vec mech_vec_add(mech_model *m, mech_vec a, mech_vec b) {
+  if (!b.n) return a;
+  if (!a.n) return b;
+  mech_vterm *t = lg_arena_alloc(&m->arena, (a.n + b.n) * sizeof *t);
+  if (!t) {
+    m->oom = 1;
+    return mech_vec_zero();
+  }
+  memcpy(t, a.t, a.n * sizeof *t);
+  size_t n = a.n;
+  for (size_t j = 0; j < b.n; j++) {
+    size_t i = 0;
+    while (i < n && t[i].frame != b.t[j].frame) i++;
+    if (i == n) {
+      t[n++] = b.t[j];
+      continue;
+    }
+    for (int k = 0; k < 3; k++) t[i].c[k] = sym_add(m->c, t[i].c[k], b.t[j].c[k]);
+  }
+  return (mech_vec){n, t};
+}
+
+mech_vec mech_vec_scale(mech_model *m, const sym_node *k, mech_vec a) {
+  mech_vterm *t = a.n ? lg_arena_alloc(&m->arena, a.n * sizeof *t) : NULL;
+  if (a.n && !t) {
+    m->oom = 1;
+    return mech_vec_zero();
+  }
+  for (size_t i = 0; i < a.n; i++) {
+    t[i].frame = a.t[i].frame;
+    for (int c = 0; c < 3; c++) t[i].c[c] = sym_mul(m->c, k, a.t[i].c[c]);
+  }
+  return (mech_vec){a.n, t};
+}
+
+mech_vec mech_vec_sub(mech_model *m, mech_vec a, mech_vec b) {
+  return mech_vec_add(m, a, mech_vec_scale(m, sym_int(m->c, -1), b));
+}
+
+mech_vec mech_vec_map(mech_model *m, mech_vec a,
+                      const sym_node *(*f)(void *ud, const sym_node *e), void *ud) {
+  mech_vterm *t = a.n ? lg_arena_alloc(&m->arena, a.n * sizeof *t) : NULL;
+  if (a.n && !t) {
+    m->oom = 1;
+    return mech_vec_zero();
+  }
+  for (size_t i = 0; i < a.n; i++) {
+    t[i].frame = a.t[i].frame;
+    for (int c = 0; c < 3; c++) t[i].c[c] = f(ud, a.t[i].c[c]);
+  }
+  return (mech_vec){a.n, t};
+}
+
+static const sym_node *diff_one(void *ud, const sym_node *e) {
+  const void *const *p = ud;
+  return sym_diff((sym_ctx *)p[0], e, (const sym_node *)p[1]);
+}
+
+mech_vec mech_vec_diff(mech_model *m, mech_vec a, const sym_node *var) {
+  const void *ud[2] = {m->c, var};
+  return mech_vec_map(m, a, diff_one, (void *)ud);
+}
+
+/* ---- direction cosine matrices ------------------------------------------------------ */
+/* res = A * B for 3x3 row-major */
+static void mat3_mul(sym_ctx *c, const sym_node *const *A, const sym_node *const *B,
+                     const sym_node **res) {
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      const sym_node *t[3];
+      for (int k = 0; k < 3; k++) t[k] = sym_mul(c, A[3 * i + k], B[3 * k + j]);
+      res[3 * i + j] = sym_addv(c, 3, t);
+    }
+}
+
+static void mat3_identity(sym_ctx *c, const sym_node **D) {
+  for (int i = 0; i < 9; i++) D[i] = sym_int(c, i % 4 == 0);
+}
+
+/* Compute D with v_to = D v_from by walking up to the common ancestor. */
+static void dcm_compute(mech_model *m, int to, int from, const sym_node **D) {
+  const mech_frame *F = m->frames.v;
+  const sym_node *up[9], *down[9], *tmp[9];
+  mat3_identity(m->c, up);
+  mat3_identity(m->c, down);
+  int a = from, b = to;
+  while (a != b) {
+    if (F[a].depth >= F[b].depth) { /* up: v_parent = R^T v_a */
+      const sym_node *RT[9];
+      for (int i = 0; i < 9; i++) RT[i] = F[a].R[3 * (i % 3) + i / 3];
+      mat3_mul(m->c, RT, up, tmp);
+      memcpy(up, tmp, sizeof up);
+      a = F[a].parent;
+    } else { /* down: v_b = R_b v_parent */
+      mat3_mul(m->c, down, F[b].R, tmp);
+      memcpy(down, tmp, sizeof down);
+      b = F[b].parent;
+    }
+  }
+  mat3_mul(m->c, down, up, D);
+}
+
+/* The index table is square in the frame count; it is rebuilt when frames
+ * were added since it was made. */
+static int dcm_index_fit(mech_model *m) {
+  size_t n = m->frames.n;
+  if (m->dcm_dim == n) return 1;
+  int *idx = lg_calloc(n * n, sizeof *idx);
+  if (!idx) return 0;
+  for (size_t i = 0; i < m->dcms.n; i++)
+    idx[(size_t)m->dcms.v[i].to * n + (size_t)m->dcms.v[i].from] = (int)i + 1;
+  lg_free(m->dcm_index);
+  m->dcm_index = idx;
+  m->dcm_dim = n;
+  return 1;
+}
+
+const sym_node *const *mech_dcm_get(mech_model *m, int to, int from) {
+  if (!dcm_index_fit(m)) {
+    m->oom = 1;
+    return NULL;
+  }
+  int *slot = &m->dcm_index[(size_t)to * m->dcm_dim + (size_t)from];
+  if (*slot) return m->dcms.v[*slot - 1].D;
+  mech_dcm d = {to, from, {0}};
+  dcm_compute(m, to, from, d.D);
+  int k = MECH_PUSH(m, m->dcms, d);
+  if (k < 0) return NULL;
+  *slot = k + 1;
+  return m->dcms.v[k].D;
+}
+
+/* res = D x */
+static void apply(sym_ctx *c, const sym_node *const *D, const sym_node *const *x,
+                  const sym_node **res) {
+  for (int i = 0; i < 3; i++) {
+    const sym_node *t[3] = {sym_mul(c, D[3 * i], x[0]), sym_mul(c, D[3 * i + 1], x[1]),
+                            sym_mul(c, D[3 * i + 2], x[2])};
+    res[i] = sym_addv(c, 3, t);
+  }
+}
+
+int mech_vec_express(mech_model *m, mech_vec a, int frame, const sym_node **out) {
+  out[0] = out[1] = out[2] = sym_int(m->c, 0);
+  for (size_t i = 0; i < a.n; i++) {
+    const sym_node *x[3];
+    if (a.t[i].frame == frame) {
+      memcpy(x, a.t[i].c, sizeof x);
+    } else {
+      const sym_node *const *D = mech_dcm_get(m, frame, a.t[i].frame);
+      if (!D) return 0;
+      apply(m->c, D, a.t[i].c, x);
+    }
+    for (int k = 0; k < 3; k++) out[k] = sym_add(m->c, out[k], x[k]);
+  }
+  return out[0] && out[1] && out[2];
+}
+
+/* ---- products ---------------------------------------------------------------------- */
+const sym_node *mech_vec_dot(mech_model *m, mech_vec a, mech_vec b) {
+  const sym_node *acc = sym_int(m->c, 0);
+  for (size_t i = 0; i < a.n; i++) {
+    const sym_node *y[3];
+    if (!mech_vec_express(m, b, a.t[i].frame, y)) return NULL;
+    for (int k = 0; k < 3; k++) acc = sym_add(m->c, acc, sym_mul(m->c, a.t[i].c[k], y[k]));
+  }
+  return acc;
+}
+
+static void cross3(sym_ctx *c, const sym_node *const *x, const sym_node *const *y,
+                   const sym_node **r) {
+  for (int i = 0; i < 3; i++) {
+    int j = (i + 1) % 3, k = (i + 2) % 3;
+    r[i] = sym_sub(c, sym_mul(c, x[j], y[k]), sym_mul(c, x[k], y[j]));
+  }
+}
+
+mech_vec mech_vec_cross(mech_model *m, mech_vec a, mech_vec b) {
+  mech_vec acc = mech_vec_zero();
+  for (size_t i = 0; i < a.n; i++) {
+    const sym_node *y[3], *r[3];
+    if (!mech_vec_express(m, b, a.t[i].frame, y)) {
+      m->oom = 1;
+      return acc;
+    }
+    cross3(m->c, a.t[i].c, y, r);
+    acc = mech_vec_add(m, acc, mech_vec_from(m, a.t[i].frame, r[0], r[1], r[2]));
+  }
+  return acc;
+}
+
+const sym_node *mech_vec_norm(mech_model *m, mech_vec a) {
+  return sym_func(m->c, SYM_FN_SQRT, mech_vec_dot(m, a, a), NULL);
+}
+
+/* ---- inertial time derivative: d/dt v = sum (c' + w_F x c) in F --------------------- */
+mech_vec mech_vec_dt(mech_model *m, mech_vec a) {
+  mech_vec acc = mech_vec_zero();
+  for (size_t i = 0; i < a.n; i++) {
+    const mech_vterm *t = &a.t[i];
+    mech_vec term = mech_vec_from(m, t->frame, sym_dt(m->c, t->c[0]),
+                                  sym_dt(m->c, t->c[1]), sym_dt(m->c, t->c[2]));
+    acc = mech_vec_add(m, acc, term);
+    if (t->frame == 0) continue;
+    mech_vec w = mech_frame_angvel(m, t->frame);
+    mech_vec here = {1, t};
+    acc = mech_vec_add(m, acc, mech_vec_cross(m, w, here));
+  }
+  return acc;
+}
