@@ -97,6 +97,11 @@ const sym_node *mech_coord(const mech_model *m, size_t i, int order);
 size_t mech_nparams(const mech_model *m);
 const sym_node *mech_param(const mech_model *m, size_t i);
 const sym_node *mech_param_value(const mech_model *m, size_t i);
+const char *mech_param_name(const mech_model *m, size_t i);
+/* Where a parameter was declared (for diagnostics); 0 when unknown. */
+void mech_param_set_pos(mech_model *m, size_t i, int line, int col);
+void mech_param_pos(const mech_model *m, size_t i, int *line, int *col);
+const char *mech_input_name(const mech_model *m, size_t i);
 size_t mech_ninputs(const mech_model *m);
 const sym_node *mech_input(const mech_model *m, size_t i, int order);
 const sym_node *mech_input_law(const mech_model *m, size_t i);

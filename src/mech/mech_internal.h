@@ -21,7 +21,7 @@ typedef struct mech_body {
   const sym_node *mass, *I[6];
 } mech_body;
 typedef struct mech_load { int target; mech_vec v; const sym_node *s; } mech_load;
-typedef struct mech_param { const char *name; const sym_node *sym, *value; } mech_param_rec;
+typedef struct mech_param { const char *name; const sym_node *sym, *value; int line, col; } mech_param_rec;
 typedef struct mech_input { const char *name; const sym_node *law; } mech_input_rec;
 typedef struct mech_row { const sym_node *e; int line, col; } mech_row;
 

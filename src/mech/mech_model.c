@@ -48,7 +48,7 @@ int mech_add_coordinate(mech_model *m, const char *name) {
 }
 
 int mech_add_parameter(mech_model *m, const char *name, const sym_node *value) {
-  mech_param_rec p = {mech_strdup(m, name), sym_symbol(m->c, name), value};
+  mech_param_rec p = {mech_strdup(m, name), sym_symbol(m->c, name), value, 0, 0};
   return p.name && p.sym ? MECH_PUSH(m, m->params, p) : -1;
 }
 
@@ -69,6 +69,16 @@ const sym_node *mech_param(const mech_model *m, size_t i) { return m->params.v[i
 const sym_node *mech_param_value(const mech_model *m, size_t i) {
   return m->params.v[i].value;
 }
+const char *mech_param_name(const mech_model *m, size_t i) { return m->params.v[i].name; }
+void mech_param_set_pos(mech_model *m, size_t i, int line, int col) {
+  m->params.v[i].line = line;
+  m->params.v[i].col = col;
+}
+void mech_param_pos(const mech_model *m, size_t i, int *line, int *col) {
+  *line = m->params.v[i].line;
+  *col = m->params.v[i].col;
+}
+const char *mech_input_name(const mech_model *m, size_t i) { return m->inputs.v[i].name; }
 size_t mech_ninputs(const mech_model *m) { return m->inputs.n; }
 const sym_node *mech_input(const mech_model *m, size_t i, int order) {
   return sym_coord(m->c, m->inputs.v[i].name, order);

@@ -1,0 +1,64 @@
+/* num_solve.c - the augmented acceleration solve with LAPACK. */
+#include "num.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A = [[M, -J^T], [J, 0]], b = [f; gc], row-major (n+m)^2 */
+static void assemble(const num_system *s, num_work *w) {
+  size_t n = s->n, m = s->m, N = n + m;
+  const double *o = w->out;
+  memset(w->A, 0, N * N * sizeof *w->A);
+  for (size_t i = 0; i < n; i++) {
+    for (size_t j = 0; j < n; j++) w->A[i * N + j] = o[s->o_M + i * n + j];
+    for (size_t r = 0; r < m; r++) {
+      double Jri = o[s->o_J + r * n + i];
+      w->A[i * N + n + r] = -Jri;
+      w->A[(n + r) * N + i] = Jri;
+    }
+    w->b[i] = o[s->o_f + i];
+  }
+  for (size_t r = 0; r < m; r++) w->b[n + r] = o[s->o_gc + r];
+}
+
+static int all_finite(const double *x, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+lg_status num_solve_accel(const num_system *s, num_work *w, double *qdd, double *lam,
+                          lg_diag *diag) {
+  size_t n = s->n, m = s->m, N = n + m;
+  assemble(s, w);
+  if (!all_finite(w->A, N * N) || !all_finite(w->b, N)) {
+    lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
+                "the equations are not finite at this state (a division by zero, "
+                "or a function outside its domain such as log of a negative number)");
+    return LG_ERR_NUMERIC;
+  }
+  lapack_int info = LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)N, 1, w->A,
+                                  (lapack_int)N, w->ipiv, w->b, 1);
+  if (info > 0) {
+    size_t k = (size_t)info - 1;
+    char where[64];
+    if (k < n) snprintf(where, sizeof where, "coordinate %s", s->coord_names[k]);
+    else snprintf(where, sizeof where, "multiplier lam%zu", k - n + 1);
+    lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
+                "the %s is singular at this state (elimination breaks down at %s)",
+                m ? "augmented mass matrix [[M, -J^T], [J, 0]]" : "mass matrix", where);
+    lg_diag_hint(diag, m ? "check that the constraints are independent and that every "
+                           "coordinate carries inertia"
+                         : "every coordinate needs inertia: check masses and inertias");
+    return LG_ERR_NUMERIC;
+  }
+  if (info < 0) {
+    lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0, "LAPACK dgesv failed (%d)", (int)info);
+    return LG_ERR_NUMERIC;
+  }
+  memcpy(qdd, w->b, n * sizeof *qdd);
+  if (lam) memcpy(lam, w->b + n, m * sizeof *lam);
+  return LG_OK;
+}

@@ -1,0 +1,259 @@
+/* num_system.c - compiling derived equations into one evaluation tape:
+ * parameter values resolved, inputs replaced by their laws. */
+#include "num.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- parameter values --------------------------------------------------------------- */
+typedef struct param_env { mech_model *mm; const double *val; size_t upto; } param_env;
+
+static int param_value(void *ud, const sym_node *atom, double *out) {
+  const param_env *pe = ud;
+  for (size_t i = 0; i < pe->upto; i++)
+    if (mech_param(pe->mm, i) == atom) {
+      *out = pe->val[i];
+      return isnan(pe->val[i]);
+    }
+  return 1;
+}
+
+static const num_setting *find_setting(const num_setting *set, size_t nset,
+                                       const char *name) {
+  for (size_t i = nset; i-- > 0;) /* the last --set wins */
+    if (strcmp(set[i].name, name) == 0) return &set[i];
+  return NULL;
+}
+
+/* Defaults in declaration order (a default may use earlier parameters),
+ * overridden by settings. A parameter with no value is NaN for now. */
+static lg_status resolve_params(mech_model *mm, const num_setting *set, size_t nset,
+                                double *val, lg_diag *diag) {
+  sym_ctx *c = mech_ctx(mm);
+  size_t np = mech_nparams(mm);
+  for (size_t i = 0; i < np; i++) {
+    const num_setting *s = find_setting(set, nset, mech_param_name(mm, i));
+    const sym_node *def = mech_param_value(mm, i);
+    val[i] = NAN;
+    if (s) {
+      val[i] = s->value;
+    } else if (def) {
+      param_env pe = {mm, val, i};
+      const sym_node *missing = NULL;
+      lg_status st = sym_eval(c, def, param_value, &pe, &val[i], &missing);
+      if (st == LG_ERR_NOMEM) return st;
+      if (st != LG_OK) {
+        int line, col;
+        mech_param_pos(mm, i, &line, &col);
+        lg_diag_set(diag, LG_ERR_MODEL, NULL, line, col,
+                    "the value of parameter '%s' uses '%s', which has no value",
+                    mech_param_name(mm, i), missing ? missing->v.name : "?");
+        lg_diag_hint(diag, "give '%s' a value, or use --set", missing ? missing->v.name : "?");
+        return LG_ERR_MODEL;
+      }
+    }
+  }
+  return LG_OK;
+}
+
+static lg_status check_settings(mech_model *mm, const num_setting *set, size_t nset,
+                                lg_diag *diag) {
+  for (size_t k = 0; k < nset; k++) {
+    int found = 0;
+    for (size_t i = 0; i < mech_nparams(mm) && !found; i++)
+      found = strcmp(mech_param_name(mm, i), set[k].name) == 0;
+    for (size_t i = 0; i < mech_ninputs(mm) && !found; i++)
+      found = strcmp(mech_input_name(mm, i), set[k].name) == 0;
+    if (!found) {
+      lg_diag_set(diag, LG_ERR_USAGE, NULL, 0, 0,
+                  "--set %s: the model has no parameter or input named '%s'",
+                  set[k].name, set[k].name);
+      return LG_ERR_USAGE;
+    }
+  }
+  return LG_OK;
+}
+
+/* ---- outputs ---------------------------------------------------------------------------- */
+/* Everything eval and simulate need, in one list; o_* give the offsets. */
+static const sym_node **collect_outputs(sym_ctx *c, num_system *s, const mech_eom *e) {
+  size_t n = e->n, m = e->m, k = 0;
+  s->o_M = k; k += n * n;
+  s->o_f = k; k += n;
+  s->o_J = k; k += m * n;
+  s->o_gc = k; k += m;
+  s->o_T = k++;
+  s->o_V = k++;
+  s->o_p = k; k += n;
+  s->o_C = k; k += m;
+  s->o_Cd = k; k += m;
+  s->nout = k;
+  const sym_node **o = lg_malloc((k ? k : 1) * sizeof *o);
+  if (!o) return NULL;
+  memcpy(o + s->o_M, e->M->e, n * n * sizeof *o);
+  memcpy(o + s->o_f, e->f, n * sizeof *o);
+  if (m) memcpy(o + s->o_J, e->J->e, m * n * sizeof *o);
+  if (m) memcpy(o + s->o_gc, e->gc, m * sizeof *o);
+  o[s->o_T] = e->T;
+  o[s->o_V] = e->V;
+  memcpy(o + s->o_p, e->p, n * sizeof *o);
+  for (size_t r = 0; r < m; r++) {
+    o[s->o_C + r] = e->C[r];
+    /* velocity-level residual: C' for a holonomic row, the row itself else */
+    o[s->o_Cd + r] = e->kind[r] == MECH_HOLONOMIC ? sym_dt(c, e->C[r]) : e->C[r];
+  }
+  return o;
+}
+
+/* Replace inputs u, u', u'' by their laws (or --set constants). */
+static lg_status substitute_inputs(mech_model *mm, const num_setting *set, size_t nset,
+                                   const sym_node **o, size_t nout) {
+  sym_ctx *c = mech_ctx(mm);
+  size_t ni = mech_ninputs(mm);
+  if (!ni) return LG_OK;
+  const sym_node **from = lg_malloc(3 * ni * sizeof *from);
+  const sym_node **to = lg_malloc(3 * ni * sizeof *to);
+  lg_status st = from && to ? LG_OK : LG_ERR_NOMEM;
+  for (size_t i = 0; st == LG_OK && i < ni; i++) {
+    const num_setting *s = find_setting(set, nset, mech_input_name(mm, i));
+    const sym_node *law = s ? sym_float(c, s->value) : mech_input_law(mm, i);
+    for (int k = 0; k < 3; k++) {
+      from[3 * i + k] = mech_input(mm, i, k);
+      to[3 * i + k] = law;
+      law = sym_dt(c, law);
+    }
+  }
+  for (size_t j = 0; st == LG_OK && j < nout; j++) {
+    o[j] = sym_subst(c, o[j], 3 * ni, from, to);
+    if (!o[j]) st = LG_ERR_NOMEM;
+  }
+  lg_free(from);
+  lg_free(to);
+  return st;
+}
+
+/* ---- build ------------------------------------------------------------------------------- */
+/* A parameter without a value is an error only when the equations use it. */
+static lg_status check_valueless(mech_model *mm, const num_system *s,
+                                 const sym_node *const *o, lg_diag *diag) {
+  for (size_t i = 0; i < s->np; i++) {
+    if (!isnan(s->params[i])) continue;
+    for (size_t j = 0; j < s->nout; j++) {
+      if (!sym_has(o[j], mech_param(mm, i))) continue;
+      int line, col;
+      mech_param_pos(mm, i, &line, &col);
+      lg_diag_set(diag, LG_ERR_MODEL, NULL, line, col,
+                  "parameter '%s' has no value", s->param_names[i]);
+      lg_diag_hint(diag, "give it one in the model ('%s = 1') or on the command "
+                         "line (--set %s=1)", s->param_names[i], s->param_names[i]);
+      return LG_ERR_MODEL;
+    }
+  }
+  return LG_OK;
+}
+
+static lg_status compile(mech_model *mm, num_system *s, const mech_eom *e,
+                         const sym_node *const *o, lg_diag *diag) {
+  sym_ctx *c = mech_ctx(mm);
+  size_t nin = 1 + 2 * s->n + s->np;
+  const sym_node **in = lg_malloc(nin * sizeof *in);
+  if (!in) return LG_ERR_NOMEM;
+  in[0] = sym_time(c);
+  for (size_t i = 0; i < s->n; i++) {
+    in[1 + i] = e->q[i];
+    in[1 + s->n + i] = e->qd[i];
+  }
+  for (size_t i = 0; i < s->np; i++) in[1 + 2 * s->n + i] = mech_param(mm, i);
+  const sym_node *missing = NULL;
+  lg_status st = sym_tape_build(c, nin, in, s->nout, o, &s->tape, &missing);
+  lg_free(in);
+  if (st == LG_ERR_MODEL)
+    lg_diag_set(diag, LG_ERR_MODEL, NULL, 0, 0,
+                "'%s' has no numeric value in the equations",
+                missing && missing->v.name ? missing->v.name : "?");
+  return st;
+}
+
+lg_status num_system_build(mech_model *mm, const mech_eom *e, const num_setting *set,
+                           size_t nset, num_system **out, lg_diag *diag) {
+  *out = NULL;
+  lg_status st = check_settings(mm, set, nset, diag);
+  if (st != LG_OK) return st;
+  num_system *s = lg_calloc(1, sizeof *s);
+  if (!s) return LG_ERR_NOMEM;
+  s->n = e->n;
+  s->m = e->m;
+  s->np = mech_nparams(mm);
+  s->coord_names = lg_calloc(s->n + 1, sizeof *s->coord_names);
+  s->param_names = lg_calloc(s->np + 1, sizeof *s->param_names);
+  s->params = lg_calloc(s->np + 1, sizeof *s->params);
+  s->row_holonomic = lg_calloc(s->m + 1, sizeof *s->row_holonomic);
+  const sym_node **o = NULL;
+  if (!s->coord_names || !s->param_names || !s->params || !s->row_holonomic) {
+    st = LG_ERR_NOMEM;
+    goto done;
+  }
+  for (size_t i = 0; i < s->n; i++) s->coord_names[i] = e->q[i]->v.name;
+  for (size_t i = 0; i < s->np; i++) s->param_names[i] = mech_param_name(mm, i);
+  for (size_t r = 0; r < s->m; r++) s->row_holonomic[r] = e->kind[r] == MECH_HOLONOMIC;
+  if ((st = resolve_params(mm, set, nset, s->params, diag)) != LG_OK) goto done;
+  o = collect_outputs(mech_ctx(mm), s, e);
+  if (!o) { st = LG_ERR_NOMEM; goto done; }
+  if ((st = substitute_inputs(mm, set, nset, o, s->nout)) != LG_OK) goto done;
+  if ((st = check_valueless(mm, s, o, diag)) != LG_OK) goto done;
+  st = compile(mm, s, e, o, diag);
+done:
+  lg_free(o);
+  if (st != LG_OK) {
+    num_system_free(s);
+    return st;
+  }
+  *out = s;
+  return LG_OK;
+}
+
+void num_system_free(num_system *s) {
+  if (!s) return;
+  sym_tape_free(s->tape);
+  lg_free(s->coord_names);
+  lg_free(s->param_names);
+  lg_free(s->params);
+  lg_free(s->row_holonomic);
+  lg_free(s);
+}
+
+/* ---- evaluation ------------------------------------------------------------------------------ */
+lg_status num_work_init(const num_system *s, num_work *w) {
+  size_t N = s->n + s->m;
+  memset(w, 0, sizeof *w);
+  w->in = lg_calloc(1 + 2 * s->n + s->np, sizeof *w->in);
+  w->out = lg_calloc(s->nout + 1, sizeof *w->out);
+  w->slots = lg_calloc(s->tape->nslots, sizeof *w->slots);
+  w->A = lg_calloc(N * N + 1, sizeof *w->A);
+  w->b = lg_calloc(N + 1, sizeof *w->b);
+  w->ipiv = lg_calloc(N + 1, sizeof *w->ipiv);
+  if (!w->in || !w->out || !w->slots || !w->A || !w->b || !w->ipiv) {
+    num_work_free(w);
+    return LG_ERR_NOMEM;
+  }
+  memcpy(w->in + 1 + 2 * s->n, s->params, s->np * sizeof *s->params);
+  return LG_OK;
+}
+
+void num_work_free(num_work *w) {
+  lg_free(w->in);
+  lg_free(w->out);
+  lg_free(w->slots);
+  lg_free(w->A);
+  lg_free(w->b);
+  lg_free(w->ipiv);
+  memset(w, 0, sizeof *w);
+}
+
+void num_evaluate(const num_system *s, num_work *w, double t, const double *q,
+                  const double *qd) {
+  w->in[0] = t;
+  memcpy(w->in + 1, q, s->n * sizeof *q);
+  memcpy(w->in + 1 + s->n, qd, s->n * sizeof *qd);
+  sym_tape_eval(s->tape, w->in, w->out, w->slots);
+}
