@@ -1,0 +1,51 @@
+/* cli.h - the command line: the only layer that prints or exits. */
+#ifndef LG_CLI_H
+#define LG_CLI_H
+
+#include "lang.h"
+#include "lg_base.h"
+#include "num.h"
+
+enum { CLI_EXIT_OK = 0, CLI_EXIT_MODEL = 1, CLI_EXIT_USAGE = 2 };
+
+typedef enum cli_format { CLI_TEXT, CLI_LATEX, CLI_JSON } cli_format;
+
+/* Options shared by the subcommands (unused ones stay at defaults). */
+typedef struct cli_opts {
+  const char *model;
+  num_setting *set;
+  size_t nset;
+  const char *method;       /* "lagrange" or "kane" */
+  cli_format format;
+  int json;
+  const char *state;
+  double t;
+  /* simulate */
+  double t0, tf, dt, rtol, atol;
+  int has_t0, has_tf, has_dt, project;
+  const char *integrator, *out, *plot, *stabilize;
+  /* codegen */
+  const char *lang, *name, *output;
+} cli_opts;
+
+/* Parse argv after the subcommand; prints the problem and returns
+ * CLI_EXIT_USAGE on bad usage. */
+int cli_parse_opts(const char *cmd, int argc, char **argv, cli_opts *o);
+void cli_opts_free(cli_opts *o);
+
+/* Print a diagnostic as file:line:col: message (hint) and return the exit
+ * code for its status. `m` (may be NULL) supplies a location when the
+ * diagnostic has none. */
+int cli_report(const lg_diag *d, const lang_model *m, const char *file);
+
+/* Load the model and derive the equations; prints errors. */
+int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom);
+
+int cli_eom(const cli_opts *o);
+int cli_eval(const cli_opts *o);
+
+/* JSON helpers */
+void cli_json_string(lg_str *out, const char *s);
+void cli_json_number(lg_str *out, double x);
+
+#endif

@@ -1,0 +1,125 @@
+/* cli_args.c - option parsing for every subcommand. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int bad(const char *cmd, const char *fmt, const char *arg) {
+  fprintf(stderr, "lagrange %s: ", cmd);
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, " (see 'lagrange --help')\n");
+  return CLI_EXIT_USAGE;
+}
+
+static int parse_double(const char *s, double *out) {
+  char *end;
+  if (!s || !*s) return 0;
+  *out = strtod(s, &end);
+  while (*end == ' ') end++;
+  return *end == 0 && isfinite(*out);
+}
+
+/* NAME=VALUE for --set */
+static int add_setting(cli_opts *o, const char *arg) {
+  const char *eq = strchr(arg, '=');
+  double v;
+  if (!eq || eq == arg || !parse_double(eq + 1, &v)) return 0;
+  num_setting *ns = lg_realloc(o->set, (o->nset + 1) * sizeof *ns);
+  char *name = lg_strndup(arg, (size_t)(eq - arg));
+  if (!ns || !name) {
+    lg_free(name);
+    if (ns) o->set = ns;
+    return 0;
+  }
+  o->set = ns;
+  o->set[o->nset].name = name;
+  o->set[o->nset].value = v;
+  o->nset++;
+  return 1;
+}
+
+/* Options that take a value: the value is the next argument or after '='. */
+static const char *const valued[] = {"--set", "--method", "--format", "--state", "--t",
+                                     "--t0", "--tf", "--dt", "--rtol", "--atol",
+                                     "--integrator", "--out", "--plot", "--stabilize",
+                                     "--lang", "--name", "-o", NULL};
+
+static int takes_value(const char *opt) {
+  for (int i = 0; valued[i]; i++)
+    if (strcmp(valued[i], opt) == 0) return 1;
+  return 0;
+}
+
+static int apply_number(const char *cmd, const char *opt, const char *val, cli_opts *o) {
+  double v;
+  if (!parse_double(val, &v)) return bad(cmd, "option %s needs a number", opt);
+  if (!strcmp(opt, "--t")) o->t = v;
+  else if (!strcmp(opt, "--t0")) { o->t0 = v; o->has_t0 = 1; }
+  else if (!strcmp(opt, "--tf")) { o->tf = v; o->has_tf = 1; }
+  else if (!strcmp(opt, "--dt")) { o->dt = v; o->has_dt = 1; }
+  else if (!strcmp(opt, "--rtol")) o->rtol = v;
+  else if (!strcmp(opt, "--atol")) o->atol = v;
+  return CLI_EXIT_OK;
+}
+
+static int apply(const char *cmd, const char *opt, const char *val, cli_opts *o) {
+  if (!strcmp(opt, "--set"))
+    return add_setting(o, val) ? CLI_EXIT_OK
+                               : bad(cmd, "--set wants NAME=NUMBER, not '%s'", val);
+  if (!strcmp(opt, "--method")) {
+    if (strcmp(val, "lagrange") && strcmp(val, "kane"))
+      return bad(cmd, "--method is lagrange or kane, not '%s'", val);
+    o->method = val;
+  } else if (!strcmp(opt, "--format")) {
+    if (!strcmp(val, "text")) o->format = CLI_TEXT;
+    else if (!strcmp(val, "latex")) o->format = CLI_LATEX;
+    else if (!strcmp(val, "json")) o->format = CLI_JSON;
+    else return bad(cmd, "--format is text, latex or json, not '%s'", val);
+  } else if (!strcmp(opt, "--state")) o->state = val;
+  else if (!strcmp(opt, "--integrator")) o->integrator = val;
+  else if (!strcmp(opt, "--out")) o->out = val;
+  else if (!strcmp(opt, "--plot")) o->plot = val;
+  else if (!strcmp(opt, "--stabilize")) o->stabilize = val;
+  else if (!strcmp(opt, "--lang")) o->lang = val;
+  else if (!strcmp(opt, "--name")) o->name = val;
+  else if (!strcmp(opt, "-o")) o->output = val;
+  else return apply_number(cmd, opt, val, o);
+  return CLI_EXIT_OK;
+}
+
+int cli_parse_opts(const char *cmd, int argc, char **argv, cli_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->method = "lagrange";
+  o->rtol = 1e-10;
+  o->atol = 1e-10;
+  for (int i = 0; i < argc; i++) {
+    char *a = argv[i];
+    if (a[0] != '-' || !a[1]) {
+      if (o->model) return bad(cmd, "unexpected argument '%s'", a);
+      o->model = a;
+      continue;
+    }
+    char opt[32];
+    const char *eq = strchr(a, '=');
+    size_t len = eq ? (size_t)(eq - a) : strlen(a);
+    snprintf(opt, sizeof opt, "%.*s", (int)(len < 31 ? len : 31), a);
+    if (!strcmp(opt, "--json")) { o->json = 1; continue; }
+    if (!strcmp(opt, "--project")) { o->project = 1; continue; }
+    if (!takes_value(opt)) return bad(cmd, "unknown option '%s'", a);
+    const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+    if (!val) return bad(cmd, "option %s needs a value", opt);
+    int rc = apply(cmd, opt, val, o);
+    if (rc != CLI_EXIT_OK) return rc;
+  }
+  if (!o->model) return bad(cmd, "%s", "no model file given");
+  return CLI_EXIT_OK;
+}
+
+void cli_opts_free(cli_opts *o) {
+  for (size_t i = 0; i < o->nset; i++) lg_free((char *)o->set[i].name);
+  lg_free(o->set);
+  o->set = NULL;
+  o->nset = 0;
+}

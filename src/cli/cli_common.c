@@ -1,0 +1,65 @@
+/* cli_common.c - loading a model, reporting diagnostics, JSON pieces. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
+  lg_diag loc = *d;
+  if (!loc.file[0]) snprintf(loc.file, sizeof loc.file, "%s", file ? file : "lagrange");
+  if (loc.line <= 0 && d->status != LG_ERR_USAGE) {
+    /* numeric trouble has no single place: point at the coordinates */
+    loc.line = m && m->coord_line > 0 ? m->coord_line : 1;
+    loc.col = m && m->coord_col > 0 ? m->coord_col : 1;
+  }
+  char buf[1200];
+  if (d->status == LG_ERR_NOMEM) snprintf(loc.message, sizeof loc.message, "out of memory");
+  lg_diag_format(&loc, buf, sizeof buf);
+  if (d->status == LG_ERR_USAGE) fprintf(stderr, "lagrange: %s\n", d->message);
+  else fprintf(stderr, "%s\n", buf);
+  return d->status == LG_ERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_MODEL;
+}
+
+int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
+  lg_diag d;
+  lg_diag_clear(&d);
+  *lm = NULL;
+  *eom = NULL;
+  if (strcmp(o->method, "lagrange") != 0) {
+    fprintf(stderr, "lagrange: --method %s is not available yet (use lagrange)\n", o->method);
+    return CLI_EXIT_USAGE;
+  }
+  lg_status st = lang_load_file(o->model, lm, &d);
+  if (st != LG_OK) return cli_report(&d, NULL, o->model);
+  for (size_t i = 0; i < (*lm)->nnotes; i++) fprintf(stderr, "%s\n", (*lm)->notes[i]);
+  st = mech_derive_lagrange((*lm)->mech, o->model, eom, &d);
+  if (st != LG_OK) {
+    int rc = cli_report(&d, *lm, o->model);
+    lang_model_free(*lm);
+    *lm = NULL;
+    return rc;
+  }
+  return CLI_EXIT_OK;
+}
+
+void cli_json_string(lg_str *out, const char *s) {
+  lg_str_putc(out, '"');
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') {
+      lg_str_putc(out, '\\');
+      lg_str_putc(out, (char)ch);
+    } else if (ch < 0x20) {
+      lg_str_printf(out, "\\u%04x", ch);
+    } else {
+      lg_str_putc(out, (char)ch);
+    }
+  }
+  lg_str_putc(out, '"');
+}
+
+void cli_json_number(lg_str *out, double x) {
+  if (!isfinite(x)) lg_str_puts(out, "null");
+  else lg_str_printf(out, "%.17g", x);
+}

@@ -1,0 +1,190 @@
+/* cli_eom.c - `lagrange eom`: the equations as text, LaTeX or JSON. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Larger entries are printed as derived (simplifying them costs more than
+ * it gains); small ones are simplified for reading. */
+enum { SIMPLIFY_MAX_DAG = 4000 };
+
+typedef struct writer {
+  lg_str *out;
+  cli_format fmt;
+} writer;
+
+/* A key in LaTeX text mode: underscores escaped. */
+static void latex_key(lg_str *o, const char *key) {
+  for (; *key; key++) {
+    if (*key == '_') lg_str_putc(o, '\\');
+    lg_str_putc(o, *key);
+  }
+}
+
+static void expr(writer *w, const sym_node *e) {
+  if (w->fmt == CLI_JSON) {
+    char *s = sym_to_string(e);
+    cli_json_string(w->out, s ? s : "");
+    lg_free(s);
+  } else {
+    sym_print(w->out, e, w->fmt == CLI_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT, NULL, NULL);
+  }
+}
+
+static void matrix(writer *w, const char *name, const sym_matrix *m) {
+  lg_str *o = w->out;
+  if (w->fmt == CLI_JSON) {
+    lg_str_printf(o, ",\n  \"%s\": [", name);
+    for (size_t i = 0; i < m->rows; i++) {
+      lg_str_puts(o, i ? ",\n    [" : "\n    [");
+      for (size_t j = 0; j < m->cols; j++) {
+        if (j) lg_str_puts(o, ", ");
+        expr(w, SYM_AT(m, i, j));
+      }
+      lg_str_putc(o, ']');
+    }
+    lg_str_puts(o, "]");
+    return;
+  }
+  if (w->fmt == CLI_LATEX) {
+    lg_str_puts(o, "\\paragraph{");
+    latex_key(o, name);
+    lg_str_puts(o, "}\n\\[\n\\begin{bmatrix}\n");
+    for (size_t i = 0; i < m->rows; i++) {
+      for (size_t j = 0; j < m->cols; j++) {
+        if (j) lg_str_puts(o, " & ");
+        expr(w, SYM_AT(m, i, j));
+      }
+      lg_str_puts(o, i + 1 < m->rows ? " \\\\\n" : "\n");
+    }
+    lg_str_puts(o, "\\end{bmatrix}\n\\]\n\n");
+    return;
+  }
+  lg_str_printf(o, "\n%s (%zu x %zu):\n", name, m->rows, m->cols);
+  for (size_t i = 0; i < m->rows; i++) {
+    lg_str_puts(o, "  [");
+    for (size_t j = 0; j < m->cols; j++) {
+      if (j) lg_str_puts(o, ", ");
+      expr(w, SYM_AT(m, i, j));
+    }
+    lg_str_puts(o, "]\n");
+  }
+}
+
+/* A column vector, printed like a one-column matrix. */
+static void vector(writer *w, const char *name, const sym_node **v, size_t n) {
+  sym_matrix m = {n, 1, v};
+  if (w->fmt != CLI_JSON) {
+    matrix(w, name, &m);
+    return;
+  }
+  lg_str_printf(w->out, ",\n  \"%s\": [", name);
+  for (size_t i = 0; i < n; i++) {
+    if (i) lg_str_puts(w->out, ", ");
+    expr(w, v[i]);
+  }
+  lg_str_putc(w->out, ']');
+}
+
+static void names(writer *w, const char *key, const sym_node *const *v, size_t n) {
+  lg_str *o = w->out;
+  if (w->fmt == CLI_JSON) {
+    lg_str_printf(o, "%s\"%s\": [", strcmp(key, "coordinates") ? ",\n  " : "\n  ", key);
+    for (size_t i = 0; i < n; i++) {
+      if (i) lg_str_puts(o, ", ");
+      cli_json_string(o, v[i]->v.name);
+    }
+    lg_str_putc(o, ']');
+    return;
+  }
+  if (w->fmt == CLI_LATEX) {
+    lg_str_puts(o, "\\paragraph{");
+    latex_key(o, key);
+    lg_str_puts(o, "} $");
+  }
+  else lg_str_printf(o, "%s:", key);
+  if (!n) lg_str_puts(o, w->fmt == CLI_LATEX ? "\\text{none}" : " (none)");
+  for (size_t i = 0; i < n; i++) {
+    lg_str_puts(o, i ? ", " : (w->fmt == CLI_LATEX ? "" : " "));
+    expr(w, v[i]);
+  }
+  lg_str_puts(o, w->fmt == CLI_LATEX ? "$\n\n" : "\n");
+}
+
+static void equations(writer *w, const mech_eom *e) {
+  lg_str *o = w->out;
+  size_t k = e->n + e->m;
+  if (w->fmt == CLI_JSON) lg_str_puts(o, ",\n  \"equations\": [");
+  else if (w->fmt == CLI_LATEX) lg_str_puts(o, "\\paragraph{equations}\n\\begin{align*}\n");
+  else lg_str_puts(o, "\nequations:\n");
+  for (size_t i = 0; i < k; i++) {
+    if (w->fmt == CLI_JSON) {
+      lg_str eq;
+      lg_str_init(&eq);
+      sym_print(&eq, e->eq_lhs[i], SYM_STYLE_TEXT, NULL, NULL);
+      lg_str_puts(&eq, " = ");
+      sym_print(&eq, e->eq_rhs[i], SYM_STYLE_TEXT, NULL, NULL);
+      lg_str_puts(o, i ? ", " : "");
+      cli_json_string(o, eq.s ? eq.s : "");
+      lg_str_free(&eq);
+      continue;
+    }
+    lg_str_puts(o, w->fmt == CLI_LATEX ? "  " : "  ");
+    expr(w, e->eq_lhs[i]);
+    lg_str_puts(o, w->fmt == CLI_LATEX ? " &= " : " = ");
+    expr(w, e->eq_rhs[i]);
+    lg_str_puts(o, w->fmt == CLI_LATEX ? (i + 1 < k ? " \\\\\n" : "\n") : "\n");
+  }
+  if (w->fmt == CLI_JSON) lg_str_putc(o, ']');
+  else if (w->fmt == CLI_LATEX) lg_str_puts(o, "\\end{align*}\n\n");
+}
+
+static void scalar(writer *w, const char *name, const sym_node *x) {
+  lg_str *o = w->out;
+  if (w->fmt == CLI_JSON) lg_str_printf(o, ",\n  \"%s\": ", name);
+  else if (w->fmt == CLI_LATEX) lg_str_printf(o, "\\paragraph{%s}\n\\[ %s = ", name, name);
+  else lg_str_printf(o, "\n%s = ", name);
+  expr(w, x);
+  lg_str_puts(o, w->fmt == CLI_JSON ? "" : w->fmt == CLI_LATEX ? " \\]\n\n" : "\n");
+}
+
+static void write_all(writer *w, const mech_eom *e) {
+  lg_str *o = w->out;
+  if (w->fmt == CLI_JSON) lg_str_puts(o, "{");
+  if (w->fmt == CLI_LATEX)
+    lg_str_puts(o, "\\documentclass{article}\n\\usepackage{amsmath}\n"
+                   "\\begin{document}\n\n");
+  names(w, "coordinates", e->q, e->n);
+  names(w, "multipliers", e->lam, e->m);
+  equations(w, e);
+  matrix(w, "mass_matrix", e->mass_matrix);
+  vector(w, "forcing", e->f, e->n);
+  matrix(w, "mass_matrix_full", e->mass_matrix_full);
+  vector(w, "forcing_full", e->forcing_full, 2 * e->n + e->m);
+  vector(w, "momenta", e->p, e->n);
+  scalar(w, "T", e->T);
+  scalar(w, "V", e->V);
+  if (w->fmt == CLI_JSON) lg_str_puts(o, "\n}\n");
+  if (w->fmt == CLI_LATEX) lg_str_puts(o, "\\end{document}\n");
+}
+
+int cli_eom(const cli_opts *o) {
+  lang_model *lm;
+  mech_eom *e;
+  int rc = cli_load(o, &lm, &e);
+  if (rc != CLI_EXIT_OK) return rc;
+  mech_eom_simplify(lm->mech, e, SIMPLIFY_MAX_DAG);
+  lg_str out;
+  lg_str_init(&out);
+  writer w = {&out, o->json ? CLI_JSON : o->format};
+  write_all(&w, e);
+  if (out.oom) {
+    fprintf(stderr, "%s: out of memory while printing\n", o->model);
+    rc = CLI_EXIT_MODEL;
+  } else {
+    fwrite(out.s, 1, out.len, stdout);
+  }
+  lg_str_free(&out);
+  lang_model_free(lm);
+  return rc;
+}

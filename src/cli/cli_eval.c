@@ -1,0 +1,198 @@
+/* cli_eval.c - `lagrange eval`: everything evaluated at one state. */
+#include "cli.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parse "q1=0.3, q1'=0.5" into q and qd (which start at the model's
+ * initial values). Returns CLI_EXIT_USAGE with a message on bad input. */
+static int parse_state(const char *s, const lang_model *lm, double *q, double *qd) {
+  const char *p = s;
+  while (*p) {
+    while (*p == ' ' || *p == ',' || *p == '\t') p++;
+    if (!*p) break;
+    const char *name = p;
+    while (isalnum((unsigned char)*p) || *p == '_') p++;
+    size_t len = (size_t)(p - name);
+    int primes = 0;
+    while (*p == '\'') { primes++; p++; }
+    while (*p == ' ') p++;
+    if (!len || *p != '=' || primes > 1) {
+      fprintf(stderr, "lagrange eval: --state: expected NAME=VALUE or NAME'=VALUE at '%s'\n", name);
+      return CLI_EXIT_USAGE;
+    }
+    char buf[128];
+    snprintf(buf, sizeof buf, "%.*s", (int)(len < 127 ? len : 127), name);
+    int k = lang_coord_index(lm, buf);
+    if (k < 0) {
+      fprintf(stderr, "lagrange eval: --state: '%s' is not a coordinate of %s\n", buf, lm->file);
+      return CLI_EXIT_USAGE;
+    }
+    char *end;
+    double v = strtod(p + 1, &end);
+    if (end == p + 1) {
+      fprintf(stderr, "lagrange eval: --state: '%s' needs a number\n", buf);
+      return CLI_EXIT_USAGE;
+    }
+    (primes ? qd : q)[k] = v;
+    p = end;
+    while (*p == ' ') p++;
+    if (*p && *p != ',') {
+      fprintf(stderr, "lagrange eval: --state: expected ',' before '%s'\n", p);
+      return CLI_EXIT_USAGE;
+    }
+  }
+  return CLI_EXIT_OK;
+}
+
+typedef struct result {
+  const num_system *s;
+  const num_work *w;
+  double t, *q, *qd, *qdd, *lam;
+} result;
+
+static void json_array(lg_str *o, const char *key, const double *x, size_t n) {
+  lg_str_printf(o, ",\n  \"%s\": [", key);
+  for (size_t i = 0; i < n; i++) {
+    if (i) lg_str_puts(o, ", ");
+    cli_json_number(o, x[i]);
+  }
+  lg_str_putc(o, ']');
+}
+
+/* rows x cols, element (i, j) from a callback */
+static void json_matrix(lg_str *o, const char *key, const result *r, size_t rows,
+                        size_t cols, double (*at)(const result *, size_t, size_t)) {
+  lg_str_printf(o, ",\n  \"%s\": [", key);
+  for (size_t i = 0; i < rows; i++) {
+    lg_str_puts(o, i ? ",\n    [" : "\n    [");
+    for (size_t j = 0; j < cols; j++) {
+      if (j) lg_str_puts(o, ", ");
+      cli_json_number(o, at(r, i, j));
+    }
+    lg_str_putc(o, ']');
+  }
+  lg_str_putc(o, ']');
+}
+
+static double Mv(const result *r, size_t i, size_t j) {
+  return r->w->out[r->s->o_M + i * r->s->n + j];
+}
+static double Jv(const result *r, size_t k, size_t j) {
+  return r->w->out[r->s->o_J + k * r->s->n + j];
+}
+/* [M, -J^T] */
+static double mass_matrix_at(const result *r, size_t i, size_t j) {
+  size_t n = r->s->n;
+  return j < n ? Mv(r, i, j) : -Jv(r, j - n, i);
+}
+/* [[I,0,0],[0,M,-J^T],[0,J,0]] */
+static double mass_full_at(const result *r, size_t i, size_t j) {
+  size_t n = r->s->n;
+  if (i < n) return i == j ? 1.0 : 0.0;
+  if (j < n) return 0.0;
+  if (i < 2 * n) return mass_matrix_at(r, i - n, j - n);
+  return j < 2 * n ? Jv(r, i - 2 * n, j - n) : 0.0;
+}
+
+static void write_json(lg_str *o, const result *r) {
+  const num_system *s = r->s;
+  const double *out = r->w->out;
+  size_t n = s->n, m = s->m;
+  lg_str_puts(o, "{\n  \"coordinates\": [");
+  for (size_t i = 0; i < n; i++) {
+    if (i) lg_str_puts(o, ", ");
+    cli_json_string(o, s->coord_names[i]);
+  }
+  lg_str_puts(o, "],\n  \"multipliers\": [");
+  for (size_t k = 0; k < m; k++) lg_str_printf(o, "%s\"lam%zu\"", k ? ", " : "", k + 1);
+  lg_str_puts(o, "],\n  \"t\": ");
+  cli_json_number(o, r->t);
+  json_array(o, "q", r->q, n);
+  json_array(o, "qd", r->qd, n);
+  json_array(o, "qdd", r->qdd, n);
+  json_array(o, "lam", r->lam, m);
+  double *cf = lg_calloc(n + 1, sizeof *cf), *ff = lg_calloc(2 * n + m + 1, sizeof *ff);
+  for (size_t i = 0; cf && i < n; i++)
+    for (size_t k = 0; k < m; k++) cf[i] += Jv(r, k, i) * r->lam[k];
+  if (cf) json_array(o, "constraint_forces", cf, n);
+  json_matrix(o, "mass_matrix", r, n, n + m, mass_matrix_at);
+  json_array(o, "forcing", out + s->o_f, n);
+  json_matrix(o, "mass_matrix_full", r, 2 * n + m, 2 * n + m, mass_full_at);
+  for (size_t i = 0; ff && i < n; i++) {
+    ff[i] = r->qd[i];
+    ff[n + i] = out[s->o_f + i];
+  }
+  for (size_t k = 0; ff && k < m; k++) ff[2 * n + k] = out[s->o_gc + k];
+  if (ff) json_array(o, "forcing_full", ff, 2 * n + m);
+  lg_str_puts(o, ",\n  \"T\": ");
+  cli_json_number(o, out[s->o_T]);
+  lg_str_puts(o, ",\n  \"V\": ");
+  cli_json_number(o, out[s->o_V]);
+  json_array(o, "momenta", out + s->o_p, n);
+  json_array(o, "constraint_residuals", out + s->o_C, m);
+  lg_str_puts(o, "\n}\n");
+  lg_free(cf);
+  lg_free(ff);
+}
+
+static void write_text(lg_str *o, const result *r) {
+  const num_system *s = r->s;
+  lg_str_printf(o, "t = %.17g\n", r->t);
+  for (size_t i = 0; i < s->n; i++)
+    lg_str_printf(o, "%s = %.17g, %s' = %.17g, %s'' = %.17g\n", s->coord_names[i], r->q[i],
+                  s->coord_names[i], r->qd[i], s->coord_names[i], r->qdd[i]);
+  for (size_t k = 0; k < s->m; k++) lg_str_printf(o, "lam%zu = %.17g\n", k + 1, r->lam[k]);
+  lg_str_printf(o, "T = %.17g\nV = %.17g\n", r->w->out[s->o_T], r->w->out[s->o_V]);
+}
+
+static int evaluate(const cli_opts *o, lang_model *lm, const num_system *s) {
+  num_work w;
+  if (num_work_init(s, &w) != LG_OK) return CLI_EXIT_MODEL;
+  size_t n = s->n;
+  double *buf = lg_calloc(4 * n + s->m + 1, sizeof *buf);
+  int rc = buf ? CLI_EXIT_OK : CLI_EXIT_MODEL;
+  result r = {s, &w, o->t, buf, buf + n, buf + 2 * n, buf + 3 * n};
+  if (buf) {
+    memcpy(r.q, lm->q0, n * sizeof *r.q);
+    memcpy(r.qd, lm->qd0, n * sizeof *r.qd);
+  }
+  if (rc == CLI_EXIT_OK && o->state) rc = parse_state(o->state, lm, r.q, r.qd);
+  if (rc == CLI_EXIT_OK) {
+    lg_diag d;
+    lg_diag_clear(&d);
+    num_evaluate(s, &w, r.t, r.q, r.qd);
+    if (num_solve_accel(s, &w, r.qdd, r.lam, &d) != LG_OK) rc = cli_report(&d, lm, o->model);
+  }
+  if (rc == CLI_EXIT_OK) {
+    lg_str out;
+    lg_str_init(&out);
+    if (o->json) write_json(&out, &r);
+    else write_text(&out, &r);
+    fwrite(out.s, 1, out.len, stdout);
+    lg_str_free(&out);
+  }
+  lg_free(buf);
+  num_work_free(&w);
+  return rc;
+}
+
+int cli_eval(const cli_opts *o) {
+  lang_model *lm;
+  mech_eom *e;
+  int rc = cli_load(o, &lm, &e);
+  if (rc != CLI_EXIT_OK) return rc;
+  num_system *s;
+  lg_diag d;
+  lg_diag_clear(&d);
+  if (num_system_build(lm->mech, e, o->set, o->nset, &s, &d) != LG_OK) {
+    rc = cli_report(&d, lm, o->model);
+  } else {
+    rc = evaluate(o, lm, s);
+    num_system_free(s);
+  }
+  lang_model_free(lm);
+  return rc;
+}
