@@ -57,4 +57,46 @@ void num_evaluate(const num_system *s, num_work *w, double t, const double *q,
 lg_status num_solve_accel(const num_system *s, num_work *w, double *qdd, double *lam,
                           lg_diag *diag);
 
+/* ---- constraint manifold ---------------------------------------------------------- */
+/* Residuals at (t, q, q'): C (position level for holonomic rows, velocity
+ * level for nonholonomic rows) and Cd (velocity level for every row). */
+void num_residuals(const num_system *s, num_work *w, double t, const double *q,
+                   const double *qd, double *C, double *Cd);
+/* Move q onto C(q, t) = 0 by Gauss-Newton steps of least change
+ * (dq = -J^T (J J^T)^-1 C over the holonomic rows), then q' onto
+ * J q' + b = 0 in one exact step. LG_ERR_NUMERIC when it does not
+ * converge or J J^T is singular. */
+lg_status num_project(const num_system *s, num_work *w, double t, double *q, double *qd,
+                      double tol, lg_diag *diag);
+
+/* ---- integration ------------------------------------------------------------------- */
+typedef enum num_integrator { NUM_INT_DOPRI, NUM_INT_BDF, NUM_INT_IDA } num_integrator;
+typedef enum num_stabilize { NUM_STAB_PROJECT, NUM_STAB_BAUMGARTE, NUM_STAB_NONE } num_stabilize;
+
+typedef struct num_sim_opts {
+  double t0, tf, dt, rtol, atol;
+  num_integrator integrator;
+  num_stabilize stabilize;
+  double alpha, beta;   /* Baumgarte: C'' + 2 alpha C' + beta^2 C = 0 */
+} num_sim_opts;
+
+typedef struct num_sim_stats {
+  long steps, rhs_evals;
+  double t_end;              /* where the run stopped */
+  double max_energy_drift;   /* max |E - E0| */
+  double max_residual;       /* max |C| and |C'| over the output points */
+} num_sim_stats;
+
+/* Called at t0 and at each output time with the state and the residuals;
+ * nonzero stops the run. */
+typedef int (*num_sim_output)(void *ud, double t, const double *q, const double *qd,
+                              double T, double V, const double *C);
+
+/* Integrate from (q, qd) at o->t0 to o->tf. q and qd are updated to the
+ * last state reached. On failure (singular mass matrix, non-finite state,
+ * step size collapse) returns LG_ERR_NUMERIC with the time in diag; every
+ * output before that has been delivered. */
+lg_status num_simulate(const num_system *s, const num_sim_opts *o, double *q, double *qd,
+                       num_sim_output out, void *ud, num_sim_stats *stats, lg_diag *diag);
+
 #endif
