@@ -43,6 +43,7 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom);
 
 int cli_eom(const cli_opts *o);
 int cli_eval(const cli_opts *o);
+int cli_simulate(const cli_opts *o);
 
 /* JSON helpers */
 void cli_json_string(lg_str *out, const char *s);

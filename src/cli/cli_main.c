@@ -23,6 +23,7 @@ int main(int argc, char **argv) {
   int (*run)(const cli_opts *) = NULL;
   if (strcmp(cmd, "eom") == 0) run = cli_eom;
   else if (strcmp(cmd, "eval") == 0) run = cli_eval;
+  else if (strcmp(cmd, "simulate") == 0) run = cli_simulate;
   if (!run) {
     fprintf(stderr, "lagrange: unknown subcommand '%s'\n", cmd);
     usage(stderr);
