@@ -76,6 +76,8 @@ int mech_add_frame_euler(mech_model *m, const char *name, int parent,
                          const sym_node *const angles[3]);
 /* The origin is the first point added (offset ignored). */
 int mech_add_point(mech_model *m, const char *name, int from, mech_vec offset);
+/* Set a point's position from the origin directly. */
+void mech_point_set_pos(mech_model *m, int point, mech_vec pos);
 int mech_add_particle(mech_model *m, int point, const sym_node *mass);
 /* inertia: Ixx Iyy Izz Ixy Iyz Izx about the mass centre, in the frame */
 int mech_add_body(mech_model *m, int frame, const sym_node *mass, int point,

@@ -186,6 +186,11 @@ int mech_add_point(mech_model *m, const char *name, int from, mech_vec offset) {
   return p.name ? MECH_PUSH(m, m->points, p) : -1;
 }
 
+void mech_point_set_pos(mech_model *m, int point, mech_vec pos) {
+  m->points.v[point].pos = pos;
+  m->points.v[point].vel_done = 0;
+}
+
 mech_vec mech_point_pos(const mech_model *m, int point) { return m->points.v[point].pos; }
 
 mech_vec mech_point_vel(mech_model *m, int point) {
