@@ -74,7 +74,8 @@ sema_entry *sema_declare(sema *S, const char *name, sema_kind kind, int line, in
 
 sema_val sema_unknown(sema *S, const char *name, int line, int col) {
   const char *best = NULL;
-  int bestd = strlen(name) > 3 ? 3 : 2;
+  /* suggest only names that share most of their letters with this one */
+  int bestd = strlen(name) > 3 ? 3 : (int)strlen(name);
   for (size_t i = 0; i < S->nnames; i++) {
     int d = lg_edit_distance(name, S->names[i].name, bestd);
     if (d < bestd) {
