@@ -45,6 +45,12 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange.a
 
 tests: $(TEST_BIN) $(BUILD)/lagrange
 
+# The main job: install what is missing, build, derive the cart pendulum.
+demo:
+	bash scripts/install-deps.sh
+	$(MAKE) all
+	$(BUILD)/lagrange eom examples/cart_pendulum.lag
+
 # The test command: plain and sanitized builds, every suite, one summary line.
 check:
 	bash tests/run_all.sh
@@ -52,5 +58,5 @@ check:
 clean:
 	rm -rf build build-san
 
-.PHONY: all tests check clean
+.PHONY: all tests check clean demo
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
