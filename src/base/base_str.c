@@ -37,7 +37,14 @@ void lg_str_putn(lg_str *b, const char *s, size_t n) {
   b->s[b->len] = 0;
 }
 
-void lg_str_putc(lg_str *b, char c) { lg_str_putn(b, &c, 1); }
+void lg_str_putc(lg_str *b, char c) {
+  if (b->len + 2 <= b->cap && !b->oom) { /* fast path: room already there */
+    b->s[b->len++] = c;
+    b->s[b->len] = 0;
+    return;
+  }
+  lg_str_putn(b, &c, 1);
+}
 void lg_str_puts(lg_str *b, const char *s) { lg_str_putn(b, s, strlen(s)); }
 
 void lg_str_vprintf(lg_str *b, const char *fmt, va_list ap) {

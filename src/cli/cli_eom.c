@@ -6,7 +6,7 @@
 
 /* Larger entries are printed as derived (simplifying them costs more than
  * it gains); small ones are simplified for reading. */
-enum { SIMPLIFY_MAX_DAG = 4000 };
+enum { SIMPLIFY_MAX_DAG = 600 };
 
 typedef struct writer {
   lg_str *out;

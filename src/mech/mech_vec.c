@@ -182,30 +182,52 @@ static void apply(sym_ctx *c, const sym_node *const *D, const sym_node *const *x
 }
 
 int mech_vec_express(mech_model *m, mech_vec a, int frame, const sym_node **out) {
-  out[0] = out[1] = out[2] = sym_int(m->c, 0);
+  const sym_node *local[3 * 16], **ts = local;
+  if (a.n > 16 && !(ts = lg_malloc(3 * a.n * sizeof *ts))) return 0;
   for (size_t i = 0; i < a.n; i++) {
-    const sym_node *x[3];
+    const sym_node **x = ts + 3 * i;
     if (a.t[i].frame == frame) {
-      memcpy(x, a.t[i].c, sizeof x);
+      memcpy(x, a.t[i].c, 3 * sizeof *x);
     } else {
       const sym_node *const *D = mech_dcm_get(m, frame, a.t[i].frame);
-      if (!D) return 0;
+      if (!D) {
+        if (ts != local) lg_free(ts);
+        return 0;
+      }
       apply(m->c, D, a.t[i].c, x);
     }
-    for (int k = 0; k < 3; k++) out[k] = sym_add(m->c, out[k], x[k]);
   }
+  /* component k of every term, summed once */
+  const sym_node *col[a.n ? a.n : 1];
+  for (int k = 0; k < 3; k++) {
+    for (size_t i = 0; i < a.n; i++) col[i] = ts[3 * i + k];
+    out[k] = sym_addv(m->c, a.n, col);
+  }
+  if (ts != local) lg_free(ts);
   return out[0] && out[1] && out[2];
 }
 
 /* ---- products ---------------------------------------------------------------------- */
+/* All products are gathered and summed once: incremental sums would cost
+ * a quadratic number of canonicalizations for long vectors. */
 const sym_node *mech_vec_dot(mech_model *m, mech_vec a, mech_vec b) {
-  const sym_node *acc = sym_int(m->c, 0);
+  const sym_node **ts = lg_malloc((3 * a.n + 1) * sizeof *ts);
+  if (!ts) {
+    m->oom = 1;
+    return NULL;
+  }
+  size_t k = 0;
   for (size_t i = 0; i < a.n; i++) {
     const sym_node *y[3];
-    if (!mech_vec_express(m, b, a.t[i].frame, y)) return NULL;
-    for (int k = 0; k < 3; k++) acc = sym_add(m->c, acc, sym_mul(m->c, a.t[i].c[k], y[k]));
+    if (!mech_vec_express(m, b, a.t[i].frame, y)) {
+      lg_free(ts);
+      return NULL;
+    }
+    for (int c = 0; c < 3; c++) ts[k++] = sym_mul(m->c, a.t[i].c[c], y[c]);
   }
-  return acc;
+  const sym_node *r = sym_addv(m->c, k, ts);
+  lg_free(ts);
+  return r;
 }
 
 static void cross3(sym_ctx *c, const sym_node *const *x, const sym_node *const *y,

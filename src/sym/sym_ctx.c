@@ -36,6 +36,7 @@ void sym_ctx_free(sym_ctx *c) {
   }
   lg_free(c->bigs);
   lg_free(c->table);
+  lg_free(c->table_hash);
   sym_memo_free(&c->diff_memo);
   sym_memo_free(&c->dt_memo);
   lg_arena_free(&c->arena);
@@ -103,16 +104,24 @@ static int shallow_equal(const sym_node *a, const sym_node *b) {
 static int table_grow(sym_ctx *c) {
   size_t ncap = c->table_cap ? c->table_cap * 2 : 4096;
   const sym_node **nt = lg_calloc(ncap, sizeof *nt);
-  if (!nt) return 0;
+  uint64_t *nh = lg_malloc(ncap * sizeof *nh);
+  if (!nt || !nh) {
+    lg_free(nt);
+    lg_free(nh);
+    return 0;
+  }
   for (size_t i = 0; i < c->table_cap; i++) {
     const sym_node *n = c->table[i];
     if (!n) continue;
     size_t j = n->hash & (ncap - 1);
     while (nt[j]) j = (j + 1) & (ncap - 1);
     nt[j] = n;
+    nh[j] = n->hash;
   }
   lg_free(c->table);
+  lg_free(c->table_hash);
   c->table = nt;
+  c->table_hash = nh;
   c->table_cap = ncap;
   return 1;
 }
@@ -162,7 +171,8 @@ const sym_node *sym_intern(sym_ctx *c, const sym_node *tmpl) {
   }
   size_t j = probe.hash & (c->table_cap - 1);
   for (; c->table[j]; j = (j + 1) & (c->table_cap - 1))
-    if (shallow_equal(c->table[j], &probe)) return c->table[j];
+    if (c->table_hash[j] == probe.hash && shallow_equal(c->table[j], &probe))
+      return c->table[j];
   derive_shape(&probe);
   if (probe.depth > SYM_MAX_DEPTH) {
     sym_set_error(c, LG_ERR_MODEL, "expression nested too deeply");
@@ -177,6 +187,7 @@ const sym_node *sym_intern(sym_ctx *c, const sym_node *tmpl) {
   if (n->kind == SYM_SYMBOL || n->kind == SYM_COORD || n->kind == SYM_TIME)
     n->atoms = sym_atom_bit(n);
   c->table[j] = n;
+  c->table_hash[j] = n->hash;
   return n;
 }
 

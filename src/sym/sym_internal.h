@@ -21,6 +21,7 @@ struct sym_ctx {
   lg_arena arena;
   /* interning table: open addressing on the node hash */
   const sym_node **table;
+  uint64_t *table_hash; /* hashes beside the pointers: probes stay in cache */
   size_t table_cap, count;
   /* big rationals to mpq_clear when the context dies */
   mpq_t **bigs;

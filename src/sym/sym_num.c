@@ -163,6 +163,9 @@ static const sym_node *big_op(sym_ctx *c, const sym_node *a, const sym_node *b,
 
 const sym_node *sym_num_add(sym_ctx *c, const sym_node *a, const sym_node *b) {
   if (a->kind == SYM_UNDEF || b->kind == SYM_UNDEF) return c->undef;
+  /* the common cases, without interning a new number */
+  if (a == c->zero) return b;
+  if (b == c->zero) return a;
   if (a->kind == SYM_FLOAT || b->kind == SYM_FLOAT)
     return sym_float(c, sym_number_value(a) + sym_number_value(b));
   if (!a->v.rat.big && !b->v.rat.big) {
@@ -180,6 +183,9 @@ const sym_node *sym_num_add(sym_ctx *c, const sym_node *a, const sym_node *b) {
 
 const sym_node *sym_num_mul(sym_ctx *c, const sym_node *a, const sym_node *b) {
   if (a->kind == SYM_UNDEF || b->kind == SYM_UNDEF) return c->undef;
+  if (a == c->one) return b;
+  if (b == c->one) return a;
+  if (a == c->zero || b == c->zero) return c->zero;
   if (a->kind == SYM_FLOAT || b->kind == SYM_FLOAT)
     return sym_float(c, sym_number_value(a) * sym_number_value(b));
   if (!a->v.rat.big && !b->v.rat.big) {
@@ -290,7 +296,10 @@ void sym_num_print(lg_str *out, const sym_node *a) {
 void sym_num_print_part(lg_str *out, const sym_node *a, int part) {
   if (!a->v.rat.big) {
     int64_t v = part ? a->v.rat.den : a->v.rat.num;
-    lg_str_printf(out, "%llu", (unsigned long long)(v < 0 ? -(uint64_t)v : (uint64_t)v));
+    uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+    char buf[24], *p = buf + sizeof buf;
+    do *--p = (char)('0' + u % 10); while ((u /= 10));
+    lg_str_putn(out, p, (size_t)(buf + sizeof buf - p));
     return;
   }
   mpz_t z;
