@@ -22,7 +22,7 @@ typedef struct cli_opts {
   double t;
   /* simulate */
   double t0, tf, dt, rtol, atol;
-  int has_t0, has_tf, has_dt, project;
+  int has_t0, has_tf, has_dt, project, jit, stats;
   const char *integrator, *out, *plot, *stabilize;
   /* codegen */
   const char *lang, *name, *output;
@@ -44,6 +44,7 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom);
 int cli_eom(const cli_opts *o);
 int cli_eval(const cli_opts *o);
 int cli_simulate(const cli_opts *o);
+int cli_codegen(const cli_opts *o);
 
 /* JSON helpers */
 void cli_json_string(lg_str *out, const char *s);

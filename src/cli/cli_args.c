@@ -107,6 +107,8 @@ int cli_parse_opts(const char *cmd, int argc, char **argv, cli_opts *o) {
     snprintf(opt, sizeof opt, "%.*s", (int)(len < 31 ? len : 31), a);
     if (!strcmp(opt, "--json")) { o->json = 1; continue; }
     if (!strcmp(opt, "--project")) { o->project = 1; continue; }
+    if (!strcmp(opt, "--jit")) { o->jit = 1; continue; }
+    if (!strcmp(opt, "--stats")) { o->stats = 1; continue; }
     if (!takes_value(opt)) return bad(cmd, "unknown option '%s'", a);
     const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
     if (!val) return bad(cmd, "option %s needs a value", opt);

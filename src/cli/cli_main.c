@@ -10,7 +10,8 @@ static void usage(FILE *f) {
           "       lagrange eval MODEL --state 'q1=0.3, q1'=0.5' [--t T] [--json]\n"
           "       lagrange simulate MODEL [--t0 A] [--tf B] [--dt H] [--integrator NAME]\n"
           "                [--out FILE.csv] [--plot FILE.svg] [--rtol R] [--atol A] [--project]\n"
-          "       lagrange codegen MODEL [--lang c|python] [--name NAME] [-o FILE]\n"
+          "                [--stabilize project|none|baumgarte:A,B] [--jit]\n"
+          "       lagrange codegen MODEL [--lang c|python] [--name NAME] [-o FILE] [--stats]\n"
           "common options: --set NAME=VALUE (repeatable), --method lagrange|kane\n");
 }
 
@@ -24,6 +25,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "eom") == 0) run = cli_eom;
   else if (strcmp(cmd, "eval") == 0) run = cli_eval;
   else if (strcmp(cmd, "simulate") == 0) run = cli_simulate;
+  else if (strcmp(cmd, "codegen") == 0) run = cli_codegen;
   if (!run) {
     fprintf(stderr, "lagrange: unknown subcommand '%s'\n", cmd);
     usage(stderr);

@@ -1,6 +1,8 @@
 /* cli_simulate.c - `lagrange simulate`: CSV, summary, consistency, plot. */
 #include "cli.h"
 
+#include "cg.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,6 +242,9 @@ static int finish_sinks(const cli_opts *o, sink *k, const char *part, const char
   return rc;
 }
 
+static int run_sim(const cli_opts *o, lang_model *lm, const num_system *s,
+                   num_sim_opts *so_in, double *q, double *qd);
+
 static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
                      const num_system *s) {
   num_sim_opts so;
@@ -250,10 +255,30 @@ static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
   memcpy(qd, lm->qd0, n * sizeof *qd);
   int rc = check_initial(o, lm, e, s, so.t0, q, qd);
   if (rc != CLI_EXIT_OK) return rc;
+  cg_jit jit = {0};
+  if (o->jit) {
+    lg_diag d;
+    lg_diag_clear(&d);
+    char *name = cg_default_name(o->model);
+    cg_request r = {name, o->model, lm->mech, e, o->set, o->nset};
+    if (!name || cg_jit_compile(&r, &jit, &d) != LG_OK)
+      fprintf(stderr, "%s: warning: --jit: %s; using the evaluation tape instead\n",
+              o->model, name ? d.message : "out of memory");
+    so.jit_rhs = jit.rhs;
+    lg_free(name);
+  }
+  rc = run_sim(o, lm, s, &so, q, qd);
+  cg_jit_free(&jit);
+  return rc;
+}
+
+static int run_sim(const cli_opts *o, lang_model *lm, const num_system *s,
+                   num_sim_opts *so_in, double *q, double *qd) {
+  const num_sim_opts so = *so_in;
+  int rc = CLI_EXIT_OK;
   sink k = {.s = s, .tf = so.tf, .tty = isatty(2)};
   char part[4200], pdata[] = "/tmp/lagrange-data-XXXXXX";
   if (!open_sinks(o, &k, part, sizeof part, pdata)) {
-    k.plot = k.plot ? k.plot : NULL;
     if (k.csv && k.csv != stdout) { fclose(k.csv); unlink(part); }
     return CLI_EXIT_MODEL;
   }

@@ -115,6 +115,20 @@ int mech_frame_is_fixed_in(mech_model *m, mech_vec v, int frame);
 int mech_has_lagrangian(const mech_model *m);
 int mech_has_energy_terms(const mech_model *m); /* T, V, gravity, bodies, particles */
 
+/* ---- numeric parameter values ------------------------------------------------------ */
+/* name=value overrides (--set) for parameters and inputs */
+typedef struct mech_setting {
+  const char *name;
+  double value;
+} mech_setting;
+
+const mech_setting *mech_find_setting(const mech_setting *set, size_t nset,
+                                      const char *name);
+/* val[np]: defaults in declaration order, then settings; NaN where a
+ * parameter has no value. Errors when a default uses a valueless one. */
+lg_status mech_resolve_params(mech_model *m, const mech_setting *set, size_t nset,
+                              double *val, lg_diag *diag);
+
 /* ---- the equations (Lagrange's method) ------------------------------------------- */
 typedef enum mech_row_kind { MECH_HOLONOMIC, MECH_NONHOLONOMIC } mech_row_kind;
 

@@ -14,10 +14,7 @@
 #include "sym.h"
 
 /* name=value overrides from --set (parameters or inputs) */
-typedef struct num_setting {
-  const char *name;
-  double value;
-} num_setting;
+typedef mech_setting num_setting;
 
 typedef struct num_system {
   size_t n, m, np;
@@ -78,6 +75,10 @@ typedef struct num_sim_opts {
   num_integrator integrator;
   num_stabilize stabilize;
   double alpha, beta;   /* Baumgarte: C'' + 2 alpha C' + beta^2 C = 0 */
+  /* Optional compiled right-hand side (lagrange simulate --jit): used
+   * instead of the tape when set; params are the system's values. */
+  int (*jit_rhs)(double t, const double *x, const double *u, const double *p,
+                 double *xdot);
 } num_sim_opts;
 
 typedef struct num_sim_stats {

@@ -5,57 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-/* ---- parameter values --------------------------------------------------------------- */
-typedef struct param_env { mech_model *mm; const double *val; size_t upto; } param_env;
-
-static int param_value(void *ud, const sym_node *atom, double *out) {
-  const param_env *pe = ud;
-  for (size_t i = 0; i < pe->upto; i++)
-    if (mech_param(pe->mm, i) == atom) {
-      *out = pe->val[i];
-      return isnan(pe->val[i]);
-    }
-  return 1;
-}
-
-static const num_setting *find_setting(const num_setting *set, size_t nset,
-                                       const char *name) {
-  for (size_t i = nset; i-- > 0;) /* the last --set wins */
-    if (strcmp(set[i].name, name) == 0) return &set[i];
-  return NULL;
-}
-
-/* Defaults in declaration order (a default may use earlier parameters),
- * overridden by settings. A parameter with no value is NaN for now. */
-static lg_status resolve_params(mech_model *mm, const num_setting *set, size_t nset,
-                                double *val, lg_diag *diag) {
-  sym_ctx *c = mech_ctx(mm);
-  size_t np = mech_nparams(mm);
-  for (size_t i = 0; i < np; i++) {
-    const num_setting *s = find_setting(set, nset, mech_param_name(mm, i));
-    const sym_node *def = mech_param_value(mm, i);
-    val[i] = NAN;
-    if (s) {
-      val[i] = s->value;
-    } else if (def) {
-      param_env pe = {mm, val, i};
-      const sym_node *missing = NULL;
-      lg_status st = sym_eval(c, def, param_value, &pe, &val[i], &missing);
-      if (st == LG_ERR_NOMEM) return st;
-      if (st != LG_OK) {
-        int line, col;
-        mech_param_pos(mm, i, &line, &col);
-        lg_diag_set(diag, LG_ERR_MODEL, NULL, line, col,
-                    "the value of parameter '%s' uses '%s', which has no value",
-                    mech_param_name(mm, i), missing ? missing->v.name : "?");
-        lg_diag_hint(diag, "give '%s' a value, or use --set", missing ? missing->v.name : "?");
-        return LG_ERR_MODEL;
-      }
-    }
-  }
-  return LG_OK;
-}
-
 static lg_status check_settings(mech_model *mm, const num_setting *set, size_t nset,
                                 lg_diag *diag) {
   for (size_t k = 0; k < nset; k++) {
@@ -115,7 +64,7 @@ static lg_status substitute_inputs(mech_model *mm, const num_setting *set, size_
   const sym_node **to = lg_malloc(3 * ni * sizeof *to);
   lg_status st = from && to ? LG_OK : LG_ERR_NOMEM;
   for (size_t i = 0; st == LG_OK && i < ni; i++) {
-    const num_setting *s = find_setting(set, nset, mech_input_name(mm, i));
+    const num_setting *s = mech_find_setting(set, nset, mech_input_name(mm, i));
     const sym_node *law = s ? sym_float(c, s->value) : mech_input_law(mm, i);
     for (int k = 0; k < 3; k++) {
       from[3 * i + k] = mech_input(mm, i, k);
@@ -196,7 +145,7 @@ lg_status num_system_build(mech_model *mm, const mech_eom *e, const num_setting 
   for (size_t i = 0; i < s->n; i++) s->coord_names[i] = e->q[i]->v.name;
   for (size_t i = 0; i < s->np; i++) s->param_names[i] = mech_param_name(mm, i);
   for (size_t r = 0; r < s->m; r++) s->row_holonomic[r] = e->kind[r] == MECH_HOLONOMIC;
-  if ((st = resolve_params(mm, set, nset, s->params, diag)) != LG_OK) goto done;
+  if ((st = mech_resolve_params(mm, set, nset, s->params, diag)) != LG_OK) goto done;
   o = collect_outputs(mech_ctx(mm), s, e);
   if (!o) { st = LG_ERR_NOMEM; goto done; }
   if ((st = substitute_inputs(mm, set, nset, o, s->nout)) != LG_OK) goto done;

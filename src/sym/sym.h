@@ -60,6 +60,8 @@ typedef enum sym_fn {
 
 const char *sym_fn_name(sym_fn f);
 int sym_fn_arity(sym_fn f);
+const char *sym_fn_c_name(sym_fn f); /* spelling in C (<math.h>) */
+const char *sym_fn_latex(sym_fn f);
 /* The function called `name`, or -1. */
 int sym_fn_lookup(const char *name);
 /* Numeric value of f at the arguments (IEEE semantics: NaN, inf). */
@@ -272,6 +274,11 @@ lg_status sym_tape_build(sym_ctx *c, size_t ninputs,
                          const sym_node *const *inputs, size_t noutputs,
                          const sym_node *const *outputs, sym_tape **out,
                          const sym_node **missing);
+/* The same without slot reuse: instruction i writes register i (operands
+ * name earlier instructions). For code generators. */
+lg_status sym_tape_build_ssa(sym_ctx *c, size_t ninputs, const sym_node *const *inputs,
+                             size_t noutputs, const sym_node *const *outputs,
+                             sym_tape **out, const sym_node **missing);
 void sym_tape_free(sym_tape *t);
 /* out[noutputs] from in[ninputs]; work has t->nslots doubles. */
 void sym_tape_eval(const sym_tape *t, const double *in, double *out,

@@ -75,8 +75,6 @@ const sym_node *sym_fn_fold(sym_ctx *c, sym_fn f, const sym_node *a,
 /* d f(a,b) / d a (which = 0) or / d b (which = 1), as an expression. */
 const sym_node *sym_fn_partial(sym_ctx *c, sym_fn f, const sym_node *a,
                                const sym_node *b, int which);
-const char *sym_fn_c_name(sym_fn f);
-const char *sym_fn_latex(sym_fn f);
 
 /* Post-order visit of a DAG without recursion: calls visit(node) once per
  * distinct node, children first. Returns 0 on OOM. */

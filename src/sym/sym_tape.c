@@ -18,9 +18,81 @@ typedef struct lowering {
   const sym_node *missing;
   size_t flops;
   int oom;
+  /* value numbering: an identical instruction is computed once */
+  uint64_t *vn_key;
+  uint32_t *vn_reg;
+  size_t vn_cap, vn_count;
 } lowering;
 
+static uint64_t instr_key(const sym_instr *in) {
+  uint64_t kbits;
+  memcpy(&kbits, &in->k, sizeof kbits);
+  uint64_t h = lg_hash_mix(in->op, in->fn);
+  h = lg_hash_mix(h, in->a);
+  h = lg_hash_mix(h, in->b);
+  h = lg_hash_mix(h, (uint64_t)(uint32_t)in->n);
+  return lg_hash_mix(h, kbits) | 1; /* 0 marks an empty slot */
+}
+
+static int same_instr(const sym_instr *x, const sym_instr *y) {
+  return x->op == y->op && x->fn == y->fn && x->a == y->a && x->b == y->b &&
+         x->n == y->n && memcmp(&x->k, &y->k, sizeof x->k) == 0;
+}
+
+static int vn_grow(lowering *L) {
+  size_t ncap = L->vn_cap ? 2 * L->vn_cap : 1024;
+  uint64_t *nk = lg_calloc(ncap, sizeof *nk);
+  uint32_t *nr = lg_malloc(ncap * sizeof *nr);
+  if (!nk || !nr) {
+    lg_free(nk);
+    lg_free(nr);
+    return 0;
+  }
+  for (size_t i = 0; i < L->vn_cap; i++) {
+    if (!L->vn_key[i]) continue;
+    size_t j = L->vn_key[i] & (ncap - 1);
+    while (nk[j]) j = (j + 1) & (ncap - 1);
+    nk[j] = L->vn_key[i];
+    nr[j] = L->vn_reg[i];
+  }
+  lg_free(L->vn_key);
+  lg_free(L->vn_reg);
+  L->vn_key = nk;
+  L->vn_reg = nr;
+  L->vn_cap = ncap;
+  return 1;
+}
+
+/* The register of an identical earlier instruction, or UINT32_MAX (and the
+ * slot to record this one in *slot). Commutative operands are ordered. */
+static uint32_t vn_find(lowering *L, sym_instr *in, size_t *slot) {
+  if ((in->op == SYM_OP_ADD || in->op == SYM_OP_MUL) && in->a > in->b) {
+    uint32_t t = in->a;
+    in->a = in->b;
+    in->b = t;
+  }
+  if (L->vn_count * 2 >= L->vn_cap && !vn_grow(L)) return UINT32_MAX - 1;
+  uint64_t key = instr_key(in);
+  size_t j = key & (L->vn_cap - 1);
+  for (; L->vn_key[j]; j = (j + 1) & (L->vn_cap - 1))
+    if (L->vn_key[j] == key && same_instr(&L->code[L->vn_reg[j]], in)) return L->vn_reg[j];
+  *slot = j;
+  return UINT32_MAX;
+}
+
 static uint32_t emit(lowering *L, sym_instr in) {
+  size_t slot = 0;
+  if (in.op != SYM_OP_OUT) {
+    uint32_t r = vn_find(L, &in, &slot);
+    if (r == UINT32_MAX - 1) {
+      L->oom = 1;
+      return 0;
+    }
+    if (r != UINT32_MAX) return r;
+    L->vn_key[slot] = instr_key(&in);
+    L->vn_reg[slot] = (uint32_t)L->n;
+    L->vn_count++;
+  }
   if (!lg_grow((void **)&L->code, &L->cap, L->n + 1, sizeof *L->code)) {
     L->oom = 1;
     return 0;
@@ -188,9 +260,76 @@ static int allocate_slots(sym_tape *t) {
 }
 
 /* ---- public API ---------------------------------------------------------------------- */
+/* Drop instructions whose results nothing uses (constants lowered for
+ * exponents and coefficients that were folded into other instructions),
+ * renumbering the virtual registers. Recounts flops. */
+static int eliminate_dead(sym_tape *t) {
+  size_t n = t->ninstr, k = 0;
+  uint8_t *live = lg_calloc(n + 1, 1);
+  uint32_t *to = lg_malloc((n + 1) * sizeof *to);
+  if (!live || !to) {
+    lg_free(live);
+    lg_free(to);
+    return 0;
+  }
+  for (size_t i = n; i-- > 0;) {
+    sym_instr *in = &t->code[i];
+    if (in->op == SYM_OP_OUT) {
+      live[i] = 1;
+      live[in->b] = 1;
+      continue;
+    }
+    if (!live[i]) continue;
+    if (uses_a(in)) live[in->a] = 1;
+    if (uses_b(in)) live[in->b] = 1;
+  }
+  t->flops = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!live[i]) continue;
+    sym_instr in = t->code[i];
+    if (in.op == SYM_OP_OUT) in.b = to[in.b];
+    else {
+      if (uses_a(&in)) in.a = to[in.a];
+      if (uses_b(&in)) in.b = to[in.b];
+      in.r = (uint32_t)k;
+      if (in.op != SYM_OP_CONST && in.op != SYM_OP_INPUT)
+        t->flops += in.op == SYM_OP_POWI ? (size_t)(in.n > 1 ? in.n - 1 : 1) : 1;
+    }
+    to[i] = (uint32_t)k;
+    t->code[k++] = in;
+  }
+  t->ninstr = k;
+  lg_free(live);
+  lg_free(to);
+  return 1;
+}
+
+/* Every result in its own register (r = instruction index): for code
+ * generation, where the C compiler allocates registers itself. */
+static void keep_registers(sym_tape *t) {
+  for (size_t i = 0; i < t->ninstr; i++) t->code[i].r = (uint32_t)i;
+  t->nslots = t->ninstr ? t->ninstr : 1;
+}
+
+static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *inputs,
+                            size_t noutputs, const sym_node *const *outputs,
+                            sym_tape **out, const sym_node **missing, int reuse);
+
 lg_status sym_tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *inputs,
                          size_t noutputs, const sym_node *const *outputs,
                          sym_tape **out, const sym_node **missing) {
+  return tape_build(c, ninputs, inputs, noutputs, outputs, out, missing, 1);
+}
+
+lg_status sym_tape_build_ssa(sym_ctx *c, size_t ninputs, const sym_node *const *inputs,
+                             size_t noutputs, const sym_node *const *outputs,
+                             sym_tape **out, const sym_node **missing) {
+  return tape_build(c, ninputs, inputs, noutputs, outputs, out, missing, 0);
+}
+
+static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *inputs,
+                            size_t noutputs, const sym_node *const *outputs,
+                            sym_tape **out, const sym_node **missing, int reuse) {
   *out = NULL;
   if (missing) *missing = NULL;
   lowering L = {.c = c};
@@ -216,7 +355,9 @@ lg_status sym_tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *inpu
   t->noutputs = noutputs;
   t->flops = L.flops;
   L.code = NULL;
-  if (!allocate_slots(t)) { st = LG_ERR_NOMEM; goto fail; }
+  if (!eliminate_dead(t)) { st = LG_ERR_NOMEM; goto fail; }
+  if (reuse && !allocate_slots(t)) { st = LG_ERR_NOMEM; goto fail; }
+  if (!reuse) keep_registers(t);
   if (L.missing) {
     if (missing) *missing = L.missing;
     st = LG_ERR_MODEL;
@@ -224,12 +365,16 @@ lg_status sym_tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *inpu
   }
   lg_free(L.reg_of);
   lg_free(L.input_of);
+  lg_free(L.vn_key);
+  lg_free(L.vn_reg);
   *out = t;
   return LG_OK;
 fail:
   lg_free(L.code);
   lg_free(L.reg_of);
   lg_free(L.input_of);
+  lg_free(L.vn_key);
+  lg_free(L.vn_reg);
   sym_tape_free(t);
   return st;
 }

@@ -1,0 +1,53 @@
+/* cg.h - code generation: the derived equations as dependency-free C (or
+ * NumPy) with common subexpressions shared, and a JIT that compiles the C
+ * right-hand side into a shared object and loads it.
+ */
+#ifndef LG_CG_H
+#define LG_CG_H
+
+#include "lg_base.h"
+#include "mech.h"
+#include "sym.h"
+
+typedef enum cg_lang { CG_C, CG_PYTHON } cg_lang;
+
+typedef struct cg_request {
+  const char *name;        /* identifier prefix (NAME_rhs, ...) */
+  const char *model_path;  /* for the header comment */
+  mech_model *mech;
+  const mech_eom *eom;
+  const mech_setting *set; /* parameter defaults overrides (--set) */
+  size_t nset;
+} cg_request;
+
+/* Operation counts after common-subexpression elimination, per function. */
+typedef struct cg_stats {
+  size_t mass_matrix_full, forcing_full, rhs, energy, constraints;
+} cg_stats;
+
+/* Writes the source into src (and the C header into hdr; NULL for
+ * Python). Output is deterministic for a given model. */
+lg_status cg_generate(const cg_request *r, cg_lang lang, lg_str *src, lg_str *hdr,
+                      cg_stats *stats, lg_diag *diag);
+
+/* ---- JIT -------------------------------------------------------------------------- */
+/* x' = F(t, x, u, p): returns 0, or nonzero when the mass matrix is singular */
+typedef int (*cg_rhs_fn)(double t, const double *x, const double *u, const double *p,
+                         double *xdot);
+
+typedef struct cg_jit {
+  void *handle;
+  cg_rhs_fn rhs;
+} cg_jit;
+
+/* Compile the C right-hand side with the system compiler ($CC or cc) into
+ * a temporary shared object and load it. The temporary files are removed
+ * before returning, on success and on error. LG_ERR_IO when no compiler
+ * works (the caller falls back to the tape). */
+lg_status cg_jit_compile(const cg_request *r, cg_jit *out, lg_diag *diag);
+void cg_jit_free(cg_jit *j);
+
+/* "mymodel.lag" -> "mymodel", made a valid C identifier. */
+char *cg_default_name(const char *model_path);
+
+#endif

@@ -1,0 +1,291 @@
+/* cg_emit_c.c - spelling tapes as C99: one `const double` per shared
+ * subexpression, no allocation, no globals, only <math.h>. */
+#include "cg_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define LG_VERSION "0.1"
+
+static const char *const func_names[CG_NFUNCS] = {
+    "mass_matrix_full", "forcing_full", "mass_matrix", "forcing", "rhs",
+    "energy",           "momenta",      "constraints", "constraint_jacobian"};
+
+/* ---- one instruction ------------------------------------------------------------------- */
+/* Where tape input k comes from in the generated function. */
+static void input_source(const cg_ctx *G, lg_str *o, size_t k, const char *uu) {
+  size_t n = G->r->eom->n, np = mech_nparams(G->r->mech);
+  if (k == 0) lg_str_puts(o, "t");
+  else if (k <= 2 * n) lg_str_printf(o, "x[%zu]", k - 1);
+  else if (k <= 2 * n + np) lg_str_printf(o, "p[%zu]", k - 1 - 2 * n);
+  else lg_str_printf(o, "%s[%zu]", uu, k - 1 - 2 * n - np);
+}
+
+static void literal(lg_str *o, double k) {
+  if (isnan(k)) lg_str_puts(o, "NAN");
+  else if (isinf(k)) lg_str_puts(o, k > 0 ? "INFINITY" : "-INFINITY");
+  else lg_str_double(o, k);
+}
+
+static void emit_powi(lg_str *o, uint32_t a, int32_t n) {
+  if (n <= 4) {
+    for (int32_t i = 0; i < n; i++) lg_str_printf(o, "%sv%u", i ? " * " : "", a);
+  } else {
+    lg_str_printf(o, "pow(v%u, %d)", a, n);
+  }
+}
+
+static void emit_instr(const cg_ctx *G, lg_str *o, const sym_instr *s, const char *out,
+                       const char *uu) {
+  if (s->op == SYM_OP_OUT) {
+    lg_str_printf(o, "  %s[%u] = v%u;\n", out, s->a, s->b);
+    return;
+  }
+  lg_str_printf(o, "  const double v%u = ", s->r);
+  switch (s->op) {
+  case SYM_OP_CONST: literal(o, s->k); break;
+  case SYM_OP_INPUT: input_source(G, o, s->a, uu); break;
+  case SYM_OP_ADD: lg_str_printf(o, "v%u + v%u", s->a, s->b); break;
+  case SYM_OP_SUB: lg_str_printf(o, "v%u - v%u", s->a, s->b); break;
+  case SYM_OP_MUL: lg_str_printf(o, "v%u * v%u", s->a, s->b); break;
+  case SYM_OP_DIV: lg_str_printf(o, "v%u / v%u", s->a, s->b); break;
+  case SYM_OP_NEG: lg_str_printf(o, "-v%u", s->a); break;
+  case SYM_OP_SQR: lg_str_printf(o, "v%u * v%u", s->a, s->a); break;
+  case SYM_OP_POWI: emit_powi(o, s->a, s->n); break;
+  case SYM_OP_POW: lg_str_printf(o, "pow(v%u, v%u)", s->a, s->b); break;
+  default:
+    if (sym_fn_arity((sym_fn)s->fn) == 2)
+      lg_str_printf(o, "%s(v%u, v%u)", sym_fn_c_name((sym_fn)s->fn), s->a, s->b);
+    else
+      lg_str_printf(o, "%s(v%u)", sym_fn_c_name((sym_fn)s->fn), s->a);
+  }
+  lg_str_puts(o, ";\n");
+}
+
+static void emit_tape(const cg_ctx *G, const sym_tape *t, const char *out, const char *uu) {
+  for (size_t i = 0; i < t->ninstr; i++) emit_instr(G, G->src, &t->code[i], out, uu);
+}
+
+/* ---- functions ------------------------------------------------------------------------------ */
+static const char *NAME(const cg_ctx *G) { return G->r->name; }
+
+/* Opening of a generated function: silence unused arguments, fill uu. */
+static void prologue(cg_ctx *G) {
+  lg_str *o = G->src;
+  lg_str_puts(o, "  (void)t; (void)x; (void)u; (void)p;\n");
+  if (mech_ninputs(G->r->mech))
+    lg_str_printf(o, "  double uu[3 * %s_NU];\n  %s_inputs(t, u, p, uu);\n", NAME(G),
+                  NAME(G));
+}
+
+static lg_status emit_function(cg_ctx *G, cg_func f, const char *doc) {
+  size_t n;
+  const sym_node **outs = cg_outputs(G, f, &n);
+  sym_tape *t = NULL;
+  lg_status st = outs ? cg_tape(G, outs, n, &t) : LG_ERR_NOMEM;
+  lg_free(outs);
+  if (st != LG_OK) return st;
+  lg_str *o = G->src;
+  lg_str_printf(o, "\n/* %s (%zu operations) */\nvoid %s_%s(double t, const double *x, "
+                   "const double *u, const double *p, double *res) {\n",
+                doc, t->flops, NAME(G), func_names[f]);
+  prologue(G);
+  if (!n) lg_str_puts(o, "  (void)res;\n");
+  emit_tape(G, t, "res", "uu");
+  lg_str_puts(o, "}\n");
+  if (f == CG_MASS_FULL) G->stats.mass_matrix_full = t->flops;
+  if (f == CG_FORCING_FULL) G->stats.forcing_full = t->flops;
+  if (f == CG_ENERGY) G->stats.energy = t->flops;
+  if (f == CG_CONSTRAINTS) G->stats.constraints = t->flops;
+  sym_tape_free(t);
+  return LG_OK;
+}
+
+/* uu = [u_k, u_k', u_k''] from the caller's u (held constant) or the laws. */
+static lg_status emit_inputs(cg_ctx *G) {
+  mech_model *m = G->r->mech;
+  size_t ni = mech_ninputs(m);
+  if (!ni) return LG_OK;
+  const sym_node **outs = lg_malloc(3 * ni * sizeof *outs);
+  if (!outs) return LG_ERR_NOMEM;
+  for (size_t k = 0; k < ni; k++) {
+    const sym_node *law = mech_input_law(m, k);
+    for (int o = 0; o < 3; o++, law = sym_dt(G->c, law)) outs[3 * k + o] = law;
+  }
+  sym_tape *t = NULL;
+  lg_status st = cg_tape(G, outs, 3 * ni, &t);
+  lg_free(outs);
+  if (st != LG_OK) return st;
+  lg_str *o = G->src;
+  lg_str_printf(o, "\n/* inputs and their first two time derivatives: from u (held "
+                   "constant), or from the model's laws when u is NULL */\n"
+                   "static void %s_inputs(double t, const double *u, const double *p, "
+                   "double *uu) {\n  const double *x = 0;\n  (void)x; (void)p; (void)t;\n"
+                   "  if (u) {\n    for (int k = 0; k < %s_NU; k++) {\n"
+                   "      uu[3 * k] = u[k];\n      uu[3 * k + 1] = 0;\n"
+                   "      uu[3 * k + 2] = 0;\n    }\n    return;\n  }\n",
+                NAME(G), NAME(G));
+  emit_tape(G, t, "uu", "uu");
+  lg_str_puts(o, "}\n");
+  sym_tape_free(t);
+  return LG_OK;
+}
+
+/* Dense solvers for the right-hand side, written into the generated file. */
+static void emit_solvers(cg_ctx *G) {
+  if (G->r->eom->m) {
+    lg_str_printf(G->src,
+      "\n/* A z = b in place, A row-major n x n, Gaussian elimination with partial\n"
+      "   pivoting. Returns nonzero when A is singular. */\n"
+      "static int %s_lu_solve(int n, double *A, double *b) {\n"
+      "  for (int k = 0; k < n; k++) {\n"
+      "    int piv = k;\n"
+      "    for (int i = k + 1; i < n; i++)\n"
+      "      if (fabs(A[i * n + k]) > fabs(A[piv * n + k])) piv = i;\n"
+      "    if (!(fabs(A[piv * n + k]) > 0)) return 1;\n"
+      "    if (piv != k) {\n"
+      "      for (int j = 0; j < n; j++) {\n"
+      "        double s = A[k * n + j]; A[k * n + j] = A[piv * n + j]; A[piv * n + j] = s;\n"
+      "      }\n"
+      "      double s = b[k]; b[k] = b[piv]; b[piv] = s;\n"
+      "    }\n"
+      "    for (int i = k + 1; i < n; i++) {\n"
+      "      double l = A[i * n + k] / A[k * n + k];\n"
+      "      for (int j = k + 1; j < n; j++) A[i * n + j] -= l * A[k * n + j];\n"
+      "      b[i] -= l * b[k];\n"
+      "    }\n"
+      "  }\n"
+      "  for (int i = n - 1; i >= 0; i--) {\n"
+      "    double s = b[i];\n"
+      "    for (int j = i + 1; j < n; j++) s -= A[i * n + j] * b[j];\n"
+      "    b[i] = s / A[i * n + i];\n"
+      "  }\n"
+      "  return 0;\n"
+      "}\n", NAME(G));
+    return;
+  }
+  lg_str_printf(G->src,
+      "\n/* M z = b in place by Cholesky (M symmetric positive definite, row-major).\n"
+      "   Returns nonzero when M is not positive definite. */\n"
+      "static int %s_cholesky_solve(int n, double *M, double *b) {\n"
+      "  for (int j = 0; j < n; j++) {\n"
+      "    double d = M[j * n + j];\n"
+      "    for (int k = 0; k < j; k++) d -= M[j * n + k] * M[j * n + k];\n"
+      "    if (!(d > 0)) return 1;\n"
+      "    M[j * n + j] = sqrt(d);\n"
+      "    for (int i = j + 1; i < n; i++) {\n"
+      "      double s = M[i * n + j];\n"
+      "      for (int k = 0; k < j; k++) s -= M[i * n + k] * M[j * n + k];\n"
+      "      M[i * n + j] = s / M[j * n + j];\n"
+      "    }\n"
+      "  }\n"
+      "  for (int i = 0; i < n; i++) {\n"
+      "    double s = b[i];\n"
+      "    for (int k = 0; k < i; k++) s -= M[i * n + k] * b[k];\n"
+      "    b[i] = s / M[i * n + i];\n"
+      "  }\n"
+      "  for (int i = n - 1; i >= 0; i--) {\n"
+      "    double s = b[i];\n"
+      "    for (int k = i + 1; k < n; k++) s -= M[k * n + i] * b[k];\n"
+      "    b[i] = s / M[i * n + i];\n"
+      "  }\n"
+      "  return 0;\n"
+      "}\n",
+      NAME(G));
+}
+
+static lg_status emit_rhs(cg_ctx *G) {
+  const mech_eom *e = G->r->eom;
+  size_t n = e->n, N = n + e->m;
+  size_t cnt;
+  const sym_node **outs = cg_outputs(G, CG_RHS, &cnt);
+  sym_tape *t = NULL;
+  lg_status st = outs ? cg_tape(G, outs, cnt, &t) : LG_ERR_NOMEM;
+  lg_free(outs);
+  if (st != LG_OK) return st;
+  lg_str *o = G->src;
+  lg_str_printf(o, "\n/* x' = F(t, x, u, p) (%zu operations before the solve) */\n"
+                   "int %s_rhs(double t, const double *x, const double *u, const double *p, "
+                   "double *xdot) {\n  double A[%zu];\n", t->flops, NAME(G), N * N + N);
+  prologue(G);
+  emit_tape(G, t, "A", "uu");
+  lg_str_printf(o, "  int err = %s_%s(%zu, A, A + %zu);\n", NAME(G),
+                e->m ? "lu_solve" : "cholesky_solve", N, N * N);
+  lg_str_printf(o, "  for (int i = 0; i < %zu; i++) {\n    xdot[i] = x[%zu + i];\n"
+                   "    xdot[%zu + i] = A[%zu + i];\n  }\n  return err;\n}\n",
+                n, n, n, N * N);
+  G->stats.rhs = t->flops;
+  sym_tape_free(t);
+  return LG_OK;
+}
+
+static void emit_params(cg_ctx *G) {
+  mech_model *m = G->r->mech;
+  lg_str *o = G->src;
+  lg_str_printf(o, "\nvoid %s_default_params(double *p) {\n", NAME(G));
+  if (!mech_nparams(m)) lg_str_puts(o, "  (void)p;\n");
+  for (size_t i = 0; i < mech_nparams(m); i++) {
+    lg_str_printf(o, "  p[%zu] = ", i);
+    literal(o, G->params[i]);
+    lg_str_printf(o, "; /* %s%s */\n", mech_param_name(m, i),
+                  isnan(G->params[i]) ? ": no value in the model" : "");
+  }
+  lg_str_puts(o, "}\n");
+}
+
+/* ---- the header ------------------------------------------------------------------------------- */
+static void emit_header(cg_ctx *G) {
+  lg_str *h = G->hdr;
+  const mech_eom *e = G->r->eom;
+  mech_model *m = G->r->mech;
+  const char *N = NAME(G);
+  lg_str_printf(h, "/* %s.h - generated by lagrange %s from %s. Do not edit.\n"
+                   "   Dependency-free C99: no allocation, no globals, only <math.h>.\n"
+                   "   State x = [q; q'] (2*%s_NQ). u = inputs in declaration order, or NULL\n"
+                   "   for the model's own laws (given u are held constant: u' = 0).\n"
+                   "   p = parameters in declaration order (see %s_default_params). */\n",
+                N, LG_VERSION, G->r->model_path, N, N);
+  lg_str_printf(h, "#ifndef %s_H\n#define %s_H\n\n", N, N);
+  lg_str_printf(h, "enum { %s_NQ = %zu, %s_NC = %zu, %s_NU = %zu, %s_NP = %zu };\n\n", N,
+                e->n, N, e->m, N, mech_ninputs(m), N, mech_nparams(m));
+  lg_str_puts(h, "/* coordinates:");
+  for (size_t i = 0; i < e->n; i++) lg_str_printf(h, " %s", e->q[i]->v.name);
+  lg_str_puts(h, "\n   parameters:");
+  for (size_t i = 0; i < mech_nparams(m); i++) lg_str_printf(h, " %s", mech_param_name(m, i));
+  lg_str_puts(h, "\n   inputs:");
+  for (size_t i = 0; i < mech_ninputs(m); i++) lg_str_printf(h, " %s", mech_input_name(m, i));
+  lg_str_puts(h, " */\n\n");
+  lg_str_printf(h, "void %s_default_params(double *p);     /* declaration order */\n", N);
+  lg_str_printf(h, "/* Returns 0, or nonzero when the (augmented) mass matrix is singular. */\n"
+                   "int  %s_rhs(double t, const double *x, const double *u, const double *p,\n"
+                   "            double *xdot);\n", N);
+  static const char *const docs[CG_NFUNCS] = {
+      "(2n+m)^2 row-major [[I,0,0],[0,M,-J^T],[0,J,0]]", "2n+m: [q'; f; g_c]",
+      "n x (n+m) row-major [M, -J^T]", "n: f", NULL, "2: [T, V]", "n: dL/dq'",
+      "m: constraint residuals", "m x n row-major: J"};
+  for (int f = 0; f < CG_NFUNCS; f++) {
+    if (f == CG_RHS) continue;
+    lg_str_printf(h, "/* %s */\nvoid %s_%s(double t, const double *x, const double *u,\n"
+                     "    const double *p, double *res);\n", docs[f], N, func_names[f]);
+  }
+  lg_str_printf(h, "\n#endif\n");
+}
+
+lg_status cg_emit_c(cg_ctx *G) {
+  static const char *const docs[CG_NFUNCS] = {
+      "mass_matrix_full", "forcing_full", "[M, -J^T]", "f", NULL, "[T, V]",
+      "generalized momenta dL/dq'", "constraint residuals", "constraint Jacobian J"};
+  const char *N = NAME(G);
+  emit_header(G);
+  lg_str_printf(G->src, "/* %s.c - generated by lagrange %s from %s. Do not edit. */\n"
+                        "#include \"%s.h\"\n\n#include <math.h>\n\n"
+                        "#define lg_sign(v) ((double)(((v) > 0) - ((v) < 0)))\n",
+                N, LG_VERSION, G->r->model_path, N);
+  emit_params(G);
+  lg_status st = emit_inputs(G);
+  if (st == LG_OK) emit_solvers(G);
+  for (int f = 0; st == LG_OK && f < CG_NFUNCS; f++)
+    st = f == CG_RHS ? emit_rhs(G) : emit_function(G, (cg_func)f, docs[f]);
+  return st;
+}

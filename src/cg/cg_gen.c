@@ -1,0 +1,125 @@
+/* cg_gen.c - what each generated function computes, as lists of
+ * expressions, and their lowering to SSA tapes (one tape per function, so
+ * subexpressions are shared across all of a function's outputs). The
+ * spelling of the tapes is in cg_emit_c.c and cg_emit_py.c. */
+#include "cg_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- inputs as symbols ------------------------------------------------------------- */
+/* Input k, k' and k'' become the symbols $uk, $udk, $uddk (not valid model
+ * names, so they never clash); the generated code fills them from the
+ * caller's u (derivatives 0) or from the model's laws. */
+static const sym_node *input_symbol(sym_ctx *c, size_t k, int order) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "$u%s%zu", order == 0 ? "" : order == 1 ? "d" : "dd", k);
+  return sym_symbol(c, buf);
+}
+
+static int substitute_inputs(cg_ctx *G, const sym_node **e, size_t n) {
+  size_t ni = mech_ninputs(G->r->mech);
+  if (!ni) return 1;
+  const sym_node *from[3 * ni], *to[3 * ni];
+  for (size_t k = 0; k < ni; k++)
+    for (int o = 0; o < 3; o++) {
+      from[3 * k + o] = mech_input(G->r->mech, k, o);
+      to[3 * k + o] = input_symbol(G->c, k, o);
+    }
+  for (size_t i = 0; i < n; i++)
+    if (!(e[i] = sym_subst(G->c, e[i], 3 * ni, from, to))) return 0;
+  return 1;
+}
+
+/* ---- tape inputs: t, x (2n), p, uu (3 per input) ---------------------------------------- */
+static int make_inputs(cg_ctx *G) {
+  const mech_eom *e = G->r->eom;
+  size_t n = e->n, np = mech_nparams(G->r->mech), ni = mech_ninputs(G->r->mech);
+  G->nin = 1 + 2 * n + np + 3 * ni;
+  G->in = lg_malloc(G->nin * sizeof *G->in);
+  if (!G->in) return 0;
+  size_t k = 0;
+  G->in[k++] = sym_time(G->c);
+  for (size_t i = 0; i < n; i++) G->in[k++] = e->q[i];
+  for (size_t i = 0; i < n; i++) G->in[k++] = e->qd[i];
+  for (size_t i = 0; i < np; i++) G->in[k++] = mech_param(G->r->mech, i);
+  for (size_t i = 0; i < ni; i++)
+    for (int o = 0; o < 3; o++) G->in[k++] = input_symbol(G->c, i, o);
+  return 1;
+}
+
+lg_status cg_tape(cg_ctx *G, const sym_node **outs, size_t n, sym_tape **t) {
+  if (!substitute_inputs(G, outs, n)) return LG_ERR_NOMEM;
+  const sym_node *missing = NULL;
+  lg_status st = sym_tape_build_ssa(G->c, G->nin, G->in, n, outs, t, &missing);
+  if (st == LG_ERR_MODEL)
+    lg_diag_set(G->diag, LG_ERR_MODEL, NULL, 0, 0, "'%s' cannot be generated as code",
+                missing && missing->v.name ? missing->v.name : "?");
+  return st;
+}
+
+/* ---- the functions' outputs ----------------------------------------------------------------- */
+const sym_node **cg_outputs(cg_ctx *G, cg_func f, size_t *count) {
+  const mech_eom *e = G->r->eom;
+  size_t n = e->n, m = e->m, N = n + m, F = 2 * n + m, k = 0;
+  size_t cnt = f == CG_MASS_FULL ? F * F : f == CG_FORCING_FULL ? F
+             : f == CG_MASS ? n * N : f == CG_FORCING ? n : f == CG_RHS ? N * N + N
+             : f == CG_ENERGY ? 2 : f == CG_MOMENTA ? n : f == CG_CONSTRAINTS ? m : m * n;
+  const sym_node **o = lg_malloc((cnt ? cnt : 1) * sizeof *o);
+  if (!o) return NULL;
+  const sym_node *zero = sym_int(G->c, 0);
+  switch (f) {
+  case CG_MASS_FULL: memcpy(o, e->mass_matrix_full->e, cnt * sizeof *o); break;
+  case CG_FORCING_FULL: memcpy(o, e->forcing_full, cnt * sizeof *o); break;
+  case CG_MASS: memcpy(o, e->mass_matrix->e, cnt * sizeof *o); break;
+  case CG_FORCING: memcpy(o, e->f, cnt * sizeof *o); break;
+  case CG_RHS: /* [[M, -J^T], [J, 0]] row-major, then [f; gc] */
+    for (size_t i = 0; i < N; i++)
+      for (size_t j = 0; j < N; j++)
+        o[k++] = i < n ? SYM_AT(e->mass_matrix, i, j)
+                       : j < n ? SYM_AT(e->J, i - n, j) : zero;
+    for (size_t i = 0; i < N; i++) o[k++] = i < n ? e->f[i] : e->gc[i - n];
+    break;
+  case CG_ENERGY: o[0] = e->T; o[1] = e->V; break;
+  case CG_MOMENTA: memcpy(o, e->p, cnt * sizeof *o); break;
+  case CG_CONSTRAINTS: if (m) memcpy(o, e->C, cnt * sizeof *o); break;
+  default: if (m) memcpy(o, e->J->e, cnt * sizeof *o); break;
+  }
+  *count = cnt;
+  return o;
+}
+
+/* ---- driver ------------------------------------------------------------------------------- */
+char *cg_default_name(const char *path) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t len = strcspn(base, ".");
+  char *s = lg_malloc(len + 2);
+  if (!s) return NULL;
+  size_t k = 0;
+  if (len == 0 || (base[0] >= '0' && base[0] <= '9')) s[k++] = 'm';
+  for (size_t i = 0; i < len; i++) {
+    char ch = base[i];
+    int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+             (ch >= '0' && ch <= '9') || ch == '_';
+    s[k++] = ok ? ch : '_';
+  }
+  s[k] = 0;
+  return s;
+}
+
+lg_status cg_generate(const cg_request *r, cg_lang lang, lg_str *src, lg_str *hdr,
+                      cg_stats *stats, lg_diag *diag) {
+  cg_ctx G = {.r = r, .c = mech_ctx(r->mech), .diag = diag, .src = src, .hdr = hdr};
+  size_t np = mech_nparams(r->mech);
+  G.params = lg_calloc(np + 1, sizeof *G.params);
+  lg_status st = G.params && make_inputs(&G) ? LG_OK : LG_ERR_NOMEM;
+  if (st == LG_OK) st = mech_resolve_params(r->mech, r->set, r->nset, G.params, diag);
+  if (st == LG_OK) st = lang == CG_C ? cg_emit_c(&G) : cg_emit_python(&G);
+  if (st == LG_OK && (src->oom || (hdr && hdr->oom))) st = LG_ERR_NOMEM;
+  if (stats) *stats = G.stats;
+  lg_free(G.params);
+  lg_free(G.in);
+  return st;
+}

@@ -1,0 +1,32 @@
+/* cg_internal.h - shared by the code generator's files. */
+#ifndef LG_CG_INTERNAL_H
+#define LG_CG_INTERNAL_H
+
+#include "cg.h"
+
+/* The generated functions, in the order they are written. */
+typedef enum cg_func {
+  CG_MASS_FULL, CG_FORCING_FULL, CG_MASS, CG_FORCING, CG_RHS, CG_ENERGY,
+  CG_MOMENTA, CG_CONSTRAINTS, CG_CONSTRAINT_JACOBIAN, CG_NFUNCS
+} cg_func;
+
+typedef struct cg_ctx {
+  const cg_request *r;
+  sym_ctx *c;
+  lg_diag *diag;
+  lg_str *src, *hdr;
+  const sym_node **in;  /* tape inputs: t, q, q', params, input symbols */
+  size_t nin;
+  double *params;       /* resolved defaults */
+  cg_stats stats;
+} cg_ctx;
+
+/* The expressions function f returns (caller frees the array). */
+const sym_node **cg_outputs(cg_ctx *G, cg_func f, size_t *count);
+/* Lower them (inputs replaced by symbols) to an SSA tape. */
+lg_status cg_tape(cg_ctx *G, const sym_node **outs, size_t n, sym_tape **t);
+
+lg_status cg_emit_c(cg_ctx *G);
+lg_status cg_emit_python(cg_ctx *G);
+
+#endif
