@@ -6,7 +6,7 @@
 
 /* Larger entries are printed as derived (simplifying them costs more than
  * it gains); small ones are simplified for reading. */
-enum { SIMPLIFY_MAX_DAG = 600 };
+enum { SIMPLIFY_MAX_DAG = 600, SIMPLIFY_MAX_NODES = 2500 };
 
 typedef struct writer {
   lg_str *out;
@@ -173,7 +173,11 @@ int cli_eom(const cli_opts *o) {
   mech_eom *e;
   int rc = cli_load(o, &lm, &e);
   if (rc != CLI_EXIT_OK) return rc;
-  mech_eom_simplify(lm->mech, e, SIMPLIFY_MAX_DAG);
+  /* Small systems are simplified for reading; past a few thousand nodes
+   * the canonical forms are already what simplification would give for
+   * most entries, and it would cost more than the derivation. */
+  if (sym_ctx_node_count(lm->ctx) < SIMPLIFY_MAX_NODES)
+    mech_eom_simplify(lm->mech, e, SIMPLIFY_MAX_DAG);
   lg_str out;
   lg_str_init(&out);
   writer w = {&out, o->json ? CLI_JSON : o->format};

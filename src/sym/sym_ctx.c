@@ -39,6 +39,8 @@ void sym_ctx_free(sym_ctx *c) {
   lg_free(c->table_hash);
   sym_memo_free(&c->diff_memo);
   sym_memo_free(&c->dt_memo);
+  sym_memo_free(&c->expand_memo);
+  sym_memo_free(&c->simplify_memo);
   lg_arena_free(&c->arena);
   lg_free(c);
 }

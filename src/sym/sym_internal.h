@@ -28,6 +28,8 @@ struct sym_ctx {
   size_t nbigs, bigs_cap;
   /* memoized derivatives: key = (node id, var id) */
   sym_memo diff_memo, dt_memo;
+  /* memoized rewrites: each node's expansion/simplification is computed once */
+  sym_memo expand_memo, simplify_memo;
   /* cached constants */
   const sym_node *zero, *one, *minus_one, *half, *undef, *time, *pi;
   lg_status error;

@@ -42,14 +42,14 @@ typedef const sym_node *(*rewrite_fn)(sym_ctx *c, void *ud, const sym_node *orig
 
 typedef struct rewriter {
   sym_ctx *c;
-  sym_memo memo;
+  sym_memo *memo; /* per call (substitution) or the context's (expand, simplify) */
   rewrite_fn fn;
   void *ud;
 } rewriter;
 
 static const sym_node *rewrite(rewriter *w, const sym_node *e) {
   if (!e) return NULL;
-  const sym_node *r = sym_memo_get(&w->memo, e->id);
+  const sym_node *r = sym_memo_get(w->memo, e->id);
   if (r) return r;
   const sym_node *local[64];
   const sym_node **args = e->nargs > 64 ? lg_malloc(e->nargs * sizeof *args) : local;
@@ -66,17 +66,15 @@ static const sym_node *rewrite(rewriter *w, const sym_node *e) {
   const sym_node *built = changed ? rebuild(w->c, e, args) : e;
   if (args != local) lg_free(args);
   r = built ? w->fn(w->c, w->ud, e, built) : NULL;
-  if (r && !sym_memo_put(&w->memo, e->id, r)) r = NULL;
+  if (r && !sym_memo_put(w->memo, e->id, r)) r = NULL;
   return r;
 }
 
 static const sym_node *run_rewrite(sym_ctx *c, const sym_node *e, rewrite_fn fn,
-                                   void *ud) {
+                                   sym_memo *memo) {
   if (!c || !e) return NULL;
-  rewriter w = {c, {0}, fn, ud};
-  const sym_node *r = rewrite(&w, e);
-  sym_memo_free(&w.memo);
-  return r;
+  rewriter w = {c, memo, fn, NULL};
+  return rewrite(&w, e);
 }
 
 /* ---- substitution ------------------------------------------------------------ */
@@ -106,11 +104,12 @@ const sym_node *sym_subst(sym_ctx *c, const sym_node *e, size_t n,
       sym_memo_free(&m.map);
       return NULL;
     }
-  rewriter w = {c, {0}, subst_fn, &m};
+  sym_memo memo = {0};
+  rewriter w = {c, &memo, subst_fn, &m};
   /* Seed the memo with the replacements so inner matches are taken as is. */
-  for (size_t i = 0; i < n; i++) sym_memo_put(&w.memo, from[i]->id, to[i]);
+  for (size_t i = 0; i < n; i++) sym_memo_put(&memo, from[i]->id, to[i]);
   const sym_node *r = subst_node(&w, e);
-  sym_memo_free(&w.memo);
+  sym_memo_free(&memo);
   sym_memo_free(&m.map);
   return r;
 }
@@ -164,7 +163,7 @@ static const sym_node *expand_fn(sym_ctx *c, void *ud, const sym_node *orig,
 }
 
 const sym_node *sym_expand(sym_ctx *c, const sym_node *e) {
-  return run_rewrite(c, e, expand_fn, NULL);
+  return run_rewrite(c, e, expand_fn, c ? &c->expand_memo : NULL);
 }
 
 /* ---- the bounded simplifier ------------------------------------------------------ */
@@ -229,5 +228,5 @@ static const sym_node *simplify_fn(sym_ctx *c, void *ud, const sym_node *orig,
 }
 
 const sym_node *sym_simplify(sym_ctx *c, const sym_node *e) {
-  return run_rewrite(c, e, simplify_fn, NULL);
+  return run_rewrite(c, e, simplify_fn, c ? &c->simplify_memo : NULL);
 }
