@@ -41,10 +41,13 @@ for t in build-san/tests/test_*; do
   tally "$log/unit.txt"
 done
 
-echo "== CLI tests"
-for t in tests/cli/test_*.sh; do
+echo "== CLI tests (sanitized binary)"
+for t in tests/cli/test_*.sh tests/cli/test_*.py; do
   [ -f "$t" ] || continue
-  bash "$t" build/lagrange build-san/lagrange >"$log/cli.txt" 2>&1
+  case "$t" in
+    *.py) python3 "$t" build/lagrange build-san/lagrange >"$log/cli.txt" 2>&1 ;;
+    *) bash "$t" build/lagrange build-san/lagrange >"$log/cli.txt" 2>&1 ;;
+  esac
   tail -n 1 "$log/cli.txt"
   grep '^FAIL' "$log/cli.txt" | head -n 20
   tally "$log/cli.txt"
