@@ -16,7 +16,13 @@ static double wall_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static const double IDA_MIN_TOL = 1e-8;
+
 /* ---- options ---------------------------------------------------------------------- */
+/* Default: Dormand-Prince, with projection onto the constraints for
+ * constrained models (it holds |C| near round-off at tight tolerances;
+ * IDA's Newton iteration on the index-2 GGL system fails below an atol of
+ * about 1e-8, so IDA is chosen explicitly and its tolerances floored). */
 static int pick_integrator(const cli_opts *o, const num_system *s, num_sim_opts *so) {
   const char *name = o->integrator;
   so->integrator = NUM_INT_DOPRI;
@@ -27,7 +33,17 @@ static int pick_integrator(const cli_opts *o, const num_system *s, num_sim_opts 
     so->integrator = NUM_INT_BDF;
     return 1;
   }
-  fprintf(stderr, "lagrange simulate: unknown integrator '%s' (use dopri or bdf)\n", name);
+  if (!strcmp(name, "ida")) {
+    so->integrator = NUM_INT_IDA;
+    if (so->rtol < IDA_MIN_TOL || so->atol < IDA_MIN_TOL)
+      fprintf(stderr, "%s: note: IDA runs with rtol, atol >= %g (asked %g, %g)\n", o->model,
+              IDA_MIN_TOL, so->rtol, so->atol);
+    so->rtol = so->rtol < IDA_MIN_TOL ? IDA_MIN_TOL : so->rtol;
+    so->atol = so->atol < IDA_MIN_TOL ? IDA_MIN_TOL : so->atol;
+    return 1;
+  }
+  fprintf(stderr, "lagrange simulate: unknown integrator '%s' (use dopri, bdf or ida)\n",
+          name);
   return 0;
 }
 

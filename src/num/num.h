@@ -100,4 +100,10 @@ typedef int (*num_sim_output)(void *ud, double t, const double *q, const double 
 lg_status num_simulate(const num_system *s, const num_sim_opts *o, double *q, double *qd,
                        num_sim_output out, void *ud, num_sim_stats *stats, lg_diag *diag);
 
+/* The DAE path (IDA, GGL stabilization), called by num_simulate for
+ * NUM_INT_IDA. */
+lg_status num_simulate_ida(const num_system *s, const num_sim_opts *o, double *q,
+                           double *qd, num_sim_output out, void *ud, num_sim_stats *stats,
+                           lg_diag *diag);
+
 #endif

@@ -206,6 +206,12 @@ static lg_status run(sim *S, num_sim_output out, void *ud, num_sim_stats *st) {
 lg_status num_simulate(const num_system *s, const num_sim_opts *o, double *q, double *qd,
                        num_sim_output out, void *ud, num_sim_stats *stats, lg_diag *diag) {
   memset(stats, 0, sizeof *stats);
+  if (o->integrator == NUM_INT_IDA)
+    return s->m ? num_simulate_ida(s, o, q, qd, out, ud, stats, diag)
+                : num_simulate(s, &(num_sim_opts){.t0 = o->t0, .tf = o->tf, .dt = o->dt,
+                                                  .rtol = o->rtol, .atol = o->atol,
+                                                  .integrator = NUM_INT_BDF},
+                               q, qd, out, ud, stats, diag);
   sim S = {.s = s, .o = o, .diag = diag, .stats = stats};
   size_t n = s->n, m = s->m;
   lg_status st = LG_ERR_NOMEM;
