@@ -4,7 +4,7 @@
 set -eu
 need=()
 have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
-for p in libsundials-dev liblapacke-dev liblapack-dev libgmp-dev gnuplot-nox; do
+for p in libsundials-dev liblapacke-dev liblapack-dev libgmp-dev gnuplot-nox python3-numpy; do
   have_pkg "$p" || need+=("$p")
 done
 # SymPy is the independent reference for the tests: only install when the

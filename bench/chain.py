@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""bench/chain.py - lagrange eom vs SymPy's LagrangesMethod on the planar
+n-link pendulum, side by side in one run.
+
+The model file comes from bench/chain_model.py; SymPy builds the same
+system (absolute angles, frames oriented about N.z, particles at the link
+ends, gravity along -N.y) and forms the equations, the mass matrix and the
+forcing vector. Prints a Markdown table with the ratio per n.
+
+usage: bench/chain.py [LAGRANGE] [--max-sympy N] [--sizes 3,6,9,12,20,40]
+"""
+import argparse, os, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def time_lagrange(binary, n, repeats=3):
+    model = subprocess.run([sys.executable, os.path.join(HERE, "chain_model.py"), str(n)],
+                           check=True, capture_output=True, text=True).stdout
+    with tempfile.NamedTemporaryFile("w", suffix=".lag", delete=False) as f:
+        f.write(model)
+        path = f.name
+    best = float("inf")
+    try:
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            subprocess.run([binary, "eom", path], check=True, stdout=subprocess.DEVNULL)
+            best = min(best, time.perf_counter() - t0)
+    finally:
+        os.unlink(path)
+    return best
+
+
+def time_sympy(n):
+    import sympy as sm
+    import sympy.physics.mechanics as me
+    t0 = time.perf_counter()
+    q = me.dynamicsymbols(f"q1:{n + 1}")
+    m, l, g = sm.symbols("m l g")
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    prev, particles = O, []
+    for i in range(n):
+        A = me.ReferenceFrame(f"A{i + 1}")
+        A.orient_axis(N, q[i], N.z)
+        P = prev.locatenew(f"P{i + 1}", -l * A.y)
+        P.v2pt_theory(prev, N, A)
+        particle = me.Particle(f"Pa{i + 1}", P, m)
+        particle.potential_energy = m * g * P.pos_from(O).dot(N.y)
+        particles.append(particle)
+        prev = P
+    L = me.Lagrangian(N, *particles)
+    lm = me.LagrangesMethod(L, q)
+    lm.form_lagranges_equations()
+    lm.mass_matrix_full, lm.forcing_full
+    return time.perf_counter() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("binary", nargs="?", default=os.path.join(HERE, "..", "build", "lagrange"))
+    ap.add_argument("--max-sympy", type=int, default=12)
+    ap.add_argument("--sizes", default="3,6,9,12,20,40")
+    a = ap.parse_args()
+    print("| n | lagrange eom (s) | SymPy LagrangesMethod (s) | ratio |")
+    print("|---|---|---|---|")
+    for n in [int(x) for x in a.sizes.split(",")]:
+        ours = time_lagrange(a.binary, n)
+        if n <= a.max_sympy:
+            theirs = time_sympy(n)
+            print(f"| {n} | {ours:.4f} | {theirs:.2f} | {theirs / ours:.0f}x |", flush=True)
+        else:
+            print(f"| {n} | {ours:.4f} | (not run) | |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
