@@ -317,6 +317,7 @@ int cli_simulate(const cli_opts *o) {
   num_system *s;
   lg_diag d;
   lg_diag_clear(&d);
+  mech_eom_simplify(lm->mech, e, CLI_SIMPLIFY_FOR_CODE);
   if (num_system_build(lm->mech, e, o->set, o->nset, &s, &d) != LG_OK) {
     rc = cli_report(&d, lm, o->model);
   } else {
