@@ -45,6 +45,17 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange.a
 
 tests: $(TEST_BIN) $(BUILD)/lagrange
 
+# Benchmarks (never part of the tests): the symbolic core alone, then the
+# side-by-side comparisons with SymPy in bench/*.py.
+$(BUILD)/bench/sym_chain: bench/sym_chain.c $(BUILD)/liblagrange.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/liblagrange.a $(LDFLAGS) $(LDLIBS)
+
+bench: $(BUILD)/bench/sym_chain $(BUILD)/lagrange
+	$(BUILD)/bench/sym_chain
+	python3 bench/chain.py $(BUILD)/lagrange
+	python3 bench/codegen.py $(BUILD)/lagrange
+
 # The main job: install what is missing, build, derive the cart pendulum.
 demo:
 	bash scripts/install-deps.sh
@@ -58,5 +69,5 @@ check:
 clean:
 	rm -rf build build-san
 
-.PHONY: all tests check clean demo
+.PHONY: all tests check clean demo bench
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
