@@ -46,6 +46,11 @@ int cli_report(const lg_diag *d, const lang_model *m, const char *file);
 /* Load the model and derive the equations; prints errors. */
 int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom);
 
+/* Kane's equations of a loaded model (prints errors). */
+int cli_load_kane(const cli_opts *o, lang_model *lm, mech_kane **k);
+/* Replace *e by Kane's equations when --method kane (simulate, codegen). */
+int cli_method_eom(const cli_opts *o, lang_model *lm, mech_eom **e);
+
 int cli_eom(const cli_opts *o);
 int cli_eval(const cli_opts *o);
 int cli_simulate(const cli_opts *o);

@@ -87,6 +87,10 @@ int cli_codegen(const cli_opts *o) {
   if (rc != CLI_EXIT_OK) return rc;
   /* Expanding and collecting cancels the many terms of d/dt(dL/dq') and
    * dL/dq that annihilate each other: 5x fewer operations at n = 40. */
+  if ((rc = cli_method_eom(o, lm, &e)) != CLI_EXIT_OK) {
+    lang_model_free(lm);
+    return rc;
+  }
   mech_eom_simplify(lm->mech, e, CLI_SIMPLIFY_FOR_CODE);
   char *name = o->name ? lg_strdup(o->name) : cg_default_name(o->model);
   cg_request r = {name, o->model, lm->mech, e, o->set, o->nset};

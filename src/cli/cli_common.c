@@ -26,10 +26,6 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
   lg_diag_clear(&d);
   *lm = NULL;
   *eom = NULL;
-  if (strcmp(o->method, "lagrange") != 0) {
-    fprintf(stderr, "lagrange: --method %s is not available yet (use lagrange)\n", o->method);
-    return CLI_EXIT_USAGE;
-  }
   lg_status st = lang_load_file(o->model, lm, &d);
   if (st != LG_OK) return cli_report(&d, NULL, o->model);
   for (size_t i = 0; i < (*lm)->nnotes; i++) fprintf(stderr, "%s\n", (*lm)->notes[i]);
@@ -40,6 +36,32 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
     *lm = NULL;
     return rc;
   }
+  return CLI_EXIT_OK;
+}
+
+int cli_load_kane(const cli_opts *o, lang_model *lm, mech_kane **k) {
+  lg_diag d;
+  lg_diag_clear(&d);
+  if (mech_derive_kane(lm->mech, o->model, k, &d) != LG_OK) return cli_report(&d, lm, o->model);
+  return CLI_EXIT_OK;
+}
+
+/* For simulate and codegen: Kane's equations where they share Lagrange's
+ * state, else a clear refusal. */
+int cli_method_eom(const cli_opts *o, lang_model *lm, mech_eom **e) {
+  if (strcmp(o->method, "kane") != 0) return CLI_EXIT_OK;
+  mech_kane *k;
+  int rc = cli_load_kane(o, lm, &k);
+  if (rc != CLI_EXIT_OK) return rc;
+  mech_eom *ke = mech_kane_as_eom(lm->mech, *e, k);
+  if (!ke) {
+    fprintf(stderr, "%s:%d:%d: --method kane here needs u = q' and no constraints (this "
+                    "model has speeds or constraints); use --method lagrange\n",
+            o->model, lm->coord_line > 0 ? lm->coord_line : 1,
+            lm->coord_col > 0 ? lm->coord_col : 1);
+    return CLI_EXIT_MODEL;
+  }
+  *e = ke;
   return CLI_EXIT_OK;
 }
 

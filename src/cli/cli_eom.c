@@ -148,6 +148,65 @@ static void scalar(writer *w, const char *name, const sym_node *x) {
   lg_str_puts(o, w->fmt == CLI_JSON ? "" : w->fmt == CLI_LATEX ? " \\]\n\n" : "\n");
 }
 
+/* Printed equations lhs = rhs (the same for both methods). */
+static void equation_list(writer *w, const char *key, const sym_node **lhs,
+                          const sym_node **rhs, size_t k) {
+  lg_str *o = w->out;
+  if (w->fmt == CLI_JSON) lg_str_printf(o, ",\n  \"%s\": [", key);
+  else if (w->fmt == CLI_LATEX) {
+    lg_str_puts(o, "\\paragraph{");
+    latex_key(o, key);
+    lg_str_puts(o, "}\n\\begin{align*}\n");
+  } else lg_str_printf(o, "\n%s:\n", key);
+  for (size_t i = 0; i < k; i++) {
+    if (w->fmt == CLI_JSON) {
+      lg_str eq;
+      lg_str_init(&eq);
+      sym_print(&eq, lhs[i], SYM_STYLE_TEXT, NULL, NULL);
+      lg_str_puts(&eq, " = ");
+      sym_print(&eq, rhs[i], SYM_STYLE_TEXT, NULL, NULL);
+      lg_str_puts(o, i ? ", " : "");
+      cli_json_string(o, eq.s ? eq.s : "");
+      lg_str_free(&eq);
+      continue;
+    }
+    lg_str_puts(o, "  ");
+    expr(w, lhs[i]);
+    lg_str_puts(o, w->fmt == CLI_LATEX ? " &= " : " = ");
+    expr(w, rhs[i]);
+    lg_str_puts(o, w->fmt == CLI_LATEX ? (i + 1 < k ? " \\\\\n" : "\n") : "\n");
+  }
+  if (w->fmt == CLI_JSON) lg_str_putc(o, ']');
+  else if (w->fmt == CLI_LATEX) {
+    if (!k) lg_str_puts(o, "  \\text{none}\n");
+    lg_str_puts(o, "\\end{align*}\n\n");
+  }
+}
+
+/* Kane's method: speeds, kinematics, M u' + C = F, full state form. */
+static void write_kane(writer *w, const mech_eom *e, const mech_kane *k) {
+  lg_str *o = w->out;
+  if (w->fmt == CLI_JSON) lg_str_puts(o, "{");
+  if (w->fmt == CLI_LATEX)
+    lg_str_puts(o, "\\documentclass{article}\n\\usepackage{amsmath}\n"
+                   "\\begin{document}\n\n");
+  names(w, "coordinates", e->q, e->n);
+  names(w, "speeds", k->u, k->p);
+  equation_list(w, "dependent_speeds", k->udep, k->udep_expr, k->ndep);
+  equation_list(w, "kinematics", k->qd, k->kq, k->n);
+  equation_list(w, "equations", k->eq_lhs, k->eq_rhs, k->p);
+  matrix(w, "mass_matrix", k->M);
+  vector(w, "velocity_forces", k->C, k->p);
+  vector(w, "forcing", k->F, k->p);
+  matrix(w, "mass_matrix_full", k->mass_matrix_full);
+  vector(w, "forcing_full", k->forcing_full, k->n + k->p);
+  vector(w, "momenta", e->p, e->n);
+  scalar(w, "T", e->T);
+  scalar(w, "V", e->V);
+  if (w->fmt == CLI_JSON) lg_str_puts(o, "\n}\n");
+  if (w->fmt == CLI_LATEX) lg_str_puts(o, "\\end{document}\n");
+}
+
 static void write_all(writer *w, const mech_eom *e) {
   lg_str *o = w->out;
   if (w->fmt == CLI_JSON) lg_str_puts(o, "{");
@@ -178,10 +237,20 @@ int cli_eom(const cli_opts *o) {
    * most entries, and it would cost more than the derivation. */
   if (sym_ctx_node_count(lm->ctx) < SIMPLIFY_MAX_NODES)
     mech_eom_simplify(lm->mech, e, SIMPLIFY_MAX_DAG);
+  mech_kane *k = NULL;
+  if (!strcmp(o->method, "kane")) {
+    if ((rc = cli_load_kane(o, lm, &k)) != CLI_EXIT_OK) {
+      lang_model_free(lm);
+      return rc;
+    }
+    if (sym_ctx_node_count(lm->ctx) < 4 * SIMPLIFY_MAX_NODES)
+      mech_kane_simplify(lm->mech, k, SIMPLIFY_MAX_DAG);
+  }
   lg_str out;
   lg_str_init(&out);
   writer w = {&out, o->json ? CLI_JSON : o->format};
-  write_all(&w, e);
+  if (k) write_kane(&w, e, k);
+  else write_all(&w, e);
   if (out.oom) {
     fprintf(stderr, "%s: out of memory while printing\n", o->model);
     rc = CLI_EXIT_MODEL;

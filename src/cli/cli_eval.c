@@ -8,7 +8,14 @@
 
 /* Parse "q1=0.3, q1'=0.5" into q and qd (which start at the model's
  * initial values). Returns CLI_EXIT_USAGE with a message on bad input. */
-static int parse_state(const char *s, const lang_model *lm, double *q, double *qd) {
+static int speed_index(const mech_kane *k, const char *name) {
+  for (size_t i = 0; k && !k->default_speeds && i < k->p; i++)
+    if (!strcmp(k->u[i]->v.name, name)) return (int)i;
+  return -1;
+}
+
+static int parse_state(const char *s, const lang_model *lm, double *q, double *qd,
+                       const mech_kane *kane, double *u, int *have_u) {
   const char *p = s;
   while (*p) {
     while (*p == ' ' || *p == ',' || *p == '\t') p++;
@@ -25,7 +32,15 @@ static int parse_state(const char *s, const lang_model *lm, double *q, double *q
     }
     char buf[128];
     snprintf(buf, sizeof buf, "%.*s", (int)(len < 127 ? len : 127), name);
-    int k = lang_coord_index(lm, buf);
+    int k = lang_coord_index(lm, buf), su = speed_index(kane, buf);
+    if (su >= 0 && !primes) {
+      char *end;
+      u[su] = strtod(p + 1, &end);
+      *have_u = 1;
+      p = end;
+      while (*p == ' ') p++;
+      continue;
+    }
     if (k < 0) {
       fprintf(stderr, "lagrange eval: --state: '%s' is not a coordinate of %s\n", buf, lm->file);
       return CLI_EXIT_USAGE;
@@ -159,7 +174,8 @@ static int evaluate(const cli_opts *o, lang_model *lm, const num_system *s) {
     memcpy(r.q, lm->q0, n * sizeof *r.q);
     memcpy(r.qd, lm->qd0, n * sizeof *r.qd);
   }
-  if (rc == CLI_EXIT_OK && o->state) rc = parse_state(o->state, lm, r.q, r.qd);
+  int have_u = 0;
+  if (rc == CLI_EXIT_OK && o->state) rc = parse_state(o->state, lm, r.q, r.qd, NULL, NULL, &have_u);
   if (rc == CLI_EXIT_OK) {
     lg_diag d;
     lg_diag_clear(&d);
@@ -179,6 +195,94 @@ static int evaluate(const cli_opts *o, lang_model *lm, const num_system *s) {
   return rc;
 }
 
+/* ---- Kane's method -------------------------------------------------------------------- */
+static void json_matrix_raw(lg_str *o, const char *key, const double *a, size_t rows,
+                            size_t cols) {
+  lg_str_printf(o, ",\n  \"%s\": [", key);
+  for (size_t i = 0; i < rows; i++) {
+    lg_str_puts(o, i ? ",\n    [" : "\n    [");
+    for (size_t j = 0; j < cols; j++) {
+      if (j) lg_str_puts(o, ", ");
+      cli_json_number(o, a[i * cols + j]);
+    }
+    lg_str_putc(o, ']');
+  }
+  lg_str_putc(o, ']');
+}
+
+static void write_kane_json(lg_str *o, const num_system *s, const num_work *w,
+                            const mech_kane *k, const num_kane_result *r, double t,
+                            const double *q) {
+  size_t n = s->n, p = k->p;
+  lg_str_puts(o, "{\n  \"method\": \"kane\",\n  \"coordinates\": [");
+  for (size_t i = 0; i < n; i++) {
+    if (i) lg_str_puts(o, ", ");
+    cli_json_string(o, s->coord_names[i]);
+  }
+  lg_str_puts(o, "],\n  \"speeds\": [");
+  for (size_t i = 0; i < p; i++) {
+    if (i) lg_str_puts(o, ", ");
+    lg_str tmp;
+    lg_str_init(&tmp);
+    sym_print(&tmp, k->u[i], SYM_STYLE_TEXT, NULL, NULL);
+    cli_json_string(o, tmp.s ? tmp.s : "");
+    lg_str_free(&tmp);
+  }
+  lg_str_puts(o, "],\n  \"multipliers\": [],\n  \"t\": ");
+  cli_json_number(o, t);
+  json_array(o, "q", q, n);
+  json_array(o, "qd", r->qd, n);
+  json_array(o, "qdd", r->qdd, n);
+  json_array(o, "u", r->u, p);
+  json_array(o, "ud", r->ud, p);
+  lg_str_puts(o, ",\n  \"lam\": null,\n  \"constraint_forces\": null");
+  json_matrix_raw(o, "mass_matrix", r->M, p, p);
+  json_array(o, "forcing", r->f, p);
+  json_matrix_raw(o, "mass_matrix_full", r->Mfull, n + p, n + p);
+  json_array(o, "forcing_full", r->ffull, n + p);
+  lg_str_puts(o, ",\n  \"T\": ");
+  cli_json_number(o, w->out[s->o_T]);
+  lg_str_puts(o, ",\n  \"V\": ");
+  cli_json_number(o, w->out[s->o_V]);
+  json_array(o, "momenta", w->out + s->o_p, n);
+  lg_str_puts(o, "\n}\n");
+}
+
+/* Kane's accelerations, with T, V and momenta from the Lagrangian at the
+ * same (q, q'). */
+static int evaluate_kane(const cli_opts *o, lang_model *lm, const num_system *s,
+                         const mech_kane *k) {
+  size_t n = s->n;
+  double *buf = lg_calloc(3 * n + k->p + 1, sizeof *buf);
+  if (!buf) return CLI_EXIT_MODEL;
+  double *q = buf, *qd = buf + n, *u = buf + 2 * n;
+  memcpy(q, lm->q0, n * sizeof *q);
+  memcpy(qd, lm->qd0, n * sizeof *qd);
+  int have_u = 0, rc = CLI_EXIT_OK;
+  if (o->state) rc = parse_state(o->state, lm, q, qd, k, u, &have_u);
+  num_kane_result r;
+  lg_diag d;
+  lg_diag_clear(&d);
+  if (rc == CLI_EXIT_OK &&
+      num_kane_eval(lm->mech, k, o->set, o->nset, o->t, q, qd, u, have_u, &r, &d) != LG_OK)
+    rc = cli_report(&d, lm, o->model);
+  else if (rc == CLI_EXIT_OK) {
+    num_work w;
+    if (num_work_init(s, &w) == LG_OK) {
+      num_evaluate(s, &w, o->t, q, r.qd);
+      lg_str out;
+      lg_str_init(&out);
+      write_kane_json(&out, s, &w, k, &r, o->t, q);
+      fwrite(out.s, 1, out.len, stdout);
+      lg_str_free(&out);
+      num_work_free(&w);
+    } else rc = CLI_EXIT_MODEL;
+    num_kane_result_free(&r);
+  }
+  lg_free(buf);
+  return rc;
+}
+
 int cli_eval(const cli_opts *o) {
   lang_model *lm;
   mech_eom *e;
@@ -190,7 +294,13 @@ int cli_eval(const cli_opts *o) {
   if (num_system_build(lm->mech, e, o->set, o->nset, &s, &d) != LG_OK) {
     rc = cli_report(&d, lm, o->model);
   } else {
-    rc = evaluate(o, lm, s);
+    mech_kane *k = NULL;
+    if (!strcmp(o->method, "kane")) {
+      rc = cli_load_kane(o, lm, &k);
+      if (rc == CLI_EXIT_OK) rc = evaluate_kane(o, lm, s, k);
+    } else {
+      rc = evaluate(o, lm, s);
+    }
     num_system_free(s);
   }
   lang_model_free(lm);

@@ -317,6 +317,10 @@ int cli_simulate(const cli_opts *o) {
   num_system *s;
   lg_diag d;
   lg_diag_clear(&d);
+  if ((rc = cli_method_eom(o, lm, &e)) != CLI_EXIT_OK) {
+    lang_model_free(lm);
+    return rc;
+  }
   mech_eom_simplify(lm->mech, e, CLI_SIMPLIFY_FOR_CODE);
   if (num_system_build(lm->mech, e, o->set, o->nset, &s, &d) != LG_OK) {
     rc = cli_report(&d, lm, o->model);

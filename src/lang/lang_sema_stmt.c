@@ -65,7 +65,9 @@ static lg_status inputs(sema *S, const lang_stmt *st) {
 static lg_status speeds(sema *S, const lang_stmt *st) {
   for (size_t i = 0; i < st->nitems; i++) {
     const lang_item *it = &st->items[i];
-    if (!sema_declare(S, it->name, SEMA_SPEED, it->line, it->col)) return LG_ERR_MODEL;
+    sema_entry *en = sema_declare(S, it->name, SEMA_SPEED, it->line, it->col);
+    if (!en) return LG_ERR_MODEL;
+    en->index = mech_add_speed(S->m, it->name);
   }
   return LG_OK;
 }
@@ -407,9 +409,10 @@ static lg_status constraint(sema *S, const lang_stmt *st) {
 static lg_status kinematics(sema *S, const lang_stmt *st) {
   for (size_t i = 0; i < st->nitems; i++) {
     const lang_item *it = &st->items[i];
-    if (!sema_scalar(S, it->lhs, "a kinematical equation") ||
-        !sema_scalar(S, it->value, "a kinematical equation"))
-      return LG_ERR_MODEL;
+    const sym_node *l = sema_scalar(S, it->lhs, "a kinematical equation");
+    const sym_node *r = l ? sema_scalar(S, it->value, "a kinematical equation") : NULL;
+    if (!r) return LG_ERR_MODEL;
+    mech_add_kinematic(S->m, sym_sub(S->c, l, r), it->line, it->col);
   }
   return LG_OK;
 }

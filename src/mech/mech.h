@@ -93,6 +93,11 @@ void mech_add_gen_force(mech_model *m, int coord, const sym_node *q);
 /* A scalar constraint row; `line`/`col` locate it for diagnostics. */
 int mech_add_constraint(mech_model *m, const sym_node *row, int line, int col);
 
+/* Kane's method: generalized speeds (functions of time, like coordinates)
+ * and kinematical equations row = 0, linear in the q'. */
+int mech_add_speed(mech_model *m, const char *name);
+int mech_add_kinematic(mech_model *m, const sym_node *row, int line, int col);
+
 /* Queries used by the language layer. */
 size_t mech_ncoords(const mech_model *m);
 const sym_node *mech_coord(const mech_model *m, size_t i, int order);
@@ -158,5 +163,36 @@ lg_status mech_derive_lagrange(mech_model *m, const char *file, mech_eom **out,
 /* Simplify every entry whose DAG is small (readable output); big entries
  * are left as derived. */
 void mech_eom_simplify(mech_model *m, mech_eom *eom, size_t max_dag);
+
+/* ---- Kane's method --------------------------------------------------------------------
+ * With speeds u (default u = q'), kinematics q' = k(q, u, t), velocity
+ * constraints eliminating dependent speeds u_D = u_D(q, u_I, t), partial
+ * velocities of the constrained velocities, generalized active and inertia
+ * forces: M u_I' + C = F. */
+typedef struct mech_kane {
+  size_t n, p;                   /* coordinates; independent speeds */
+  const sym_node **q, **qd;      /* n */
+  const sym_node **u, **ud;      /* p: independent speeds and derivatives */
+  size_t ndep;
+  const sym_node **udep, **udep_expr; /* dependent speeds = expressions */
+  const sym_node **kq;           /* n: q' in terms of q, u_I, t */
+  sym_matrix *M;                 /* p x p */
+  const sym_node **C;            /* p: velocity forces (-F* at u' = 0) */
+  const sym_node **F;            /* p: generalized active forces */
+  const sym_node **f;            /* p: forcing F - C */
+  const sym_node **qdd;          /* n: q'' in terms of q, u_I, u_I' */
+  const sym_node **speed_of_qd;  /* p: u_I in terms of q, q' (eval input) */
+  sym_matrix *mass_matrix_full;  /* (n+p) square: blockdiag(M_k, M) */
+  const sym_node **forcing_full; /* n+p: [-g_k; f] */
+  const sym_node **eq_lhs, **eq_rhs; /* p printed equations */
+  int default_speeds;            /* u = q' */
+} mech_kane;
+
+lg_status mech_derive_kane(mech_model *m, const char *file, mech_kane **out,
+                           lg_diag *diag);
+void mech_kane_simplify(mech_model *m, mech_kane *k, size_t max_dag);
+/* Kane's equations in Lagrange's shape, when u = q' and nothing is
+ * constrained (so simulate and codegen can use them); NULL otherwise. */
+mech_eom *mech_kane_as_eom(mech_model *m, const mech_eom *lag, const mech_kane *k);
 
 #endif

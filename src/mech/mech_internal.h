@@ -46,6 +46,8 @@ struct mech_model {
   MECH_ARRAY(mech_load) torques;
   MECH_ARRAY(mech_load) gen_forces;
   MECH_ARRAY(mech_row) rows;
+  MECH_ARRAY(const char *) speeds;
+  MECH_ARRAY(mech_row) kinematics;
   MECH_ARRAY(mech_dcm) dcms;
   int *dcm_index;          /* [to * dcm_dim + from] -> index in dcms + 1 */
   size_t dcm_dim;

@@ -27,6 +27,8 @@ void mech_model_free(mech_model *m) {
   lg_free(m->torques.v);
   lg_free(m->gen_forces.v);
   lg_free(m->rows.v);
+  lg_free(m->speeds.v);
+  lg_free(m->kinematics.v);
   lg_free(m->dcms.v);
   lg_free(m->dcm_index);
   lg_arena_free(&m->arena);
@@ -240,6 +242,16 @@ void mech_add_torque(mech_model *m, int frame, mech_vec t) {
 void mech_add_gen_force(mech_model *m, int coord, const sym_node *q) {
   mech_load l = {coord, mech_vec_zero(), q};
   MECH_PUSH(m, m->gen_forces, l);
+}
+
+int mech_add_speed(mech_model *m, const char *name) {
+  const char *n = mech_strdup(m, name);
+  return n ? MECH_PUSH(m, m->speeds, n) : -1;
+}
+
+int mech_add_kinematic(mech_model *m, const sym_node *row, int line, int col) {
+  mech_row r = {row, line, col};
+  return MECH_PUSH(m, m->kinematics, r);
 }
 
 int mech_add_constraint(mech_model *m, const sym_node *row, int line, int col) {

@@ -100,6 +100,28 @@ typedef int (*num_sim_output)(void *ud, double t, const double *q, const double 
 lg_status num_simulate(const num_system *s, const num_sim_opts *o, double *q, double *qd,
                        num_sim_output out, void *ud, num_sim_stats *stats, lg_diag *diag);
 
+/* Replace inputs u, u', u'' in o[0..n) by their laws or --set constants. */
+lg_status num_substitute_inputs(mech_model *mm, const num_setting *set, size_t nset,
+                                const sym_node **o, size_t n);
+
+/* ---- Kane's method at one state ------------------------------------------------------ */
+typedef struct num_kane_result {
+  size_t n, p;
+  double *u, *ud;             /* p: independent speeds and their derivatives */
+  double *qd, *qdd;           /* n */
+  double *M, *f;              /* p*p, p */
+  double *Mfull, *ffull;      /* (n+p)^2, n+p */
+} num_kane_result;
+
+/* Evaluate Kane's equations at (t, q) with the independent speeds u (when
+ * have_u) or, else, speeds computed from qd through the kinematical
+ * equations; solve M u' = f (LAPACK). Arrays allocated in *r (free with
+ * num_kane_result_free). */
+lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *set,
+                        size_t nset, double t, const double *q, const double *qd,
+                        const double *u, int have_u, num_kane_result *r, lg_diag *diag);
+void num_kane_result_free(num_kane_result *r);
+
 /* The DAE path (IDA, GGL stabilization), called by num_simulate for
  * NUM_INT_IDA. */
 lg_status num_simulate_ida(const num_system *s, const num_sim_opts *o, double *q,

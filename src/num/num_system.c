@@ -55,7 +55,7 @@ static const sym_node **collect_outputs(sym_ctx *c, num_system *s, const mech_eo
 }
 
 /* Replace inputs u, u', u'' by their laws (or --set constants). */
-static lg_status substitute_inputs(mech_model *mm, const num_setting *set, size_t nset,
+lg_status num_substitute_inputs(mech_model *mm, const num_setting *set, size_t nset,
                                    const sym_node **o, size_t nout) {
   sym_ctx *c = mech_ctx(mm);
   size_t ni = mech_ninputs(mm);
@@ -148,7 +148,7 @@ lg_status num_system_build(mech_model *mm, const mech_eom *e, const num_setting 
   if ((st = mech_resolve_params(mm, set, nset, s->params, diag)) != LG_OK) goto done;
   o = collect_outputs(mech_ctx(mm), s, e);
   if (!o) { st = LG_ERR_NOMEM; goto done; }
-  if ((st = substitute_inputs(mm, set, nset, o, s->nout)) != LG_OK) goto done;
+  if ((st = num_substitute_inputs(mm, set, nset, o, s->nout)) != LG_OK) goto done;
   if ((st = check_valueless(mm, s, o, diag)) != LG_OK) goto done;
   st = compile(mm, s, e, o, diag);
 done:

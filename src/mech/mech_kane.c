@@ -1,0 +1,464 @@
+/* mech_kane.c - Kane's method: partial velocities of the (constrained)
+ * velocities with respect to the independent speeds, generalized active
+ * forces F_r and generalized inertia forces F*_r, F_r + F*_r = 0, written
+ * as M u' + C = F.
+ *
+ * Steps: solve the kinematical equations for q' = k(q, u, t); pick
+ * dependent speeds by pivoting on the velocity-constraint matrix and solve
+ * them in terms of the independent ones; substitute both into every
+ * velocity before taking partial velocities and time derivatives.
+ * Energy terms written directly (T =, V =, D =, L =) enter through the
+ * chain rule: their generalized forces along q are projected with dq'/du. */
+#include "mech_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct kane_ctx {
+  mech_model *m;
+  sym_ctx *c;
+  mech_kane *k;
+  const char *file;
+  lg_diag *diag;
+  size_t n, nu;                 /* coordinates, all speeds */
+  const sym_node **uall, **udall; /* nu speeds and their derivatives */
+  const sym_node **kfull;       /* n: q' = k(q, u_all, t) */
+  const sym_node **from, **to;  /* the substitution q' -> k~, u_D -> expr */
+  size_t nsub;
+} kane_ctx;
+
+static const sym_node **nodes(kane_ctx *K, size_t n) {
+  const sym_node **a = lg_arena_alloc(&K->m->arena, (n ? n : 1) * sizeof *a);
+  if (!a) K->m->oom = 1;
+  for (size_t i = 0; a && i < n; i++) a[i] = sym_int(K->c, 0);
+  return a;
+}
+
+static lg_status fail(kane_ctx *K, int line, int col, const char *msg, const char *hint) {
+  lg_diag_set(K->diag, LG_ERR_MODEL, K->file, line, col, "%s", msg);
+  if (hint) lg_diag_hint(K->diag, "%s", hint);
+  return LG_ERR_MODEL;
+}
+
+/* sigma: q' -> k~(q, u_I, t) and u_D -> u_D(q, u_I, t) */
+static const sym_node *sigma(kane_ctx *K, const sym_node *e) {
+  return sym_subst(K->c, e, K->nsub, K->from, K->to);
+}
+static const sym_node *sigma_cb(void *ud, const sym_node *e) { return sigma(ud, e); }
+static mech_vec sigma_vec(kane_ctx *K, mech_vec v) {
+  return mech_vec_map(K->m, v, sigma_cb, K);
+}
+
+/* ---- speeds and kinematics ----------------------------------------------------------- */
+/* Solve rows (linear in the variables xs) for xs: xs = A^-1 (-rows|xs=0). */
+static const sym_node **solve_linear(kane_ctx *K, const sym_node *const *rows,
+                                     const sym_node *const *xs, size_t n, int *singular) {
+  sym_matrix *A = sym_matrix_jacobian(K->c, n, rows, n, xs);
+  sym_matrix *b = sym_matrix_new(K->c, n, 1);
+  const sym_node **zeros = nodes(K, n);
+  if (!A || !b || !zeros) return NULL;
+  for (size_t i = 0; i < n; i++)
+    SYM_AT(b, i, 0) = sym_neg(K->c, sym_subst(K->c, rows[i], n, xs, zeros));
+  sym_matrix *x = sym_matrix_solve(K->c, A, b, singular);
+  return x ? x->e : NULL;
+}
+
+static lg_status speeds(kane_ctx *K) {
+  mech_model *m = K->m;
+  size_t n = K->n;
+  K->k->default_speeds = m->speeds.n == 0;
+  K->nu = n;
+  K->uall = nodes(K, n);
+  K->udall = nodes(K, n);
+  K->kfull = nodes(K, n);
+  if (!K->uall || !K->udall || !K->kfull) return LG_ERR_NOMEM;
+  if (m->speeds.n && m->speeds.n != n)
+    return fail(K, 1, 1, "Kane's method needs one speed per coordinate",
+                "declare as many speeds as coordinates");
+  for (size_t i = 0; i < n; i++) {
+    const char *name = m->speeds.n ? m->speeds.v[i] : m->coords.v[i];
+    int base = m->speeds.n ? 0 : 1; /* default: u_i = q_i' */
+    K->uall[i] = sym_coord(K->c, name, base);
+    K->udall[i] = sym_coord(K->c, name, base + 1);
+  }
+  if (!m->speeds.n) {
+    memcpy(K->kfull, K->uall, n * sizeof *K->kfull);
+    return LG_OK;
+  }
+  /* kinematical rows, default q_i' - u_i */
+  const sym_node **rows = nodes(K, n);
+  if (!rows) return LG_ERR_NOMEM;
+  if (m->kinematics.n && m->kinematics.n != n)
+    return fail(K, m->kinematics.v[0].line, m->kinematics.v[0].col,
+                "give one kinematical equation per coordinate", NULL);
+  for (size_t i = 0; i < n; i++)
+    rows[i] = m->kinematics.n ? m->kinematics.v[i].e
+                              : sym_sub(K->c, K->k->qd[i], K->uall[i]);
+  int singular = 0;
+  const sym_node **kq = solve_linear(K, rows, K->k->qd, n, &singular);
+  if (!kq)
+    return singular ? fail(K, m->kinematics.n ? m->kinematics.v[0].line : 1,
+                           m->kinematics.n ? m->kinematics.v[0].col : 1,
+                           "the kinematical equations cannot be solved for the q'",
+                           "each q' must appear, linearly and independently")
+                    : LG_ERR_NOMEM;
+  memcpy(K->kfull, kq, n * sizeof *kq);
+  /* the speeds from (q, q'), for eval's state */
+  const sym_node **us = solve_linear(K, rows, K->uall, n, &singular);
+  K->k->speed_of_qd = us;
+  if (!us)
+    return fail(K, 1, 1, "the kinematical equations cannot be solved for the speeds", NULL);
+  return LG_OK;
+}
+
+/* ---- velocity constraints: dependent speeds ----------------------------------------------- */
+/* Velocity-level rows in terms of the speeds (q' -> k). */
+static const sym_node **constraint_rows(kane_ctx *K, size_t *mrows) {
+  mech_model *m = K->m;
+  size_t r = m->rows.n;
+  const sym_node **rows = nodes(K, r);
+  for (size_t i = 0; rows && i < r; i++) {
+    const sym_node *e = m->rows.v[i].e;
+    int has_qd = 0;
+    for (size_t j = 0; j < K->n; j++) has_qd |= sym_has(e, K->k->qd[j]);
+    if (!has_qd) e = sym_dt(K->c, e); /* holonomic: its time derivative */
+    rows[i] = sym_subst(K->c, e, K->n, K->k->qd, K->kfull);
+  }
+  *mrows = r;
+  return rows;
+}
+
+/* Choose pivots: for each row the first speed whose (reduced) coefficient
+ * does not simplify to zero. dep[c] = 1 marks a dependent speed. */
+static lg_status pick_dependent(kane_ctx *K, sym_matrix *A, int *dep) {
+  size_t m = A->rows, nu = A->cols;
+  for (size_t r = 0; r < m; r++) {
+    size_t piv = nu;
+    for (size_t c = 0; c < nu && piv == nu; c++) {
+      if (dep[c]) continue;
+      SYM_AT(A, r, c) = sym_simplify(K->c, SYM_AT(A, r, c));
+      if (!sym_is_zero(SYM_AT(A, r, c))) piv = c;
+    }
+    if (piv == nu)
+      return fail(K, K->m->rows.v[r].line, K->m->rows.v[r].col,
+                  "this constraint depends on the others (no speed left to eliminate)",
+                  "remove redundant constraints for Kane's method");
+    dep[piv] = 1;
+    for (size_t s = r + 1; s < m; s++) { /* eliminate the pivot column below */
+      const sym_node *f = sym_div(K->c, SYM_AT(A, s, piv), SYM_AT(A, r, piv));
+      for (size_t c = 0; c < nu; c++)
+        SYM_AT(A, s, c) = sym_sub(K->c, SYM_AT(A, s, c), sym_mul(K->c, f, SYM_AT(A, r, c)));
+    }
+  }
+  return LG_OK;
+}
+
+static lg_status dependent_speeds(kane_ctx *K) {
+  mech_kane *k = K->k;
+  size_t m, nu = K->nu;
+  const sym_node **rows = constraint_rows(K, &m);
+  int *dep = lg_arena_alloc(&K->m->arena, (nu + 1) * sizeof *dep);
+  if (!rows || !dep) return LG_ERR_NOMEM;
+  memset(dep, 0, (nu + 1) * sizeof *dep);
+  if (m > nu) return fail(K, 1, 1, "more constraints than speeds", NULL);
+  sym_matrix *A = sym_matrix_jacobian(K->c, m, rows, nu, K->uall);
+  if (!A) return LG_ERR_NOMEM;
+  lg_status st = pick_dependent(K, A, dep);
+  if (st != LG_OK) return st;
+  k->p = nu - m;
+  k->ndep = m;
+  k->u = nodes(K, k->p);
+  k->ud = nodes(K, k->p);
+  k->udep = nodes(K, m);
+  if (!k->u || !k->ud || !k->udep) return LG_ERR_NOMEM;
+  for (size_t c = 0, a = 0, b = 0; c < nu; c++) {
+    if (dep[c]) k->udep[b++] = K->uall[c];
+    else {
+      k->u[a] = K->uall[c];
+      k->ud[a++] = K->udall[c];
+    }
+  }
+  if (!m) return LG_OK;
+  int singular = 0;
+  k->udep_expr = solve_linear(K, rows, k->udep, m, &singular);
+  return k->udep_expr ? LG_OK : fail(K, 1, 1, "the dependent speeds cannot be solved", NULL);
+}
+
+/* sigma maps each q' to k~ (k with the dependent speeds substituted) and
+ * each dependent speed to its expression. */
+static lg_status make_sigma(kane_ctx *K) {
+  mech_kane *k = K->k;
+  size_t n = K->n, m = k->ndep;
+  K->from = nodes(K, n + m);
+  K->to = nodes(K, n + m);
+  k->kq = nodes(K, n);
+  if (!K->from || !K->to || !k->kq) return LG_ERR_NOMEM;
+  for (size_t j = 0; j < n; j++)
+    k->kq[j] = m ? sym_subst(K->c, K->kfull[j], m, k->udep, k->udep_expr) : K->kfull[j];
+  K->nsub = 0;
+  for (size_t j = 0; j < n; j++) {
+    if (k->kq[j] == k->qd[j]) continue; /* default speed, independent: identity */
+    K->from[K->nsub] = k->qd[j];
+    K->to[K->nsub++] = k->kq[j];
+  }
+  for (size_t d = 0; d < m; d++) {
+    if (k->udep[d]->order >= 1 && k->default_speeds) continue; /* it is a q': done above */
+    K->from[K->nsub] = k->udep[d];
+    K->to[K->nsub++] = k->udep_expr[d];
+  }
+  return LG_OK;
+}
+
+/* ---- generalized active and inertia forces ---------------------------------------------- */
+/* Sum over coordinates of Q_j dq_j'/du_r: how a force along q enters. */
+static const sym_node *along_q(kane_ctx *K, const sym_node *const *Q, size_t r) {
+  const sym_node *acc = sym_int(K->c, 0);
+  for (size_t j = 0; j < K->n; j++)
+    acc = sym_add(K->c, acc, sym_mul(K->c, Q[j], sym_diff(K->c, K->k->kq[j], K->k->u[r])));
+  return acc;
+}
+
+/* -(d/dt dE/dq' - dE/dq) for E = T (or L), per coordinate, in the speeds. */
+static void energy_inertia(kane_ctx *K, const sym_node *E, const sym_node **out) {
+  const mech_kane *k = K->k;
+  for (size_t j = 0; j < K->n; j++) {
+    const sym_node *p = sym_diff(K->c, E, k->qd[j]);
+    const sym_node *lag = sym_sub(K->c, sym_dt(K->c, p), sym_diff(K->c, E, k->q[j]));
+    /* q'' -> d/dt k~, then q' -> k~ */
+    const sym_node *qdd[K->n ? K->n : 1], *kdot[K->n ? K->n : 1];
+    for (size_t i = 0; i < K->n; i++) {
+      qdd[i] = sym_coord(K->c, k->q[i]->v.name, 2);
+      kdot[i] = sigma(K, sym_dt(K->c, k->kq[i]));
+    }
+    out[j] = sym_neg(K->c, sigma(K, sym_subst(K->c, lag, K->n, qdd, kdot)));
+  }
+}
+
+/* F_r: loads at points and frames, gravity, and the energy terms. */
+static const sym_node *active_force(kane_ctx *K, size_t r, const sym_node *const *Qq) {
+  mech_model *m = K->m;
+  const sym_node *u = K->k->u[r], *F = along_q(K, Qq, r);
+  for (size_t i = 0; i < m->forces.n; i++) {
+    mech_vec vr = mech_vec_diff(m, sigma_vec(K, mech_point_vel(m, m->forces.v[i].target)), u);
+    F = sym_add(K->c, F, mech_vec_dot(m, sigma_vec(K, m->forces.v[i].v), vr));
+  }
+  for (size_t i = 0; i < m->torques.n; i++) {
+    mech_vec wr = mech_vec_diff(m, sigma_vec(K, mech_frame_angvel(m, m->torques.v[i].target)), u);
+    F = sym_add(K->c, F, mech_vec_dot(m, sigma_vec(K, m->torques.v[i].v), wr));
+  }
+  if (!m->has_gravity) return F;
+  for (size_t i = 0; i < m->particles.n; i++) {
+    const mech_particle *pa = &m->particles.v[i];
+    mech_vec vr = mech_vec_diff(m, sigma_vec(K, mech_point_vel(m, pa->point)), u);
+    F = sym_add(K->c, F, sym_mul(K->c, pa->mass, mech_vec_dot(m, m->gravity, vr)));
+  }
+  for (size_t i = 0; i < m->bodies.n; i++) {
+    const mech_body *b = &m->bodies.v[i];
+    mech_vec vr = mech_vec_diff(m, sigma_vec(K, mech_point_vel(m, b->point)), u);
+    F = sym_add(K->c, F, sym_mul(K->c, b->mass, mech_vec_dot(m, m->gravity, vr)));
+  }
+  return F;
+}
+
+/* Along each coordinate: the active Q from V, D and `force q:` (Qq), and
+ * the inertia terms of a written T or L (Iq). */
+static lg_status coordinate_forces(kane_ctx *K, const sym_node **Qq, const sym_node **Iq) {
+  mech_model *m = K->m;
+  const mech_kane *k = K->k;
+  const sym_node *inertia[K->n ? K->n : 1];
+  const sym_node *E = m->L ? m->L : (m->has_T ? m->T : NULL);
+  if (E) energy_inertia(K, E, inertia);
+  for (size_t j = 0; j < K->n; j++) {
+    const sym_node *Q = sym_neg(K->c, sym_diff(K->c, m->V, k->q[j]));
+    if (m->L) Q = sym_int(K->c, 0); /* V is inside L */
+    Q = sym_sub(K->c, Q, sym_diff(K->c, m->D, k->qd[j]));
+    for (size_t i = 0; i < m->gen_forces.n; i++)
+      if ((size_t)m->gen_forces.v[i].target == j) Q = sym_add(K->c, Q, m->gen_forces.v[i].s);
+    Qq[j] = sigma(K, Q);
+    Iq[j] = E ? inertia[j] : sym_int(K->c, 0);
+  }
+  return LG_OK;
+}
+
+/* F*_r of one point mass: -m a . v_r */
+static const sym_node *point_inertia(kane_ctx *K, int point, const sym_node *mass,
+                                     size_t r) {
+  mech_model *m = K->m;
+  mech_vec v = sigma_vec(K, mech_point_vel(m, point));
+  mech_vec a = sigma_vec(K, mech_vec_dt(m, v));
+  mech_vec vr = mech_vec_diff(m, v, K->k->u[r]);
+  return sym_neg(K->c, sym_mul(K->c, mass, mech_vec_dot(m, a, vr)));
+}
+
+/* F*_r of a body's rotation: -(I alpha + w x I w) . w_r, in the body frame */
+static const sym_node *rotation_inertia(kane_ctx *K, const mech_body *b, size_t r) {
+  sym_ctx *c = K->c;
+  const sym_node *w[3], *al[3], *Iw[3], *Ia[3];
+  if (!mech_vec_express(K->m, sigma_vec(K, mech_frame_angvel(K->m, b->frame)), b->frame, w))
+    return NULL;
+  const sym_node *const *I = b->I;
+  const sym_node *Im[9] = {I[0], I[3], I[5], I[3], I[1], I[4], I[5], I[4], I[2]};
+  for (int i = 0; i < 3; i++) al[i] = sigma(K, sym_dt(c, w[i]));
+  for (int i = 0; i < 3; i++) {
+    Iw[i] = sym_addv(c, 3, (const sym_node *[]){sym_mul(c, Im[3 * i], w[0]),
+                                                 sym_mul(c, Im[3 * i + 1], w[1]),
+                                                 sym_mul(c, Im[3 * i + 2], w[2])});
+    Ia[i] = sym_addv(c, 3, (const sym_node *[]){sym_mul(c, Im[3 * i], al[0]),
+                                                 sym_mul(c, Im[3 * i + 1], al[1]),
+                                                 sym_mul(c, Im[3 * i + 2], al[2])});
+  }
+  const sym_node *acc = sym_int(c, 0);
+  for (int i = 0; i < 3; i++) {
+    int j = (i + 1) % 3, l = (i + 2) % 3;
+    const sym_node *cross = sym_sub(c, sym_mul(c, w[j], Iw[l]), sym_mul(c, w[l], Iw[j]));
+    const sym_node *Ts = sym_neg(c, sym_add(c, Ia[i], cross));
+    acc = sym_add(c, acc, sym_mul(c, Ts, sym_diff(c, w[i], K->k->u[r])));
+  }
+  return acc;
+}
+
+static const sym_node *inertia_force(kane_ctx *K, size_t r) {
+  mech_model *m = K->m;
+  const sym_node *Fs = sym_int(K->c, 0);
+  for (size_t i = 0; i < m->particles.n; i++)
+    Fs = sym_add(K->c, Fs, point_inertia(K, m->particles.v[i].point, m->particles.v[i].mass, r));
+  for (size_t i = 0; i < m->bodies.n; i++) {
+    const mech_body *b = &m->bodies.v[i];
+    Fs = sym_add(K->c, Fs, point_inertia(K, b->point, b->mass, r));
+    Fs = sym_add(K->c, Fs, rotation_inertia(K, b, r));
+  }
+  return Fs;
+}
+
+/* ---- assembly ---------------------------------------------------------------------------- */
+static lg_status assemble(kane_ctx *K) {
+  mech_kane *k = K->k;
+  sym_ctx *c = K->c;
+  size_t n = K->n, p = k->p;
+  const sym_node **Qq = nodes(K, n), **Iq = nodes(K, n), **zeros = nodes(K, p);
+  k->M = sym_matrix_new(c, p, p);
+  k->C = nodes(K, p);
+  k->F = nodes(K, p);
+  k->f = nodes(K, p);
+  k->qdd = nodes(K, n);
+  k->eq_lhs = nodes(K, p);
+  k->eq_rhs = nodes(K, p);
+  if (!Qq || !Iq || !zeros || !k->M || !k->C || !k->F || !k->f || !k->qdd || !k->eq_lhs ||
+      !k->eq_rhs)
+    return LG_ERR_NOMEM;
+  coordinate_forces(K, Qq, Iq);
+  for (size_t r = 0; r < p; r++) {
+    const sym_node *Fs = sym_add(c, inertia_force(K, r), along_q(K, Iq, r));
+    k->F[r] = active_force(K, r, Qq);
+    for (size_t s = 0; s < p; s++) SYM_AT(k->M, r, s) = sym_neg(c, sym_diff(c, Fs, k->ud[s]));
+    k->C[r] = sym_neg(c, sym_subst(c, Fs, p, k->ud, zeros));
+    k->f[r] = sym_sub(c, k->F[r], k->C[r]);
+    const sym_node *lhs = k->C[r];
+    for (size_t s = 0; s < p; s++)
+      lhs = sym_add(c, lhs, sym_mul(c, SYM_AT(k->M, r, s), k->ud[s]));
+    k->eq_lhs[r] = lhs;
+    k->eq_rhs[r] = k->F[r];
+  }
+  for (size_t j = 0; j < n; j++) k->qdd[j] = sigma(K, sym_dt(c, k->kq[j]));
+  /* full state [q; u_I]: q' = k~ (kinematics solved, M_k = I), M u' = f */
+  k->mass_matrix_full = sym_matrix_new(c, n + p, n + p);
+  k->forcing_full = nodes(K, n + p);
+  if (!k->mass_matrix_full || !k->forcing_full) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < n; i++) {
+    SYM_AT(k->mass_matrix_full, i, i) = sym_int(c, 1);
+    k->forcing_full[i] = k->kq[i];
+  }
+  for (size_t r = 0; r < p; r++) {
+    for (size_t s = 0; s < p; s++) SYM_AT(k->mass_matrix_full, n + r, n + s) = SYM_AT(k->M, r, s);
+    k->forcing_full[n + r] = k->f[r];
+  }
+  return LG_OK;
+}
+
+lg_status mech_derive_kane(mech_model *m, const char *file, mech_kane **out,
+                           lg_diag *diag) {
+  *out = NULL;
+  if (m->coords.n == 0) {
+    lg_diag_set(diag, LG_ERR_MODEL, file, 1, 1, "the model declares no coordinates");
+    return LG_ERR_MODEL;
+  }
+  mech_kane *k = lg_arena_alloc(&m->arena, sizeof *k);
+  if (!k) return LG_ERR_NOMEM;
+  memset(k, 0, sizeof *k);
+  kane_ctx K = {.m = m, .c = m->c, .k = k, .file = file, .diag = diag, .n = m->coords.n};
+  k->n = K.n;
+  k->q = nodes(&K, K.n);
+  k->qd = nodes(&K, K.n);
+  if (!k->q || !k->qd) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < K.n; i++) {
+    k->q[i] = mech_coord(m, i, 0);
+    k->qd[i] = mech_coord(m, i, 1);
+  }
+  lg_status st = speeds(&K);
+  if (st == LG_OK) st = dependent_speeds(&K);
+  if (st == LG_OK) st = make_sigma(&K);
+  if (st == LG_OK) st = assemble(&K);
+  if (st == LG_OK && k->default_speeds) k->speed_of_qd = k->u;
+  if (st == LG_OK && (m->oom || sym_ctx_error(m->c) != LG_OK)) {
+    lg_diag_set(diag, LG_ERR_NOMEM, file, 0, 0, "out of memory");
+    st = LG_ERR_NOMEM;
+  }
+  if (st == LG_OK) *out = k;
+  return st;
+}
+
+static const sym_node *small_simplify(sym_ctx *c, const sym_node *x, size_t max_dag) {
+  if (!x || sym_dag_size(x) > max_dag) return x;
+  const sym_node *s = sym_simplify(c, x);
+  return s ? s : x;
+}
+
+void mech_kane_simplify(mech_model *m, mech_kane *k, size_t max_dag) {
+  sym_ctx *c = m->c;
+  for (size_t i = 0; i < k->p * k->p; i++) k->M->e[i] = small_simplify(c, k->M->e[i], max_dag);
+  size_t N = k->n + k->p;
+  for (size_t i = 0; i < N * N; i++)
+    k->mass_matrix_full->e[i] = small_simplify(c, k->mass_matrix_full->e[i], max_dag);
+  for (size_t r = 0; r < k->p; r++) {
+    k->C[r] = small_simplify(c, k->C[r], max_dag);
+    k->F[r] = small_simplify(c, k->F[r], max_dag);
+    k->f[r] = small_simplify(c, k->f[r], max_dag);
+    k->eq_lhs[r] = small_simplify(c, k->eq_lhs[r], max_dag);
+    k->eq_rhs[r] = small_simplify(c, k->eq_rhs[r], max_dag);
+  }
+  for (size_t i = 0; i < N; i++)
+    k->forcing_full[i] = small_simplify(c, k->forcing_full[i], max_dag);
+  for (size_t j = 0; j < k->n; j++) {
+    k->kq[j] = small_simplify(c, k->kq[j], max_dag);
+    k->qdd[j] = small_simplify(c, k->qdd[j], max_dag);
+  }
+}
+
+/* With u = q' and no constraints, Kane's M u' = f has the shape of
+ * Lagrange's M q'' = f: the same state, so simulation and code generation
+ * can run on Kane's matrices. NULL otherwise. */
+mech_eom *mech_kane_as_eom(mech_model *m, const mech_eom *lag, const mech_kane *k) {
+  if (!k->default_speeds || k->ndep || lag->m || k->p != lag->n) return NULL;
+  mech_eom *e = lg_arena_alloc(&m->arena, sizeof *e);
+  if (!e) return NULL;
+  *e = *lag;
+  e->M = k->M;
+  e->f = k->f;
+  sym_matrix *mm = sym_matrix_new(m->c, e->n, e->n);
+  sym_matrix *mf = sym_matrix_new(m->c, 2 * e->n, 2 * e->n);
+  const sym_node **ff = lg_arena_alloc(&m->arena, 2 * e->n * sizeof *ff);
+  if (!mm || !mf || !ff) return NULL;
+  for (size_t i = 0; i < e->n; i++) {
+    SYM_AT(mf, i, i) = sym_int(m->c, 1);
+    ff[i] = e->qd[i];
+    ff[e->n + i] = k->f[i];
+    for (size_t j = 0; j < e->n; j++) {
+      SYM_AT(mm, i, j) = SYM_AT(k->M, i, j);
+      SYM_AT(mf, e->n + i, e->n + j) = SYM_AT(k->M, i, j);
+    }
+  }
+  e->mass_matrix = mm;
+  e->mass_matrix_full = mf;
+  e->forcing_full = ff;
+  return e;
+}
