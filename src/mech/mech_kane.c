@@ -50,17 +50,94 @@ static mech_vec sigma_vec(kane_ctx *K, mech_vec v) {
 }
 
 /* ---- speeds and kinematics ----------------------------------------------------------- */
-/* Solve rows (linear in the variables xs) for xs: xs = A^-1 (-rows|xs=0). */
+/* Solve a small block A x = b by Cramer's rule with every determinant and
+ * cofactor simplified: for blocks of direction cosines the determinant
+ * collapses to a constant and the cofactors to single entries, where
+ * elimination would leave nested fractions that never simplify. */
+static const sym_node *det3(sym_ctx *c, const sym_node *const *a, int k) {
+  if (k == 1) return a[0];
+  if (k == 2) return sym_sub(c, sym_mul(c, a[0], a[3]), sym_mul(c, a[1], a[2]));
+  const sym_node *t[6] = {
+      sym_mulv(c, 3, (const sym_node *[]){a[0], a[4], a[8]}),
+      sym_mulv(c, 3, (const sym_node *[]){a[1], a[5], a[6]}),
+      sym_mulv(c, 3, (const sym_node *[]){a[2], a[3], a[7]}),
+      sym_neg(c, sym_mulv(c, 3, (const sym_node *[]){a[2], a[4], a[6]})),
+      sym_neg(c, sym_mulv(c, 3, (const sym_node *[]){a[0], a[5], a[7]})),
+      sym_neg(c, sym_mulv(c, 3, (const sym_node *[]){a[1], a[3], a[8]}))};
+  return sym_addv(c, 6, t);
+}
+
+static int cramer(sym_ctx *c, const sym_node *const *A, const sym_node *const *b, int k,
+                  const sym_node **x) {
+  const sym_node *det = sym_simplify(c, det3(c, A, k));
+  if (!det || sym_is_zero(det)) return 0;
+  for (int j = 0; j < k; j++) {
+    const sym_node *Aj[9];
+    for (int r = 0; r < k; r++)
+      for (int s = 0; s < k; s++) Aj[r * k + s] = s == j ? b[r] : A[r * k + s];
+    x[j] = sym_simplify(c, sym_div(c, sym_simplify(c, det3(c, Aj, k)), det));
+  }
+  return 1;
+}
+
+/* Rows and variables that couple, as blocks (a row joins the block of the
+ * first variable it contains). Returns the block id of each row/var. */
+static void find_blocks(const sym_matrix *A, int *rb, int *vb) {
+  size_t n = A->rows;
+  for (size_t i = 0; i < n; i++) {
+    rb[i] = (int)i;          /* rows and variables start in separate blocks */
+    vb[i] = (int)(n + i);
+  }
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (size_t i = 0; i < n; i++)
+      for (size_t j = 0; j < n; j++) {
+        if (sym_is_zero(SYM_AT(A, i, j))) continue;
+        int m = rb[i] < vb[j] ? rb[i] : vb[j];
+        if (rb[i] != m || vb[j] != m) {
+          rb[i] = vb[j] = m;
+          changed = 1;
+        }
+      }
+  }
+}
+
+/* Solve rows (linear in the variables xs) for xs: xs = A^-1 (-rows|xs=0),
+ * block by block; Cramer for blocks up to 3, elimination beyond. */
 static const sym_node **solve_linear(kane_ctx *K, const sym_node *const *rows,
                                      const sym_node *const *xs, size_t n, int *singular) {
   sym_matrix *A = sym_matrix_jacobian(K->c, n, rows, n, xs);
-  sym_matrix *b = sym_matrix_new(K->c, n, 1);
-  const sym_node **zeros = nodes(K, n);
-  if (!A || !b || !zeros) return NULL;
-  for (size_t i = 0; i < n; i++)
-    SYM_AT(b, i, 0) = sym_neg(K->c, sym_subst(K->c, rows[i], n, xs, zeros));
-  sym_matrix *x = sym_matrix_solve(K->c, A, b, singular);
-  return x ? x->e : NULL;
+  const sym_node **zeros = nodes(K, n), **b = nodes(K, n), **x = nodes(K, n);
+  int *rb = lg_arena_alloc(&K->m->arena, (n + 1) * sizeof *rb);
+  int *vb = lg_arena_alloc(&K->m->arena, (n + 1) * sizeof *vb);
+  if (!A || !zeros || !b || !x || !rb || !vb) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    b[i] = sym_neg(K->c, sym_subst(K->c, rows[i], n, xs, zeros));
+    for (size_t j = 0; j < n; j++) SYM_AT(A, i, j) = sym_simplify(K->c, SYM_AT(A, i, j));
+  }
+  find_blocks(A, rb, vb);
+  for (size_t blk = 0; blk < 2 * n; blk++) {
+    size_t ri[n], vi[n], k = 0, kv = 0;
+    for (size_t i = 0; i < n; i++) if (rb[i] == (int)blk) ri[k++] = i;
+    for (size_t j = 0; j < n; j++) if (vb[j] == (int)blk) vi[kv++] = j;
+    if (!k && !kv) continue;
+    if (k != kv) { *singular = 1; return NULL; }
+    sym_matrix *Ab = sym_matrix_new(K->c, k, k), *bb = sym_matrix_new(K->c, k, 1);
+    if (!Ab || !bb) return NULL;
+    for (size_t r = 0; r < k; r++) {
+      SYM_AT(bb, r, 0) = b[ri[r]];
+      for (size_t s = 0; s < k; s++) SYM_AT(Ab, r, s) = SYM_AT(A, ri[r], vi[s]);
+    }
+    const sym_node *xb[3];
+    if (k <= 3 && cramer(K->c, Ab->e, bb->e, (int)k, xb)) {
+      for (size_t s = 0; s < k; s++) x[vi[s]] = xb[s];
+      continue;
+    }
+    sym_matrix *sol = sym_matrix_solve(K->c, Ab, bb, singular);
+    if (!sol) return NULL;
+    for (size_t s = 0; s < k; s++) x[vi[s]] = SYM_AT(sol, s, 0);
+  }
+  return x;
 }
 
 static lg_status speeds(kane_ctx *K) {
