@@ -118,6 +118,8 @@ mech_vec mech_frame_angvel(mech_model *m, int frame);
 int mech_frame_count(const mech_model *m);
 int mech_frame_is_fixed_in(mech_model *m, mech_vec v, int frame);
 int mech_has_lagrangian(const mech_model *m);
+/* The sums of the written T =, V =, D = statements (0 when none). */
+const sym_node *mech_written_V(const mech_model *m);
 int mech_has_energy_terms(const mech_model *m); /* T, V, gravity, bodies, particles */
 
 /* ---- numeric parameter values ------------------------------------------------------ */

@@ -225,6 +225,7 @@ void mech_add_D(mech_model *m, const sym_node *e) { m->D = sym_add(m->c, m->D, e
 void mech_set_L(mech_model *m, const sym_node *e) { m->L = e; }
 void mech_set_gravity(mech_model *m, mech_vec g) { m->gravity = g; m->has_gravity = 1; }
 int mech_has_lagrangian(const mech_model *m) { return m->L != NULL; }
+const sym_node *mech_written_V(const mech_model *m) { return m->V; }
 int mech_has_energy_terms(const mech_model *m) {
   return m->has_T || m->has_V || m->has_gravity || m->bodies.n || m->particles.n;
 }
