@@ -152,12 +152,15 @@ static int check_initial(const cli_opts *o, const lang_model *lm, const mech_eom
     for (size_t r = 0; r < m; r++) {
       int pos_bad = s->row_holonomic[r] && !(fabs(C[r]) <= CONSISTENT_TOL);
       int vel_bad = !(fabs(Cd[r]) <= CONSISTENT_TOL);
-      if (!pos_bad && !vel_bad) continue;
-      fprintf(stderr, "%s:%d:%d: the initial state violates constraint C%zu: %s = %.6g "
-                      "(use --project to move it onto the constraints)\n",
-              o->model, e->row_line[r], e->row_col[r], r + 1,
-              pos_bad ? "C" : "its velocity form", pos_bad ? C[r] : Cd[r]);
-      rc = CLI_EXIT_MODEL;
+      if (pos_bad)
+        fprintf(stderr, "%s:%d:%d: the initial state violates constraint C%zu: C%zu = %.6g "
+                        "(use --project to move it onto the constraints)\n",
+                o->model, e->row_line[r], e->row_col[r], r + 1, r + 1, C[r]);
+      if (vel_bad)
+        fprintf(stderr, "%s:%d:%d: the initial velocities violate constraint C%zu: "
+                        "its velocity form is %.6g (use --project to move them onto it)\n",
+                o->model, e->row_line[r], e->row_col[r], r + 1, Cd[r]);
+      if (pos_bad || vel_bad) rc = CLI_EXIT_MODEL;
     }
   }
   num_work_free(&w);
