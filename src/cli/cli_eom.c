@@ -8,10 +8,57 @@
  * it gains); small ones are simplified for reading. */
 enum { SIMPLIFY_MAX_DAG = 600, SIMPLIFY_MAX_NODES = 2500 };
 
+/* Rendered entries by node: mass_matrix_full repeats mass_matrix and
+ * forcing_full repeats forcing, so each distinct entry is printed once. */
+typedef struct render_cache {
+  const sym_node **key;
+  char **text;
+  size_t cap, count;
+} render_cache;
+
 typedef struct writer {
   lg_str *out;
   cli_format fmt;
+  render_cache cache;
 } writer;
+
+static char **cache_slot(render_cache *c, const sym_node *e) {
+  if (c->count * 2 >= c->cap) {
+    size_t ncap = c->cap ? 2 * c->cap : 256;
+    const sym_node **nk = lg_calloc(ncap, sizeof *nk);
+    char **nt = lg_calloc(ncap, sizeof *nt);
+    if (!nk || !nt) {
+      lg_free(nk);
+      lg_free(nt);
+      return NULL;
+    }
+    for (size_t i = 0; i < c->cap; i++) {
+      if (!c->key[i]) continue;
+      size_t j = c->key[i]->hash & (ncap - 1);
+      while (nk[j]) j = (j + 1) & (ncap - 1);
+      nk[j] = c->key[i];
+      nt[j] = c->text[i];
+    }
+    lg_free(c->key);
+    lg_free(c->text);
+    c->key = nk;
+    c->text = nt;
+    c->cap = ncap;
+  }
+  size_t j = e->hash & (c->cap - 1);
+  while (c->key[j] && c->key[j] != e) j = (j + 1) & (c->cap - 1);
+  if (!c->key[j]) {
+    c->key[j] = e;
+    c->count++;
+  }
+  return &c->text[j];
+}
+
+static void cache_free(render_cache *c) {
+  for (size_t i = 0; i < c->cap; i++) lg_free(c->text[i]);
+  lg_free(c->key);
+  lg_free(c->text);
+}
 
 /* A key in LaTeX text mode: underscores escaped. */
 static void latex_key(lg_str *o, const char *key) {
@@ -26,9 +73,19 @@ static void expr(writer *w, const sym_node *e) {
     char *s = sym_to_string(e);
     cli_json_string(w->out, s ? s : "");
     lg_free(s);
-  } else {
-    sym_print(w->out, e, w->fmt == CLI_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT, NULL, NULL);
+    return;
   }
+  char **slot = cache_slot(&w->cache, e);
+  if (slot && *slot) {
+    lg_str_puts(w->out, *slot);
+    return;
+  }
+  lg_str s;
+  lg_str_init(&s);
+  sym_print(&s, e, w->fmt == CLI_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT, NULL, NULL);
+  lg_str_puts(w->out, s.s ? s.s : "");
+  if (slot && !s.oom) *slot = lg_str_take(&s);
+  lg_str_free(&s);
 }
 
 static void matrix(writer *w, const char *name, const sym_matrix *m) {
@@ -248,9 +305,10 @@ int cli_eom(const cli_opts *o) {
   }
   lg_str out;
   lg_str_init(&out);
-  writer w = {&out, o->json ? CLI_JSON : o->format};
+  writer w = {&out, o->json ? CLI_JSON : o->format, {0}};
   if (k) write_kane(&w, e, k);
   else write_all(&w, e);
+  cache_free(&w.cache);
   if (out.oom) {
     fprintf(stderr, "%s: out of memory while printing\n", o->model);
     rc = CLI_EXIT_MODEL;
