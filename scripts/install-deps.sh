@@ -4,7 +4,9 @@
 set -eu
 need=()
 have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
-for p in libsundials-dev liblapacke-dev liblapack-dev libgmp-dev gnuplot-nox python3-numpy; do
+# libgfortran-12-dev: the static LAPACK needs the Fortran runtime to link.
+for p in libsundials-dev liblapacke-dev liblapack-dev libblas-dev libgfortran-12-dev libgmp-dev \
+         gnuplot-nox python3-numpy; do
   have_pkg "$p" || need+=("$p")
 done
 # SymPy is the independent reference for the tests: only install when the
