@@ -207,7 +207,7 @@ static int draw_plot(const char *svg, const char *data, const num_system *s) {
 static void summary(const cli_opts *o, const num_system *s, const num_sim_stats *st,
                     double wall, int tty) {
   if (tty) fputs("\r                                              \r", stderr);
-  fprintf(stderr, "%s: simulated to t = %.10g: %ld steps, %ld RHS evaluations, %.3f s wall\n",
+  fprintf(stderr, "%s: simulated to t = %.10g: %ld steps, %ld RHS evaluations, %.6f s wall\n",
           o->model, st->t_end, st->steps, st->rhs_evals, wall);
   fprintf(stderr, "%s: max energy drift |E - E0| = %.3g", o->model, st->max_energy_drift);
   if (s->m) fprintf(stderr, ", max constraint residual = %.3g", st->max_residual);

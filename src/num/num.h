@@ -21,9 +21,10 @@ typedef struct num_system {
   const char **coord_names;   /* n */
   const char **param_names;   /* np */
   double *params;             /* np: resolved values */
-  sym_tape *tape;             /* inputs: t, q, q', params */
-  /* output layout of the tape */
-  size_t o_M, o_f, o_J, o_gc, o_T, o_V, o_p, o_C, o_Cd, nout;
+  sym_tape *tape;             /* inputs: t, q, q', params; every output */
+  sym_tape *dyn;              /* the same inputs; outputs [0, ndyn) only */
+  /* output layout: M, f, J, gc, C, Cd (the dynamics), then T, V, p */
+  size_t o_M, o_f, o_J, o_gc, o_C, o_Cd, ndyn, o_T, o_V, o_p, nout;
   int *row_holonomic;         /* m */
 } num_system;
 
@@ -47,6 +48,11 @@ void num_work_free(num_work *w);
 /* Evaluate every tape output at (t, q, q'); results in w->out (see o_*). */
 void num_evaluate(const num_system *s, num_work *w, double t, const double *q,
                   const double *qd);
+
+/* Only what the right-hand side needs (M, f, J, gc, C, Cd): the tape of
+ * every right-hand-side call. */
+void num_evaluate_dynamics(const num_system *s, num_work *w, double t, const double *q,
+                           const double *qd);
 
 /* Solve [[M, -J^T], [J, 0]] [qdd; lam] = [f; gc] after num_evaluate.
  * LG_ERR_NUMERIC when singular (diag names the coordinate or multiplier

@@ -8,7 +8,7 @@
 
 void num_residuals(const num_system *s, num_work *w, double t, const double *q,
                    const double *qd, double *C, double *Cd) {
-  num_evaluate(s, w, t, q, qd);
+  num_evaluate_dynamics(s, w, t, q, qd);
   for (size_t r = 0; r < s->m; r++) {
     if (C) C[r] = w->out[s->o_C + r];
     if (Cd) Cd[r] = w->out[s->o_Cd + r];

@@ -6,17 +6,18 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A = [[M, -J^T], [J, 0]], b = [f; gc], row-major (n+m)^2 */
+/* A = [[M, -J^T], [J, 0]], b = [f; gc], column-major (n+m)^2: LAPACK's
+ * own layout, so LAPACKE neither copies nor allocates on every call. */
 static void assemble(const num_system *s, num_work *w) {
   size_t n = s->n, m = s->m, N = n + m;
   const double *o = w->out;
   memset(w->A, 0, N * N * sizeof *w->A);
   for (size_t i = 0; i < n; i++) {
-    for (size_t j = 0; j < n; j++) w->A[i * N + j] = o[s->o_M + i * n + j];
+    for (size_t j = 0; j < n; j++) w->A[j * N + i] = o[s->o_M + i * n + j];
     for (size_t r = 0; r < m; r++) {
       double Jri = o[s->o_J + r * n + i];
-      w->A[i * N + n + r] = -Jri;
-      w->A[(n + r) * N + i] = Jri;
+      w->A[(n + r) * N + i] = -Jri;
+      w->A[i * N + n + r] = Jri;
     }
     w->b[i] = o[s->o_f + i];
   }
@@ -39,8 +40,15 @@ lg_status num_solve_accel(const num_system *s, num_work *w, double *qdd, double 
                 "or a function outside its domain such as log of a negative number)");
     return LG_ERR_NUMERIC;
   }
-  lapack_int info = LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)N, 1, w->A,
-                                  (lapack_int)N, w->ipiv, w->b, 1);
+  lapack_int info = 1;
+  if (!m) { /* M is symmetric, positive definite for a physical system: Cholesky */
+    info = LAPACKE_dposv_work(LAPACK_COL_MAJOR, 'L', (lapack_int)N, 1, w->A, (lapack_int)N,
+                              w->b, (lapack_int)N);
+    if (info != 0) assemble(s, w); /* not positive definite: fall back to LU */
+  }
+  if (info != 0)
+    info = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, (lapack_int)N, 1, w->A, (lapack_int)N,
+                              w->ipiv, w->b, (lapack_int)N);
   if (info > 0) {
     size_t k = (size_t)info - 1;
     char where[64];

@@ -31,11 +31,12 @@ static const sym_node **collect_outputs(sym_ctx *c, num_system *s, const mech_eo
   s->o_f = k; k += n;
   s->o_J = k; k += m * n;
   s->o_gc = k; k += m;
+  s->o_C = k; k += m;
+  s->o_Cd = k; k += m;
+  s->ndyn = k; /* everything above: what the right-hand side needs */
   s->o_T = k++;
   s->o_V = k++;
   s->o_p = k; k += n;
-  s->o_C = k; k += m;
-  s->o_Cd = k; k += m;
   s->nout = k;
   const sym_node **o = lg_malloc((k ? k : 1) * sizeof *o);
   if (!o) return NULL;
@@ -115,6 +116,7 @@ static lg_status compile(mech_model *mm, num_system *s, const mech_eom *e,
   for (size_t i = 0; i < s->np; i++) in[1 + 2 * s->n + i] = mech_param(mm, i);
   const sym_node *missing = NULL;
   lg_status st = sym_tape_build(c, nin, in, s->nout, o, &s->tape, &missing);
+  if (st == LG_OK) st = sym_tape_build(c, nin, in, s->ndyn, o, &s->dyn, &missing);
   lg_free(in);
   if (st == LG_ERR_MODEL)
     lg_diag_set(diag, LG_ERR_MODEL, NULL, 0, 0,
@@ -164,6 +166,7 @@ done:
 void num_system_free(num_system *s) {
   if (!s) return;
   sym_tape_free(s->tape);
+  sym_tape_free(s->dyn);
   lg_free(s->coord_names);
   lg_free(s->param_names);
   lg_free(s->params);
@@ -177,7 +180,8 @@ lg_status num_work_init(const num_system *s, num_work *w) {
   memset(w, 0, sizeof *w);
   w->in = lg_calloc(1 + 2 * s->n + s->np, sizeof *w->in);
   w->out = lg_calloc(s->nout + 1, sizeof *w->out);
-  w->slots = lg_calloc(s->tape->nslots, sizeof *w->slots);
+  size_t slots = s->tape->nslots > s->dyn->nslots ? s->tape->nslots : s->dyn->nslots;
+  w->slots = lg_calloc(slots, sizeof *w->slots);
   w->A = lg_calloc(N * N + 1, sizeof *w->A);
   w->b = lg_calloc(N + 1, sizeof *w->b);
   w->ipiv = lg_calloc(N + 1, sizeof *w->ipiv);
@@ -205,4 +209,12 @@ void num_evaluate(const num_system *s, num_work *w, double t, const double *q,
   memcpy(w->in + 1, q, s->n * sizeof *q);
   memcpy(w->in + 1 + s->n, qd, s->n * sizeof *qd);
   sym_tape_eval(s->tape, w->in, w->out, w->slots);
+}
+
+void num_evaluate_dynamics(const num_system *s, num_work *w, double t, const double *q,
+                           const double *qd) {
+  w->in[0] = t;
+  memcpy(w->in + 1, q, s->n * sizeof *q);
+  memcpy(w->in + 1 + s->n, qd, s->n * sizeof *qd);
+  sym_tape_eval(s->dyn, w->in, w->out, w->slots);
 }
