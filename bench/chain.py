@@ -12,6 +12,7 @@ usage: bench/chain.py [LAGRANGE] [--max-sympy N] [--sizes 3,6,9,12,20,40]
 import argparse, os, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 
 
 def time_lagrange(binary, n, repeats=3, method="lagrange"):
@@ -33,27 +34,9 @@ def time_lagrange(binary, n, repeats=3, method="lagrange"):
 
 
 def time_sympy(n):
-    import sympy as sm
-    import sympy.physics.mechanics as me
+    from sympy_chain import chain_lagranges_method
     t0 = time.perf_counter()
-    q = me.dynamicsymbols(f"q1:{n + 1}")
-    m, l, g = sm.symbols("m l g")
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    prev, particles = O, []
-    for i in range(n):
-        A = me.ReferenceFrame(f"A{i + 1}")
-        A.orient_axis(N, q[i], N.z)
-        P = prev.locatenew(f"P{i + 1}", -l * A.y)
-        P.v2pt_theory(prev, N, A)
-        particle = me.Particle(f"Pa{i + 1}", P, m)
-        particle.potential_energy = m * g * P.pos_from(O).dot(N.y)
-        particles.append(particle)
-        prev = P
-    L = me.Lagrangian(N, *particles)
-    lm = me.LagrangesMethod(L, q)
-    lm.form_lagranges_equations()
+    q, lm = chain_lagranges_method(n)
     lm.mass_matrix_full, lm.forcing_full
     return time.perf_counter() - t0
 

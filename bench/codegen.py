@@ -59,23 +59,8 @@ def ours(binary, n, tmp):
 def sympy_code(n, tmp):
     import sympy as sm
     import sympy.physics.mechanics as me
-    q = me.dynamicsymbols(f"q1:{n + 1}")
-    m, l, g = sm.symbols("m l g")
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    prev, parts = O, []
-    for i in range(n):
-        A = me.ReferenceFrame(f"A{i + 1}")
-        A.orient_axis(N, q[i], N.z)
-        P = prev.locatenew(f"P{i + 1}", -l * A.y)
-        P.v2pt_theory(prev, N, A)
-        pa = me.Particle(f"Pa{i + 1}", P, m)
-        pa.potential_energy = m * g * P.pos_from(O).dot(N.y)
-        parts.append(pa)
-        prev = P
-    lm = me.LagrangesMethod(me.Lagrangian(N, *parts), q)
-    lm.form_lagranges_equations()
+    from sympy_chain import chain_lagranges_method
+    q, lm = chain_lagranges_method(n)
     MM, FF = lm.mass_matrix_full, lm.forcing_full
     qd = [qi.diff() for qi in q]
     xs = sm.symbols(f"x0:{2 * n}")

@@ -15,6 +15,7 @@ import os, re, subprocess, sys, tempfile, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
 sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
+sys.path.insert(0, HERE)
 import numpy as np  # noqa: E402
 import sympy as sm  # noqa: E402
 import sympy.physics.mechanics as me  # noqa: E402
@@ -31,24 +32,8 @@ def ours(binary, model, jit):
 
 
 def chain_sympy(n):
-    q = me.dynamicsymbols(f"q1:{n + 1}")
-    m, l, g = 1, 1, 9.81
-    N = me.ReferenceFrame("N")
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    prev, parts = O, []
-    for i in range(n):
-        A = me.ReferenceFrame(f"A{i + 1}")
-        A.orient_axis(N, q[i], N.z)
-        P = prev.locatenew(f"P{i + 1}", -l * A.y)
-        P.v2pt_theory(prev, N, A)
-        pa = me.Particle(f"Pa{i + 1}", P, m)
-        pa.potential_energy = m * g * P.pos_from(O).dot(N.y)
-        parts.append(pa)
-        prev = P
-    lm = me.LagrangesMethod(me.Lagrangian(N, *parts), q)
-    lm.form_lagranges_equations()
-    return q, lm
+    from sympy_chain import chain_lagranges_method
+    return chain_lagranges_method(n, m=1, l=1, g=9.81)
 
 
 def delta_sympy():

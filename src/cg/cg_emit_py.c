@@ -75,18 +75,10 @@ static lg_status py_function(cg_ctx *G, cg_func f, size_t rows, size_t cols) {
 }
 
 static lg_status py_inputs(cg_ctx *G) {
-  mech_model *m = G->r->mech;
-  size_t ni = mech_ninputs(m);
+  size_t ni = mech_ninputs(G->r->mech);
   if (!ni) return LG_OK;
-  const sym_node **outs = lg_malloc(3 * ni * sizeof *outs);
-  if (!outs) return LG_ERR_NOMEM;
-  for (size_t k = 0; k < ni; k++) {
-    const sym_node *law = mech_input_law(m, k);
-    for (int o = 0; o < 3; o++, law = sym_dt(G->c, law)) outs[3 * k + o] = law;
-  }
   sym_tape *t = NULL;
-  lg_status st = cg_tape(G, outs, 3 * ni, &t);
-  lg_free(outs);
+  lg_status st = cg_inputs_tape(G, &t);
   if (st != LG_OK) return st;
   lg_str *o = G->src;
   lg_str_printf(o, "\n\ndef _inputs(t, u, p):\n    uu = np.zeros(%zu)\n"

@@ -59,6 +59,21 @@ lg_status cg_tape(cg_ctx *G, const sym_node **outs, size_t n, sym_tape **t) {
   return st;
 }
 
+/* [u_k, u_k', u_k''] for every input k from the model's laws, as a tape. */
+lg_status cg_inputs_tape(cg_ctx *G, sym_tape **t) {
+  mech_model *m = G->r->mech;
+  size_t ni = mech_ninputs(m);
+  const sym_node **outs = lg_malloc((3 * ni + 1) * sizeof *outs);
+  if (!outs) return LG_ERR_NOMEM;
+  for (size_t k = 0; k < ni; k++) {
+    const sym_node *law = mech_input_law(m, k);
+    for (int o = 0; o < 3; o++, law = sym_dt(G->c, law)) outs[3 * k + o] = law;
+  }
+  lg_status st = cg_tape(G, outs, 3 * ni, t);
+  lg_free(outs);
+  return st;
+}
+
 /* ---- the functions' outputs ----------------------------------------------------------------- */
 const sym_node **cg_outputs(cg_ctx *G, cg_func f, size_t *count) {
   const mech_eom *e = G->r->eom;

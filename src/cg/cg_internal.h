@@ -26,6 +26,9 @@ const sym_node **cg_outputs(cg_ctx *G, cg_func f, size_t *count);
 /* Lower them (inputs replaced by symbols) to an SSA tape. */
 lg_status cg_tape(cg_ctx *G, const sym_node **outs, size_t n, sym_tape **t);
 
+/* The inputs' laws and two derivatives, for the NULL-u case. */
+lg_status cg_inputs_tape(cg_ctx *G, sym_tape **t);
+
 lg_status cg_emit_c(cg_ctx *G);
 lg_status cg_emit_python(cg_ctx *G);
 

@@ -168,43 +168,6 @@ static void names(writer *w, const char *key, const sym_node *const *v, size_t n
   lg_str_puts(o, w->fmt == CLI_LATEX ? "$\n\n" : "\n");
 }
 
-static void equations(writer *w, const mech_eom *e) {
-  lg_str *o = w->out;
-  size_t k = e->n + e->m;
-  if (w->fmt == CLI_JSON) lg_str_puts(o, ",\n  \"equations\": [");
-  else if (w->fmt == CLI_LATEX) lg_str_puts(o, "\\paragraph{equations}\n\\begin{align*}\n");
-  else lg_str_puts(o, "\nequations:\n");
-  for (size_t i = 0; i < k; i++) {
-    if (w->fmt == CLI_JSON) {
-      lg_str eq;
-      lg_str_init(&eq);
-      sym_print(&eq, e->eq_lhs[i], SYM_STYLE_TEXT, NULL, NULL);
-      lg_str_puts(&eq, " = ");
-      sym_print(&eq, e->eq_rhs[i], SYM_STYLE_TEXT, NULL, NULL);
-      lg_str_puts(o, i ? ", " : "");
-      cli_json_string(o, eq.s ? eq.s : "");
-      lg_str_free(&eq);
-      continue;
-    }
-    lg_str_puts(o, w->fmt == CLI_LATEX ? "  " : "  ");
-    expr(w, e->eq_lhs[i]);
-    lg_str_puts(o, w->fmt == CLI_LATEX ? " &= " : " = ");
-    expr(w, e->eq_rhs[i]);
-    lg_str_puts(o, w->fmt == CLI_LATEX ? (i + 1 < k ? " \\\\\n" : "\n") : "\n");
-  }
-  if (w->fmt == CLI_JSON) lg_str_putc(o, ']');
-  else if (w->fmt == CLI_LATEX) lg_str_puts(o, "\\end{align*}\n\n");
-}
-
-static void scalar(writer *w, const char *name, const sym_node *x) {
-  lg_str *o = w->out;
-  if (w->fmt == CLI_JSON) lg_str_printf(o, ",\n  \"%s\": ", name);
-  else if (w->fmt == CLI_LATEX) lg_str_printf(o, "\\paragraph{%s}\n\\[ %s = ", name, name);
-  else lg_str_printf(o, "\n%s = ", name);
-  expr(w, x);
-  lg_str_puts(o, w->fmt == CLI_JSON ? "" : w->fmt == CLI_LATEX ? " \\]\n\n" : "\n");
-}
-
 /* Printed equations lhs = rhs (the same for both methods). */
 static void equation_list(writer *w, const char *key, const sym_node **lhs,
                           const sym_node **rhs, size_t k) {
@@ -240,6 +203,15 @@ static void equation_list(writer *w, const char *key, const sym_node **lhs,
   }
 }
 
+static void scalar(writer *w, const char *name, const sym_node *x) {
+  lg_str *o = w->out;
+  if (w->fmt == CLI_JSON) lg_str_printf(o, ",\n  \"%s\": ", name);
+  else if (w->fmt == CLI_LATEX) lg_str_printf(o, "\\paragraph{%s}\n\\[ %s = ", name, name);
+  else lg_str_printf(o, "\n%s = ", name);
+  expr(w, x);
+  lg_str_puts(o, w->fmt == CLI_JSON ? "" : w->fmt == CLI_LATEX ? " \\]\n\n" : "\n");
+}
+
 /* Kane's method: speeds, kinematics, M u' + C = F, full state form. */
 static void write_kane(writer *w, const mech_eom *e, const mech_kane *k) {
   lg_str *o = w->out;
@@ -272,7 +244,7 @@ static void write_all(writer *w, const mech_eom *e) {
                    "\\begin{document}\n\n");
   names(w, "coordinates", e->q, e->n);
   names(w, "multipliers", e->lam, e->m);
-  equations(w, e);
+  equation_list(w, "equations", e->eq_lhs, e->eq_rhs, e->n + e->m);
   matrix(w, "mass_matrix", e->mass_matrix);
   vector(w, "forcing", e->f, e->n);
   matrix(w, "mass_matrix_full", e->mass_matrix_full);
