@@ -6,7 +6,7 @@ need=()
 have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
 # libgfortran-12-dev: the static LAPACK needs the Fortran runtime to link.
 for p in libsundials-dev liblapacke-dev liblapack-dev libblas-dev libgfortran-12-dev libgmp-dev \
-         gnuplot-nox python3-numpy; do
+         gnuplot-nox python3-numpy texlive-latex-base; do
   have_pkg "$p" || need+=("$p")
 done
 # SymPy is the independent reference for the tests: only install when the

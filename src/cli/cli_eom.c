@@ -168,6 +168,13 @@ static void names(writer *w, const char *key, const sym_node *const *v, size_t n
   lg_str_puts(o, w->fmt == CLI_LATEX ? "$\n\n" : "\n");
 }
 
+/* A stock article with amsmath; bmatrix allows 10 columns unless told. */
+static void latex_preamble(lg_str *o, size_t max_cols) {
+  lg_str_printf(o, "\\documentclass{article}\n\\usepackage{amsmath}\n"
+                   "\\setcounter{MaxMatrixCols}{%zu}\n\\allowdisplaybreaks\n"
+                   "\\begin{document}\n\n", max_cols + 1);
+}
+
 /* Printed equations lhs = rhs (the same for both methods). */
 static void equation_list(writer *w, const char *key, const sym_node **lhs,
                           const sym_node **rhs, size_t k) {
@@ -216,9 +223,7 @@ static void scalar(writer *w, const char *name, const sym_node *x) {
 static void write_kane(writer *w, const mech_eom *e, const mech_kane *k) {
   lg_str *o = w->out;
   if (w->fmt == CLI_JSON) lg_str_puts(o, "{");
-  if (w->fmt == CLI_LATEX)
-    lg_str_puts(o, "\\documentclass{article}\n\\usepackage{amsmath}\n"
-                   "\\begin{document}\n\n");
+  if (w->fmt == CLI_LATEX) latex_preamble(o, k->n + k->p);
   names(w, "coordinates", e->q, e->n);
   names(w, "speeds", k->u, k->p);
   equation_list(w, "dependent_speeds", k->udep, k->udep_expr, k->ndep);
@@ -239,9 +244,7 @@ static void write_kane(writer *w, const mech_eom *e, const mech_kane *k) {
 static void write_all(writer *w, const mech_eom *e) {
   lg_str *o = w->out;
   if (w->fmt == CLI_JSON) lg_str_puts(o, "{");
-  if (w->fmt == CLI_LATEX)
-    lg_str_puts(o, "\\documentclass{article}\n\\usepackage{amsmath}\n"
-                   "\\begin{document}\n\n");
+  if (w->fmt == CLI_LATEX) latex_preamble(o, 2 * e->n + e->m);
   names(w, "coordinates", e->q, e->n);
   names(w, "multipliers", e->lam, e->m);
   equation_list(w, "equations", e->eq_lhs, e->eq_rhs, e->n + e->m);
