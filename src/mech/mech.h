@@ -193,6 +193,10 @@ typedef struct mech_kane {
 lg_status mech_derive_kane(mech_model *m, const char *file, mech_kane **out,
                            lg_diag *diag);
 void mech_kane_simplify(mech_model *m, mech_kane *k, size_t max_dag);
+/* Speeds and their derivatives in terms of q, q', t (from the kinematical
+ * equations): from[i] -> to[i], n pairs (0 without speeds). */
+lg_status mech_speed_values(mech_model *m, const char *file, const sym_node ***from,
+                            const sym_node ***to, size_t *n, lg_diag *diag);
 /* Kane's equations in Lagrange's shape, when u = q' and nothing is
  * constrained (so simulate and codegen can use them); NULL otherwise. */
 mech_eom *mech_kane_as_eom(mech_model *m, const mech_eom *lag, const mech_kane *k);

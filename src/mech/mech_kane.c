@@ -539,3 +539,34 @@ mech_eom *mech_kane_as_eom(mech_model *m, const mech_eom *lag, const mech_kane *
   e->forcing_full = ff;
   return e;
 }
+
+/* ---- speeds under Lagrange's method ------------------------------------------------------ */
+/* The speeds (and their derivatives) as functions of q, q', t from the
+ * kinematical equations, for Lagrange's method, where a speed stands for
+ * its value. *n is 0 when the model declares no speeds. */
+lg_status mech_speed_values(mech_model *m, const char *file, const sym_node ***from,
+                            const sym_node ***to, size_t *n, lg_diag *diag) {
+  *n = 0;
+  if (!m->speeds.n) return LG_OK;
+  mech_kane k;
+  memset(&k, 0, sizeof k);
+  kane_ctx K = {.m = m, .c = m->c, .k = &k, .file = file, .diag = diag, .n = m->coords.n};
+  k.n = K.n;
+  k.qd = nodes(&K, K.n);
+  if (!k.qd) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < K.n; i++) k.qd[i] = mech_coord(m, i, 1);
+  lg_status st = speeds(&K);
+  if (st != LG_OK) return st;
+  const sym_node **f = nodes(&K, 2 * K.nu), **t = nodes(&K, 2 * K.nu);
+  if (!f || !t) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < K.nu; i++) {
+    f[i] = K.uall[i];
+    t[i] = k.speed_of_qd[i];
+    f[K.nu + i] = K.udall[i];
+    t[K.nu + i] = sym_dt(m->c, k.speed_of_qd[i]);
+  }
+  *from = f;
+  *to = t;
+  *n = 2 * K.nu;
+  return LG_OK;
+}

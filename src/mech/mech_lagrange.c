@@ -259,11 +259,78 @@ static lg_status make_symbols(mech_model *m, mech_eom *e) {
   return LG_OK;
 }
 
+/* Under Lagrange's method a speed stands for its value from the
+ * kinematical equations: every expression the derivation reads gets the
+ * speeds replaced (and restored afterwards: Kane's method wants them). */
+typedef struct saved_model {
+  const sym_node *T, *V, *D, *L;
+  mech_load *forces, *torques, *gen;
+  mech_row *rows;
+} saved_model;
+
+static const sym_node *subst_cb(void *ud, const sym_node *e) {
+  const void *const *a = ud;
+  return sym_subst((sym_ctx *)a[0], e, *(const size_t *)a[1], a[2], a[3]);
+}
+
+static lg_status replace_speeds(mech_model *m, const char *file, saved_model *sv,
+                                lg_diag *diag) {
+  const sym_node **from, **to;
+  size_t n;
+  memset(sv, 0, sizeof *sv);
+  lg_status st = mech_speed_values(m, file, &from, &to, &n, diag);
+  if (st != LG_OK || !n) return st;
+  *sv = (saved_model){m->T, m->V, m->D, m->L, NULL, NULL, NULL, NULL};
+  size_t nf = m->forces.n, nt = m->torques.n, ng = m->gen_forces.n, nr = m->rows.n;
+  sv->forces = lg_arena_alloc(&m->arena, (nf + nt + ng + 1) * sizeof(mech_load));
+  sv->rows = lg_arena_alloc(&m->arena, (nr + 1) * sizeof(mech_row));
+  if (!sv->forces || !sv->rows) return LG_ERR_NOMEM;
+  sv->torques = sv->forces + nf;
+  sv->gen = sv->torques + nt;
+  memcpy(sv->forces, m->forces.v, nf * sizeof(mech_load));
+  memcpy(sv->torques, m->torques.v, nt * sizeof(mech_load));
+  memcpy(sv->gen, m->gen_forces.v, ng * sizeof(mech_load));
+  memcpy(sv->rows, m->rows.v, nr * sizeof(mech_row));
+  const void *ud[4] = {m->c, &n, from, to};
+  m->T = subst_cb(ud, m->T);
+  m->V = subst_cb(ud, m->V);
+  m->D = subst_cb(ud, m->D);
+  if (m->L) m->L = subst_cb(ud, m->L);
+  for (size_t i = 0; i < nf; i++) m->forces.v[i].v = mech_vec_map(m, m->forces.v[i].v, subst_cb, ud);
+  for (size_t i = 0; i < nt; i++) m->torques.v[i].v = mech_vec_map(m, m->torques.v[i].v, subst_cb, ud);
+  for (size_t i = 0; i < ng; i++) m->gen_forces.v[i].s = subst_cb(ud, m->gen_forces.v[i].s);
+  for (size_t i = 0; i < nr; i++) m->rows.v[i].e = subst_cb(ud, m->rows.v[i].e);
+  return LG_OK;
+}
+
+static void restore_speeds(mech_model *m, const saved_model *sv) {
+  if (!sv->rows) return;
+  m->T = sv->T;
+  m->V = sv->V;
+  m->D = sv->D;
+  m->L = sv->L;
+  memcpy(m->forces.v, sv->forces, m->forces.n * sizeof(mech_load));
+  memcpy(m->torques.v, sv->torques, m->torques.n * sizeof(mech_load));
+  memcpy(m->gen_forces.v, sv->gen, m->gen_forces.n * sizeof(mech_load));
+  memcpy(m->rows.v, sv->rows, m->rows.n * sizeof(mech_row));
+}
+
+static lg_status derive(mech_model *m, const char *file, mech_eom **out, lg_diag *diag);
+
 lg_status mech_derive_lagrange(mech_model *m, const char *file, mech_eom **out,
                                lg_diag *diag) {
   *out = NULL;
   lg_status st = check_model(m, file, diag);
   if (st != LG_OK) return st;
+  saved_model sv;
+  st = replace_speeds(m, file, &sv, diag);
+  if (st == LG_OK) st = derive(m, file, out, diag);
+  restore_speeds(m, &sv);
+  return st;
+}
+
+static lg_status derive(mech_model *m, const char *file, mech_eom **out, lg_diag *diag) {
+  lg_status st;
   mech_eom *e = lg_arena_alloc(&m->arena, sizeof *e);
   if (!e) return LG_ERR_NOMEM;
   memset(e, 0, sizeof *e);
