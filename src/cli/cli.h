@@ -48,8 +48,10 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom);
 
 /* Kane's equations of a loaded model (prints errors). */
 int cli_load_kane(const cli_opts *o, lang_model *lm, mech_kane **k);
-/* Replace *e by Kane's equations when --method kane (simulate, codegen). */
-int cli_method_eom(const cli_opts *o, lang_model *lm, mech_eom **e);
+/* Replace *e by Kane's equations when --method kane and they share
+ * Lagrange's state (u = q', unconstrained). Otherwise, when kane_out is
+ * given, *kane_out gets Kane's equations (state [q; u]); else an error. */
+int cli_method_eom(const cli_opts *o, lang_model *lm, mech_eom **e, mech_kane **kane_out);
 
 int cli_eom(const cli_opts *o);
 int cli_eval(const cli_opts *o);

@@ -87,7 +87,7 @@ int cli_codegen(const cli_opts *o) {
   if (rc != CLI_EXIT_OK) return rc;
   /* Expanding and collecting cancels the many terms of d/dt(dL/dq') and
    * dL/dq that annihilate each other: 5x fewer operations at n = 40. */
-  if ((rc = cli_method_eom(o, lm, &e)) != CLI_EXIT_OK) {
+  if ((rc = cli_method_eom(o, lm, &e, NULL)) != CLI_EXIT_OK) {
     lang_model_free(lm);
     return rc;
   }

@@ -39,23 +39,54 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
   return CLI_EXIT_OK;
 }
 
+/* The model's initial state and parameter values, for Kane's pivoting. */
+typedef struct pivot_state {
+  const lang_model *lm;
+  double *params;
+} pivot_state;
+
+static int pivot_value(void *ud, const sym_node *atom, double *out) {
+  const pivot_state *ps = ud;
+  mech_model *m = ps->lm->mech;
+  for (size_t i = 0; i < mech_ncoords(m); i++) {
+    if (mech_coord(m, i, 0) == atom) { *out = ps->lm->q0[i]; return 0; }
+    if (mech_coord(m, i, 1) == atom) { *out = ps->lm->qd0[i]; return 0; }
+  }
+  for (size_t i = 0; ps->params && i < mech_nparams(m); i++)
+    if (mech_param(m, i) == atom) { *out = ps->params[i]; return 0; }
+  if (atom->kind == SYM_TIME) { *out = ps->lm->t0; return 0; }
+  return 1;
+}
+
 int cli_load_kane(const cli_opts *o, lang_model *lm, mech_kane **k) {
   lg_diag d;
   lg_diag_clear(&d);
-  if (mech_derive_kane(lm->mech, o->model, k, &d) != LG_OK) return cli_report(&d, lm, o->model);
-  return CLI_EXIT_OK;
+  pivot_state ps = {lm, lg_calloc(mech_nparams(lm->mech) + 1, sizeof(double))};
+  if (ps.params && mech_resolve_params(lm->mech, o->set, o->nset, ps.params, &d) != LG_OK) {
+    lg_free(ps.params);
+    ps.params = NULL;
+    lg_diag_clear(&d);
+  }
+  lg_status st = mech_derive_kane(lm->mech, o->model, pivot_value, &ps, k, &d);
+  lg_free(ps.params);
+  return st == LG_OK ? CLI_EXIT_OK : cli_report(&d, lm, o->model);
 }
 
 /* For simulate and codegen: Kane's equations where they share Lagrange's
  * state, else a clear refusal. */
-int cli_method_eom(const cli_opts *o, lang_model *lm, mech_eom **e) {
+int cli_method_eom(const cli_opts *o, lang_model *lm, mech_eom **e, mech_kane **kane_out) {
+  if (kane_out) *kane_out = NULL;
   if (strcmp(o->method, "kane") != 0) return CLI_EXIT_OK;
   mech_kane *k;
   int rc = cli_load_kane(o, lm, &k);
   if (rc != CLI_EXIT_OK) return rc;
   mech_eom *ke = mech_kane_as_eom(lm->mech, *e, k);
   if (!ke) {
-    fprintf(stderr, "%s:%d:%d: --method kane here needs u = q' and no constraints (this "
+    if (kane_out) { /* the caller handles Kane's own state [q; u] */
+      *kane_out = k;
+      return CLI_EXIT_OK;
+    }
+    fprintf(stderr, "%s:%d:%d: codegen --method kane needs u = q' and no constraints (this "
                     "model has speeds or constraints); use --method lagrange\n",
             o->model, lm->coord_line > 0 ? lm->coord_line : 1,
             lm->coord_col > 0 ? lm->coord_col : 1);

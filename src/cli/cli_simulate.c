@@ -312,23 +312,66 @@ static int run_sim(const cli_opts *o, lang_model *lm, const num_system *s,
   return finish_sinks(o, &k, part, pdata, rc);
 }
 
+/* Kane's equations in their own state [q; u]: the initial speeds come from
+ * the initial q' through the kinematical equations. */
+static int integrate_kane(const cli_opts *o, lang_model *lm, const mech_eom *e,
+                          const mech_kane *k, const num_system *s) {
+  num_sim_opts so;
+  if (!sim_options(o, lm, s, &so)) return CLI_EXIT_USAGE;
+  if (o->jit) fprintf(stderr, "%s: warning: --jit is not available for Kane's state [q; u]; "
+                              "using the evaluation tape\n", o->model);
+  lg_diag d;
+  lg_diag_clear(&d);
+  num_kane_system *ks;
+  num_kane_result r;
+  if (num_kane_system_build(lm->mech, k, e, o->set, o->nset, &ks, &d) != LG_OK)
+    return cli_report(&d, lm, o->model);
+  int rc = CLI_EXIT_OK;
+  if (num_kane_eval(lm->mech, k, o->set, o->nset, so.t0, lm->q0, lm->qd0, NULL, 0, &r, &d) !=
+      LG_OK) {
+    rc = cli_report(&d, lm, o->model);
+  } else {
+    double *q = lm->q0;
+    sink snk = {.s = s, .tf = so.tf, .tty = isatty(2)};
+    char part[4200], pdata[] = "/tmp/lagrange-data-XXXXXX";
+    if (!open_sinks(o, &snk, part, sizeof part, pdata)) {
+      if (snk.csv && snk.csv != stdout) { fclose(snk.csv); unlink(part); }
+      rc = CLI_EXIT_MODEL;
+    } else {
+      header(snk.csv, s);
+      snk.start = wall_now();
+      num_sim_stats st;
+      lg_diag_clear(&d);
+      lg_status status = num_simulate_kane(ks, &so, q, r.u, on_output, &snk, &st, &d);
+      summary(o, s, &st, wall_now() - snk.start, snk.tty);
+      if (status != LG_OK) rc = cli_report(&d, lm, o->model);
+      rc = finish_sinks(o, &snk, part, pdata, rc);
+    }
+    num_kane_result_free(&r);
+  }
+  num_kane_system_free(ks);
+  return rc;
+}
+
 int cli_simulate(const cli_opts *o) {
   lang_model *lm;
   mech_eom *e;
+  mech_kane *k = NULL;
   int rc = cli_load(o, &lm, &e);
   if (rc != CLI_EXIT_OK) return rc;
   num_system *s;
   lg_diag d;
   lg_diag_clear(&d);
-  if ((rc = cli_method_eom(o, lm, &e)) != CLI_EXIT_OK) {
+  if ((rc = cli_method_eom(o, lm, &e, &k)) != CLI_EXIT_OK) {
     lang_model_free(lm);
     return rc;
   }
   mech_eom_simplify(lm->mech, e, CLI_SIMPLIFY_FOR_CODE);
+  if (k) mech_kane_simplify(lm->mech, k, CLI_SIMPLIFY_FOR_CODE);
   if (num_system_build(lm->mech, e, o->set, o->nset, &s, &d) != LG_OK) {
     rc = cli_report(&d, lm, o->model);
   } else {
-    rc = integrate(o, lm, e, s);
+    rc = k ? integrate_kane(o, lm, e, k, s) : integrate(o, lm, e, s);
     num_system_free(s);
   }
   lang_model_free(lm);

@@ -190,8 +190,10 @@ typedef struct mech_kane {
   int default_speeds;            /* u = q' */
 } mech_kane;
 
-lg_status mech_derive_kane(mech_model *m, const char *file, mech_kane **out,
-                           lg_diag *diag);
+/* pivot_value (may be NULL) gives the values of atoms at a state (the
+ * initial one): dependent speeds are then chosen by partial pivoting there. */
+lg_status mech_derive_kane(mech_model *m, const char *file, sym_atom_value_fn pivot_value,
+                           void *pivot_ud, mech_kane **out, lg_diag *diag);
 void mech_kane_simplify(mech_model *m, mech_kane *k, size_t max_dag);
 /* Speeds and their derivatives in terms of q, q', t (from the kinematical
  * equations): from[i] -> to[i], n pairs (0 without speeds). */

@@ -11,6 +11,7 @@
  * chain rule: their generalized forces along q are projected with dq'/du. */
 #include "mech_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,8 @@ typedef struct kane_ctx {
   const sym_node **kfull;       /* n: q' = k(q, u_all, t) */
   const sym_node **from, **to;  /* the substitution q' -> k~, u_D -> expr */
   size_t nsub;
+  sym_atom_value_fn pivot_value; /* optional: a state to pivot at */
+  void *pivot_ud;
 } kane_ctx;
 
 static const sym_node **nodes(kane_ctx *K, size_t n) {
@@ -205,16 +208,32 @@ static const sym_node **constraint_rows(kane_ctx *K, size_t *mrows) {
   return rows;
 }
 
-/* Choose pivots: for each row the first speed whose (reduced) coefficient
- * does not simplify to zero. dep[c] = 1 marks a dependent speed. */
+/* How good a pivot an entry is: its magnitude at the pivot state when
+ * there is one (partial pivoting, so the dependent speeds stay well
+ * defined near the start), else 1 for any entry not identically zero. */
+static double pivot_weight(kane_ctx *K, const sym_node *e) {
+  if (sym_is_zero(e)) return 0;
+  double v;
+  if (!K->pivot_value || sym_eval(K->c, e, K->pivot_value, K->pivot_ud, &v, NULL) != LG_OK)
+    return 1;
+  return isfinite(v) ? fabs(v) + 1e-300 : 1;
+}
+
+/* Choose pivots row by row among the speeds not yet dependent: the largest
+ * weight (the first on ties); dep[c] = 1 marks a dependent speed. */
 static lg_status pick_dependent(kane_ctx *K, sym_matrix *A, int *dep) {
   size_t m = A->rows, nu = A->cols;
   for (size_t r = 0; r < m; r++) {
     size_t piv = nu;
-    for (size_t c = 0; c < nu && piv == nu; c++) {
+    double best = 0;
+    for (size_t c = 0; c < nu; c++) {
       if (dep[c]) continue;
       SYM_AT(A, r, c) = sym_simplify(K->c, SYM_AT(A, r, c));
-      if (!sym_is_zero(SYM_AT(A, r, c))) piv = c;
+      double wgt = pivot_weight(K, SYM_AT(A, r, c));
+      if (wgt > best) {
+        best = wgt;
+        piv = c;
+      }
     }
     if (piv == nu)
       return fail(K, K->m->rows.v[r].line, K->m->rows.v[r].col,
@@ -452,8 +471,8 @@ static lg_status assemble(kane_ctx *K) {
   return LG_OK;
 }
 
-lg_status mech_derive_kane(mech_model *m, const char *file, mech_kane **out,
-                           lg_diag *diag) {
+lg_status mech_derive_kane(mech_model *m, const char *file, sym_atom_value_fn pivot_value,
+                           void *pivot_ud, mech_kane **out, lg_diag *diag) {
   *out = NULL;
   if (m->coords.n == 0) {
     lg_diag_set(diag, LG_ERR_MODEL, file, 1, 1, "the model declares no coordinates");
@@ -462,7 +481,8 @@ lg_status mech_derive_kane(mech_model *m, const char *file, mech_kane **out,
   mech_kane *k = lg_arena_alloc(&m->arena, sizeof *k);
   if (!k) return LG_ERR_NOMEM;
   memset(k, 0, sizeof *k);
-  kane_ctx K = {.m = m, .c = m->c, .k = k, .file = file, .diag = diag, .n = m->coords.n};
+  kane_ctx K = {.m = m, .c = m->c, .k = k, .file = file, .diag = diag, .n = m->coords.n,
+               .pivot_value = pivot_value, .pivot_ud = pivot_ud};
   k->n = K.n;
   k->q = nodes(&K, K.n);
   k->qd = nodes(&K, K.n);

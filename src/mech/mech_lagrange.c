@@ -273,6 +273,11 @@ static const sym_node *subst_cb(void *ud, const sym_node *e) {
   return sym_subst((sym_ctx *)a[0], e, *(const size_t *)a[1], a[2], a[3]);
 }
 
+/* memcpy that accepts the NULL arrays of empty lists */
+static void copy_items(void *dst, const void *src, size_t n, size_t size) {
+  if (n) memcpy(dst, src, n * size);
+}
+
 static lg_status replace_speeds(mech_model *m, const char *file, saved_model *sv,
                                 lg_diag *diag) {
   const sym_node **from, **to;
@@ -287,10 +292,10 @@ static lg_status replace_speeds(mech_model *m, const char *file, saved_model *sv
   if (!sv->forces || !sv->rows) return LG_ERR_NOMEM;
   sv->torques = sv->forces + nf;
   sv->gen = sv->torques + nt;
-  memcpy(sv->forces, m->forces.v, nf * sizeof(mech_load));
-  memcpy(sv->torques, m->torques.v, nt * sizeof(mech_load));
-  memcpy(sv->gen, m->gen_forces.v, ng * sizeof(mech_load));
-  memcpy(sv->rows, m->rows.v, nr * sizeof(mech_row));
+  copy_items(sv->forces, m->forces.v, nf, sizeof(mech_load));
+  copy_items(sv->torques, m->torques.v, nt, sizeof(mech_load));
+  copy_items(sv->gen, m->gen_forces.v, ng, sizeof(mech_load));
+  copy_items(sv->rows, m->rows.v, nr, sizeof(mech_row));
   const void *ud[4] = {m->c, &n, from, to};
   m->T = subst_cb(ud, m->T);
   m->V = subst_cb(ud, m->V);
@@ -309,10 +314,10 @@ static void restore_speeds(mech_model *m, const saved_model *sv) {
   m->V = sv->V;
   m->D = sv->D;
   m->L = sv->L;
-  memcpy(m->forces.v, sv->forces, m->forces.n * sizeof(mech_load));
-  memcpy(m->torques.v, sv->torques, m->torques.n * sizeof(mech_load));
-  memcpy(m->gen_forces.v, sv->gen, m->gen_forces.n * sizeof(mech_load));
-  memcpy(m->rows.v, sv->rows, m->rows.n * sizeof(mech_row));
+  copy_items(m->forces.v, sv->forces, m->forces.n, sizeof(mech_load));
+  copy_items(m->torques.v, sv->torques, m->torques.n, sizeof(mech_load));
+  copy_items(m->gen_forces.v, sv->gen, m->gen_forces.n, sizeof(mech_load));
+  copy_items(m->rows.v, sv->rows, m->rows.n, sizeof(mech_row));
 }
 
 static lg_status derive(mech_model *m, const char *file, mech_eom **out, lg_diag *diag);

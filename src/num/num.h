@@ -128,6 +128,32 @@ lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *s
                         const double *u, int have_u, num_kane_result *r, lg_diag *diag);
 void num_kane_result_free(num_kane_result *r);
 
+/* ---- Kane's method over time: x = [q; u_I] ------------------------------------------- */
+typedef struct num_kane_system {
+  size_t n, p, m, np, nin;      /* coordinates, speeds, constraint rows, params, inputs */
+  double *params;
+  sym_tape *dyn;                /* outputs: q' (n), M (p*p), f (p) */
+  sym_tape *all;                /* outputs: q' (n), T, V, C (m) */
+  size_t o_kq, o_T, o_V, o_C;   /* offsets in the outputs of `all` */
+  size_t o_out;                 /* where the outputs start in the work array */
+  size_t nwork;                 /* doubles of work */
+} num_kane_system;
+
+lg_status num_kane_system_build(mech_model *mm, const mech_kane *k, const mech_eom *lag,
+                                const num_setting *set, size_t nset, num_kane_system **out,
+                                lg_diag *diag);
+void num_kane_system_free(num_kane_system *k);
+/* Work for num_kane_rhs/observe (free with lg_free). */
+double *num_kane_scratch(const num_kane_system *k);
+/* dx = [q'; u'] at x = [q; u] (LG_ERR_NUMERIC when M is singular). */
+lg_status num_kane_rhs(const num_kane_system *k, double *work, double t, const double *x,
+                       double *dx, lg_diag *diag);
+/* Every output at x; read them at work + o_out (offsets o_kq, o_T, ...). */
+void num_kane_observe(const num_kane_system *k, double *work, double t, const double *x);
+lg_status num_simulate_kane(const num_kane_system *k, const num_sim_opts *o, double *q,
+                            double *u, num_sim_output out, void *ud, num_sim_stats *stats,
+                            lg_diag *diag);
+
 /* The DAE path (IDA, GGL stabilization), called by num_simulate for
  * NUM_INT_IDA. */
 lg_status num_simulate_ida(const num_system *s, const num_sim_opts *o, double *q,

@@ -141,3 +141,127 @@ lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *s
   if (st != LG_OK) num_kane_result_free(r);
   return st;
 }
+
+/* ---- Kane's equations over time ------------------------------------------------------ */
+static const sym_node *subst_kq(sym_ctx *c, const mech_kane *k, const sym_node *e) {
+  return sym_subst(c, e, k->n, k->qd, k->kq);
+}
+
+static lg_status kane_tapes(mech_model *mm, const mech_kane *k, const mech_eom *lag,
+                            const num_setting *set, size_t nset, num_kane_system *s,
+                            lg_diag *diag) {
+  sym_ctx *c = mech_ctx(mm);
+  size_t n = k->n, p = k->p, m = lag->m, nd = n + p * p + p, na = n + 2 + m;
+  const sym_node **od = lg_malloc(nd * sizeof *od), **oa = lg_malloc(na * sizeof *oa);
+  const sym_node **in = lg_malloc(s->nin * sizeof *in);
+  lg_status st = od && oa && in ? LG_OK : LG_ERR_NOMEM;
+  if (st == LG_OK) {
+    memcpy(od, k->kq, n * sizeof *od);
+    memcpy(od + n, k->M->e, p * p * sizeof *od);
+    memcpy(od + n + p * p, k->f, p * sizeof *od);
+    memcpy(oa, k->kq, n * sizeof *oa);
+    oa[n] = subst_kq(c, k, lag->T);
+    oa[n + 1] = subst_kq(c, k, lag->V);
+    for (size_t r = 0; r < m; r++) oa[n + 2 + r] = subst_kq(c, k, lag->C[r]);
+    st = num_substitute_inputs(mm, set, nset, od, nd);
+  }
+  if (st == LG_OK) st = num_substitute_inputs(mm, set, nset, oa, na);
+  if (st == LG_OK) {
+    size_t a = 0;
+    in[a++] = sym_time(c);
+    for (size_t i = 0; i < n; i++) in[a++] = k->q[i];
+    for (size_t i = 0; i < p; i++) in[a++] = k->u[i];
+    for (size_t i = 0; i < s->np; i++) in[a++] = mech_param(mm, i);
+    const sym_node *missing = NULL;
+    st = sym_tape_build(c, s->nin, in, nd, od, &s->dyn, &missing);
+    if (st == LG_OK) st = sym_tape_build(c, s->nin, in, na, oa, &s->all, &missing);
+    if (st == LG_ERR_MODEL)
+      lg_diag_set(diag, LG_ERR_MODEL, NULL, 0, 0, "'%s' has no numeric value",
+                  missing && missing->v.name ? missing->v.name : "?");
+  }
+  lg_free(od);
+  lg_free(oa);
+  lg_free(in);
+  return st;
+}
+
+lg_status num_kane_system_build(mech_model *mm, const mech_kane *k, const mech_eom *lag,
+                                const num_setting *set, size_t nset, num_kane_system **out,
+                                lg_diag *diag) {
+  *out = NULL;
+  num_kane_system *s = lg_calloc(1, sizeof *s);
+  if (!s) return LG_ERR_NOMEM;
+  s->n = k->n;
+  s->p = k->p;
+  s->m = lag->m;
+  s->np = mech_nparams(mm);
+  s->nin = 1 + s->n + s->p + s->np;
+  s->params = lg_calloc(s->np + 1, sizeof *s->params);
+  lg_status st = s->params ? mech_resolve_params(mm, set, nset, s->params, diag) : LG_ERR_NOMEM;
+  for (size_t i = 0; st == LG_OK && i < s->np; i++)
+    if (isnan(s->params[i])) {
+      int line, col;
+      mech_param_pos(mm, i, &line, &col);
+      lg_diag_set(diag, LG_ERR_MODEL, NULL, line, col, "parameter '%s' has no value",
+                  mech_param_name(mm, i));
+      st = LG_ERR_MODEL;
+    }
+  if (st == LG_OK) st = kane_tapes(mm, k, lag, set, nset, s, diag);
+  if (st != LG_OK) {
+    num_kane_system_free(s);
+    return st;
+  }
+  s->o_kq = 0;
+  s->o_T = s->n;
+  s->o_V = s->n + 1;
+  s->o_C = s->n + 2;
+  size_t slots = s->dyn->nslots > s->all->nslots ? s->dyn->nslots : s->all->nslots;
+  size_t nout = s->n + s->p * s->p + s->p > s->n + 2 + s->m ? s->n + s->p * s->p + s->p
+                                                             : s->n + 2 + s->m;
+  s->o_out = s->nin + slots;
+  s->nwork = s->o_out + nout + s->p * s->p + 2 * s->p + 1;
+  *out = s;
+  return LG_OK;
+}
+
+void num_kane_system_free(num_kane_system *k) {
+  if (!k) return;
+  sym_tape_free(k->dyn);
+  sym_tape_free(k->all);
+  lg_free(k->params);
+  lg_free(k);
+}
+
+double *num_kane_scratch(const num_kane_system *k) {
+  double *w = lg_calloc(k->nwork, sizeof *w);
+  if (w) memcpy(w + 1 + k->n + k->p, k->params, k->np * sizeof *w);
+  return w;
+}
+
+static void load_state(const num_kane_system *k, double *w, double t, const double *x) {
+  w[0] = t;
+  memcpy(w + 1, x, (k->n + k->p) * sizeof *x);
+}
+
+lg_status num_kane_rhs(const num_kane_system *k, double *w, double t, const double *x,
+                       double *dx, lg_diag *diag) {
+  size_t n = k->n, p = k->p;
+  load_state(k, w, t, x);
+  double *out = w + k->o_out, *A = out + n + p * p + p;
+  sym_tape_eval(k->dyn, w, out, w + k->nin);
+  memcpy(dx, out, n * sizeof *dx);
+  memcpy(A, out + n, p * p * sizeof *A); /* Kane's M is symmetric: either layout */
+  memcpy(dx + n, out + n + p * p, p * sizeof *dx);
+  lapack_int piv[p + 1];
+  if (p && LAPACKE_dgesv_work(LAPACK_COL_MAJOR, (lapack_int)p, 1, A, (lapack_int)p, piv,
+                              dx + n, (lapack_int)p) != 0) {
+    lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0, "Kane's mass matrix is singular");
+    return LG_ERR_NUMERIC;
+  }
+  return LG_OK;
+}
+
+void num_kane_observe(const num_kane_system *k, double *w, double t, const double *x) {
+  load_state(k, w, t, x);
+  sym_tape_eval(k->all, w, w + k->o_out, w + k->nin);
+}
