@@ -16,8 +16,12 @@ typedef struct cg_request {
   const char *model_path;  /* for the header comment */
   mech_model *mech;
   const mech_eom *eom;
+  /* Kane's equations in their own state x = [q; u] (NULL: Lagrange's, with
+   * x = [q; q']); eom is still needed for T, V, momenta and constraints. */
+  const mech_kane *kane;
   const mech_setting *set; /* parameter defaults overrides (--set) */
   size_t nset;
+  const char *header;      /* what the .c includes; NULL: "NAME.h" */
 } cg_request;
 
 /* Operation counts after common-subexpression elimination, per function. */

@@ -4,17 +4,18 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const py_names[CG_NFUNCS] = {
     "mass_matrix_full", "forcing_full", "mass_matrix", "forcing", "rhs",
     "energy",           "momenta",      "constraints", "constraint_jacobian"};
 
 static void py_input(const cg_ctx *G, lg_str *o, size_t k) {
-  size_t n = G->r->eom->n, np = mech_nparams(G->r->mech);
+  size_t nx = G->nx, np = mech_nparams(G->r->mech);
   if (k == 0) lg_str_puts(o, "t");
-  else if (k <= 2 * n) lg_str_printf(o, "x[%zu]", k - 1);
-  else if (k <= 2 * n + np) lg_str_printf(o, "p[%zu]", k - 1 - 2 * n);
-  else lg_str_printf(o, "uu[%zu]", k - 1 - 2 * n - np);
+  else if (k <= nx) lg_str_printf(o, "x[%zu]", k - 1);
+  else if (k <= nx + np) lg_str_printf(o, "p[%zu]", k - 1 - nx);
+  else lg_str_printf(o, "uu[%zu]", k - 1 - nx - np);
 }
 
 static void py_literal(lg_str *o, double k) {
@@ -113,8 +114,24 @@ lg_status cg_emit_python(cg_ctx *G) {
   lg_status st = py_inputs(G);
   size_t shape[CG_NFUNCS][2] = {{F, F}, {F, 1}, {n, N}, {n, 1}, {N * N + N, 1}, {2, 1},
                                 {n, 1}, {k, 1}, {k, n}};
+  const mech_kane *kn = G->r->kane;
+  size_t P = kn ? kn->p : 0, X = n + P;
+  if (kn) { /* x = [q; u] */
+    size_t ks[CG_NFUNCS][2] = {{X, X}, {X, 1}, {P, P}, {P, 1}, {n + P * P + P, 1}, {2, 1},
+                               {n, 1}, {k, 1}, {k, n}};
+    memcpy(shape, ks, sizeof shape);
+  }
   for (int f = 0; st == LG_OK && f < CG_NFUNCS; f++)
     st = py_function(G, (cg_func)f, shape[f][0], shape[f][1]);
+  if (kn) {
+    lg_str_printf(o, "\n\ndef rhs(t, x, u=None, p=DEFAULT_PARAMS):\n"
+                     "    \"\"\"x' = F(t, x, u, p) for Kane's state x = [q; u].\"\"\"\n"
+                     "    r = _rhs_parts(t, x, u, p)\n"
+                     "    M = r[%zu:%zu].reshape(%zu, %zu)\n"
+                     "    return np.concatenate([r[:%zu], np.linalg.solve(M, r[%zu:])])\n",
+                  n, n + P * P, P, P, n, n + P * P);
+    return st;
+  }
   lg_str_printf(o, "\n\ndef rhs(t, x, u=None, p=DEFAULT_PARAMS):\n"
                    "    \"\"\"x' = F(t, x, u, p).\"\"\"\n"
                    "    ab = _rhs_parts(t, x, u, p)\n"

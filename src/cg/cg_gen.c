@@ -35,14 +35,16 @@ static int substitute_inputs(cg_ctx *G, const sym_node **e, size_t n) {
 /* ---- tape inputs: t, x (2n), p, uu (3 per input) ---------------------------------------- */
 static int make_inputs(cg_ctx *G) {
   const mech_eom *e = G->r->eom;
+  const mech_kane *kn = G->r->kane;
   size_t n = e->n, np = mech_nparams(G->r->mech), ni = mech_ninputs(G->r->mech);
-  G->nin = 1 + 2 * n + np + 3 * ni;
+  G->nx = kn ? n + kn->p : 2 * n;
+  G->nin = 1 + G->nx + np + 3 * ni;
   G->in = lg_malloc(G->nin * sizeof *G->in);
   if (!G->in) return 0;
   size_t k = 0;
   G->in[k++] = sym_time(G->c);
   for (size_t i = 0; i < n; i++) G->in[k++] = e->q[i];
-  for (size_t i = 0; i < n; i++) G->in[k++] = e->qd[i];
+  for (size_t i = 0; i < G->nx - n; i++) G->in[k++] = kn ? kn->u[i] : e->qd[i];
   for (size_t i = 0; i < np; i++) G->in[k++] = mech_param(G->r->mech, i);
   for (size_t i = 0; i < ni; i++)
     for (int o = 0; o < 3; o++) G->in[k++] = input_symbol(G->c, i, o);
@@ -74,8 +76,44 @@ lg_status cg_inputs_tape(cg_ctx *G, sym_tape **t) {
   return st;
 }
 
+/* Kane: what each function returns in the state [q; u]; quantities of
+ * Lagrange's (T, V, momenta, constraints) with q' from the kinematics. */
+static const sym_node *kq(cg_ctx *G, const sym_node *e) {
+  const mech_kane *k = G->r->kane;
+  return sym_subst(G->c, e, k->n, k->qd, k->kq);
+}
+
+static const sym_node **kane_outputs(cg_ctx *G, cg_func f, size_t *count) {
+  const mech_eom *e = G->r->eom;
+  const mech_kane *k = G->r->kane;
+  size_t n = k->n, p = k->p, m = e->m, X = n + p;
+  size_t cnt = f == CG_MASS_FULL ? X * X : f == CG_FORCING_FULL ? X : f == CG_MASS ? p * p
+             : f == CG_FORCING ? p : f == CG_RHS ? n + p * p + p : f == CG_ENERGY ? 2
+             : f == CG_MOMENTA ? n : f == CG_CONSTRAINTS ? m : m * n;
+  const sym_node **o = lg_malloc((cnt ? cnt : 1) * sizeof *o);
+  if (!o) return NULL;
+  switch (f) {
+  case CG_MASS_FULL: memcpy(o, k->mass_matrix_full->e, cnt * sizeof *o); break;
+  case CG_FORCING_FULL: memcpy(o, k->forcing_full, cnt * sizeof *o); break;
+  case CG_MASS: memcpy(o, k->M->e, cnt * sizeof *o); break;
+  case CG_FORCING: memcpy(o, k->f, cnt * sizeof *o); break;
+  case CG_RHS: /* [q'; M; f] */
+    memcpy(o, k->kq, n * sizeof *o);
+    memcpy(o + n, k->M->e, p * p * sizeof *o);
+    memcpy(o + n + p * p, k->f, p * sizeof *o);
+    break;
+  case CG_ENERGY: o[0] = kq(G, e->T); o[1] = kq(G, e->V); break;
+  case CG_MOMENTA: for (size_t i = 0; i < n; i++) o[i] = kq(G, e->p[i]); break;
+  case CG_CONSTRAINTS: for (size_t i = 0; i < m; i++) o[i] = kq(G, e->C[i]); break;
+  default: for (size_t i = 0; i < m * n; i++) o[i] = kq(G, e->J->e[i]); break;
+  }
+  *count = cnt;
+  return o;
+}
+
 /* ---- the functions' outputs ----------------------------------------------------------------- */
 const sym_node **cg_outputs(cg_ctx *G, cg_func f, size_t *count) {
+  if (G->r->kane) return kane_outputs(G, f, count);
   const mech_eom *e = G->r->eom;
   size_t n = e->n, m = e->m, N = n + m, F = 2 * n + m, k = 0;
   size_t cnt = f == CG_MASS_FULL ? F * F : f == CG_FORCING_FULL ? F

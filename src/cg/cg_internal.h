@@ -15,8 +15,9 @@ typedef struct cg_ctx {
   sym_ctx *c;
   lg_diag *diag;
   lg_str *src, *hdr;
-  const sym_node **in;  /* tape inputs: t, q, q', params, input symbols */
+  const sym_node **in;  /* tape inputs: t, x, params, input symbols */
   size_t nin;
+  size_t nx;            /* state size: 2n (Lagrange) or n + p (Kane) */
   double *params;       /* resolved defaults */
   cg_stats stats;
 } cg_ctx;

@@ -87,13 +87,21 @@ int cli_codegen(const cli_opts *o) {
   if (rc != CLI_EXIT_OK) return rc;
   /* Expanding and collecting cancels the many terms of d/dt(dL/dq') and
    * dL/dq that annihilate each other: 5x fewer operations at n = 40. */
-  if ((rc = cli_method_eom(o, lm, &e, NULL)) != CLI_EXIT_OK) {
+  mech_kane *kane = NULL;
+  if ((rc = cli_method_eom(o, lm, &e, &kane)) != CLI_EXIT_OK) {
     lang_model_free(lm);
     return rc;
   }
   mech_eom_simplify(lm->mech, e, CLI_SIMPLIFY_FOR_CODE);
+  if (kane) mech_kane_simplify(lm->mech, kane, CLI_SIMPLIFY_FOR_CODE);
   char *name = o->name ? lg_strdup(o->name) : cg_default_name(o->model);
-  cg_request r = {name, o->model, lm->mech, e, o->set, o->nset};
+  char hpath[4200];
+  const char *hbase = NULL;
+  if (o->output) { /* the .c includes the header written beside it */
+    header_path(o->output, hpath, sizeof hpath);
+    hbase = strrchr(hpath, '/') ? strrchr(hpath, '/') + 1 : hpath;
+  }
+  cg_request r = {name, o->model, lm->mech, e, kane, o->set, o->nset, hbase};
   rc = name ? emit(o, &r, lang) : CLI_EXIT_MODEL;
   lg_free(name);
   lang_model_free(lm);

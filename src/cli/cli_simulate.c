@@ -279,7 +279,7 @@ static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
     lg_diag d;
     lg_diag_clear(&d);
     char *name = cg_default_name(o->model);
-    cg_request r = {name, o->model, lm->mech, e, o->set, o->nset};
+    cg_request r = {name, o->model, lm->mech, e, NULL, o->set, o->nset, NULL};
     if (!name || cg_jit_compile(&r, &jit, &d) != LG_OK)
       fprintf(stderr, "%s: warning: --jit: %s; using the evaluation tape instead\n",
               o->model, name ? d.message : "out of memory");

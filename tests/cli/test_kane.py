@@ -83,5 +83,51 @@ for name in ["kane_rigid_body", "rolling_sphere", "particle_bowl", "double_rod_p
                 for x, y in zip(ra[1:1 + 2 * n], rb[1:1 + 2 * n])), default=1) if ok else 1
     check(f"simulate --method kane = lagrange: {name} (max diff {diff:.1e})", ok and diff < 1e-7,
           rk.stderr[-400:])
+# Generated C for Kane's own state x = [q; u]: xdot = [q'; u'] as eval has it.
+import shutil, tempfile  # noqa: E402
+HARNESS = r"""
+#include <stdio.h>
+#include "model.h"
+int main(void) {
+  double p[model_NP > 0 ? model_NP : 1], t, x[model_NX], xd[model_NX];
+  model_default_params(p);
+  while (scanf("%lf", &t) == 1) {
+    for (int i = 0; i < model_NX; i++) if (scanf("%lf", &x[i]) != 1) return 2;
+    int err = model_rhs(t, x, NULL, p, xd);
+    printf("%d", err);
+    for (int i = 0; i < model_NX; i++) printf(" %.17g", xd[i]);
+    printf("\n");
+  }
+  return 0;
+}
+"""
+for name in ["kane_rigid_body", "rolling_sphere"]:
+    model = os.path.join(ROOT, "examples", name + ".lag")
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([BIN, "codegen", model, "--method", "kane", "--name", "model", "-o",
+                            os.path.join(tmp, "model.c")], capture_output=True, text=True)
+        open(os.path.join(tmp, "h.c"), "w").write(HARNESS)
+        c = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I", tmp,
+                            "-o", os.path.join(tmp, "h"), os.path.join(tmp, "model.c"),
+                            os.path.join(tmp, "h.c"), "-lm"], capture_output=True, text=True)
+        if r.returncode or c.returncode:
+            check(f"codegen --method kane {name} compiles", False, r.stderr + c.stderr)
+            continue
+        base, _ = run_eval(model, "", "lagrange")
+        names = base["coordinates"]
+        for k in range(2):
+            q = [rng.uniform(-1, 1) for _ in names]
+            qd = [rng.uniform(-1, 1) for _ in names]
+            st = ", ".join([f"{a}={v!r}" for a, v in zip(names, q)] +
+                           [f"{a}'={v!r}" for a, v in zip(names, qd)])
+            kane, err = run_eval(model, st, "kane")
+            feed = " ".join(repr(v) for v in [0.0] + q + kane["u"])
+            out = subprocess.run([os.path.join(tmp, "h")], input=feed, capture_output=True,
+                                 text=True).stdout.split()
+            got = [float(v) for v in out[1:]]
+            want = kane["qd"] + kane["ud"]
+            ok = len(got) == len(want) and all(abs(a - b) <= 1e-10 * max(1, abs(b))
+                                               for a, b in zip(got, want))
+            check(f"generated Kane rhs = eval: {name} state {k}", ok, f"{got} vs {want}")
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
