@@ -20,6 +20,7 @@ typedef struct writer {
   lg_str *out;
   cli_format fmt;
   render_cache cache;
+  sym_ctx *ctx;
 } writer;
 
 static char **cache_slot(render_cache *c, const sym_node *e) {
@@ -219,6 +220,87 @@ static void scalar(writer *w, const char *name, const sym_node *x) {
   lg_str_puts(o, w->fmt == CLI_JSON ? "" : w->fmt == CLI_LATEX ? " \\]\n\n" : "\n");
 }
 
+/* One side of a linear equation, grouped by unknown: (M + m)*x'' +
+ * M*l*cos(theta)*theta'' - lam1 (then `extra`, when given). */
+static void grouped(lg_str *o, sym_style style, const sym_node *const *coef,
+                    const sym_node *const *vars, size_t k, const sym_node *extra) {
+  int first = 1;
+  for (size_t j = 0; j <= k; j++) {
+    const sym_node *c = j < k ? coef[j] : extra;
+    if (!c || sym_is_zero(c)) continue;
+    lg_str t;
+    lg_str_init(&t);
+    int paren = j < k && c->kind == SYM_ADD;
+    if (paren) lg_str_puts(&t, style == SYM_STYLE_LATEX ? "\\left(" : "(");
+    if (j == k || !sym_is_one(c)) sym_print(&t, c, style, NULL, NULL);
+    if (paren) lg_str_puts(&t, style == SYM_STYLE_LATEX ? "\\right)" : ")");
+    if (j < k) {
+      int unit = sym_is_one(c) || (t.s && !strcmp(t.s, "-1"));
+      if (unit) lg_str_clear(&t);
+      if (unit && sym_is_negative_number(c)) lg_str_putc(&t, '-');
+      if (!unit) lg_str_puts(&t, style == SYM_STYLE_LATEX ? " " : "*");
+      sym_print(&t, vars[j], style, NULL, NULL);
+    }
+    const char *txt = t.s ? t.s : "";
+    int neg = txt[0] == '-';
+    if (!first) lg_str_puts(o, neg ? " - " : " + ");
+    else if (neg) lg_str_putc(o, '-');
+    lg_str_puts(o, neg ? txt + 1 : txt);
+    first = 0;
+    lg_str_free(&t);
+  }
+  if (first) lg_str_putc(o, '0');
+}
+
+/* Rows A x (+ extra) = rhs, each printed grouped by the unknowns x. */
+static void equation_rows(writer *w, const sym_matrix *A, const sym_node *const *x,
+                          const sym_node *const *extra, const sym_node *const *rhs) {
+  lg_str *o = w->out;
+  sym_style style = w->fmt == CLI_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT;
+  if (w->fmt == CLI_JSON) lg_str_puts(o, ",\n  \"equations\": [");
+  else if (w->fmt == CLI_LATEX) lg_str_puts(o, "\\paragraph{equations}\n\\begin{align*}\n");
+  else lg_str_puts(o, "\nequations:\n");
+  for (size_t i = 0; i < A->rows; i++) {
+    lg_str eq;
+    lg_str_init(&eq);
+    grouped(&eq, style, A->e + i * A->cols, x, A->cols, extra ? extra[i] : NULL);
+    lg_str_puts(&eq, style == SYM_STYLE_LATEX ? " &= " : " = ");
+    sym_print(&eq, rhs[i], style, NULL, NULL);
+    if (w->fmt == CLI_JSON) {
+      lg_str_puts(o, i ? ", " : "");
+      cli_json_string(o, eq.s ? eq.s : "");
+    } else {
+      lg_str_printf(o, "  %s%s", eq.s ? eq.s : "",
+                    w->fmt == CLI_LATEX ? (i + 1 < A->rows ? " \\\\\n" : "\n") : "\n");
+    }
+    lg_str_free(&eq);
+  }
+  if (w->fmt == CLI_JSON) lg_str_putc(o, ']');
+  else if (w->fmt == CLI_LATEX) {
+    if (!A->rows) lg_str_puts(o, "  \\text{none}\n");
+    lg_str_puts(o, "\\end{align*}\n\n");
+  }
+}
+
+/* Lagrange: [[M, -J^T], [J, 0]] [q''; lam] = [f; g_c] */
+static void lagrange_equations(writer *w, const mech_eom *e, sym_ctx *c) {
+  size_t n = e->n, m = e->m, N = n + m;
+  sym_matrix *A = sym_matrix_new(c, N, N);
+  const sym_node **x = lg_malloc((N + 1) * sizeof *x), **rhs = lg_malloc((N + 1) * sizeof *rhs);
+  if (A && x && rhs) {
+    for (size_t i = 0; i < N; i++) {
+      x[i] = i < n ? e->qdd[i] : e->lam[i - n];
+      rhs[i] = i < n ? e->f[i] : e->gc[i - n];
+      for (size_t j = 0; j < N; j++)
+        SYM_AT(A, i, j) = i < n ? SYM_AT(e->mass_matrix, i, j)
+                                : j < n ? SYM_AT(e->J, i - n, j) : sym_int(c, 0);
+    }
+    equation_rows(w, A, x, NULL, rhs);
+  }
+  lg_free(x);
+  lg_free(rhs);
+}
+
 /* Kane's method: speeds, kinematics, M u' + C = F, full state form. */
 static void write_kane(writer *w, const mech_eom *e, const mech_kane *k) {
   lg_str *o = w->out;
@@ -228,7 +310,7 @@ static void write_kane(writer *w, const mech_eom *e, const mech_kane *k) {
   names(w, "speeds", k->u, k->p);
   equation_list(w, "dependent_speeds", k->udep, k->udep_expr, k->ndep);
   equation_list(w, "kinematics", k->qd, k->kq, k->n);
-  equation_list(w, "equations", k->eq_lhs, k->eq_rhs, k->p);
+  equation_rows(w, k->M, k->ud, k->C, k->F);
   matrix(w, "mass_matrix", k->M);
   vector(w, "velocity_forces", k->C, k->p);
   vector(w, "forcing", k->F, k->p);
@@ -247,7 +329,7 @@ static void write_all(writer *w, const mech_eom *e) {
   if (w->fmt == CLI_LATEX) latex_preamble(o, 2 * e->n + e->m);
   names(w, "coordinates", e->q, e->n);
   names(w, "multipliers", e->lam, e->m);
-  equation_list(w, "equations", e->eq_lhs, e->eq_rhs, e->n + e->m);
+  lagrange_equations(w, e, w->ctx);
   matrix(w, "mass_matrix", e->mass_matrix);
   vector(w, "forcing", e->f, e->n);
   matrix(w, "mass_matrix_full", e->mass_matrix_full);
@@ -280,7 +362,7 @@ int cli_eom(const cli_opts *o) {
   }
   lg_str out;
   lg_str_init(&out);
-  writer w = {&out, o->json ? CLI_JSON : o->format, {0}};
+  writer w = {&out, o->json ? CLI_JSON : o->format, {0}, lm->ctx};
   if (k) write_kane(&w, e, k);
   else write_all(&w, e);
   cache_free(&w.cache);

@@ -35,7 +35,12 @@ static void latex_name(lg_str *o, const char *name) {
   int is_greek = 0;
   for (int i = 0; greek[i]; i++)
     if (strlen(greek[i]) == stem && strncmp(greek[i], name, stem) == 0) is_greek = 1;
-  if (is_greek) lg_str_putc(o, '\\');
+  if (stem == 3 && strncmp(name, "lam", 3) == 0) { /* the multipliers lam1, lam2, ... */
+    lg_str_puts(o, "\\lambda");
+    name += 3;
+    n -= 3;
+    stem = 0;
+  } else if (is_greek) lg_str_putc(o, '\\');
   if (!is_greek && stem > 1) lg_str_puts(o, "\\mathit{");
   lg_str_putn(o, name, stem);
   if (!is_greek && stem > 1) lg_str_putc(o, '}');

@@ -64,7 +64,9 @@ check("--state of an unknown name is usage (2)",
 # ---- eom ----
 r = run("eom", CART)
 check("eom text exits 0", r.returncode == 0, r.stderr)
-for key in ["coordinates: x, theta", "multipliers: (none)", "equations:", "mass_matrix (2 x 2):",
+for key in ["coordinates: x, theta", "multipliers: (none)", "equations:",
+            "(M + m)*x'' + M*l*cos(theta)*theta'' = M*l*theta'^2*sin(theta)",
+            "M*l*cos(theta)*x'' + M*l^2*theta'' = M*g*l*sin(theta)", "mass_matrix (2 x 2):",
             "[M + m, M*l*cos(theta)]", "forcing (2 x 1):", "mass_matrix_full (4 x 4):",
             "forcing_full (4 x 1):", "momenta (2 x 1):", "T = ", "V = M*g*l*cos(theta)"]:
     check(f"eom text contains {key!r}", key in r.stdout, r.stdout[:300])
