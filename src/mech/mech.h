@@ -155,7 +155,6 @@ typedef struct mech_eom {
   sym_matrix *mass_matrix;     /* n x (n+m) = [M, -J^T] */
   sym_matrix *mass_matrix_full;/* (2n+m) square */
   const sym_node **forcing_full; /* 2n+m: [q'; f; gc] */
-  const sym_node **eq_lhs, **eq_rhs; /* n+m printed equations lhs = rhs */
 } mech_eom;
 
 /* Derive the equations. Errors (a constraint with q'', a row nonlinear in
@@ -186,7 +185,6 @@ typedef struct mech_kane {
   const sym_node **speed_of_qd;  /* p: u_I in terms of q, q' (eval input) */
   sym_matrix *mass_matrix_full;  /* (n+p) square: blockdiag(M_k, M) */
   const sym_node **forcing_full; /* n+p: [-g_k; f] */
-  const sym_node **eq_lhs, **eq_rhs; /* p printed equations */
   int default_speeds;            /* u = q' */
 } mech_kane;
 

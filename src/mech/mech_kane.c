@@ -437,10 +437,7 @@ static lg_status assemble(kane_ctx *K) {
   k->F = nodes(K, p);
   k->f = nodes(K, p);
   k->qdd = nodes(K, n);
-  k->eq_lhs = nodes(K, p);
-  k->eq_rhs = nodes(K, p);
-  if (!Qq || !Iq || !zeros || !k->M || !k->C || !k->F || !k->f || !k->qdd || !k->eq_lhs ||
-      !k->eq_rhs)
+  if (!Qq || !Iq || !zeros || !k->M || !k->C || !k->F || !k->f || !k->qdd)
     return LG_ERR_NOMEM;
   coordinate_forces(K, Qq, Iq);
   for (size_t r = 0; r < p; r++) {
@@ -449,11 +446,6 @@ static lg_status assemble(kane_ctx *K) {
     for (size_t s = 0; s < p; s++) SYM_AT(k->M, r, s) = sym_neg(c, sym_diff(c, Fs, k->ud[s]));
     k->C[r] = sym_neg(c, sym_subst(c, Fs, p, k->ud, zeros));
     k->f[r] = sym_sub(c, k->F[r], k->C[r]);
-    const sym_node *lhs = k->C[r];
-    for (size_t s = 0; s < p; s++)
-      lhs = sym_add(c, lhs, sym_mul(c, SYM_AT(k->M, r, s), k->ud[s]));
-    k->eq_lhs[r] = lhs;
-    k->eq_rhs[r] = k->F[r];
   }
   for (size_t j = 0; j < n; j++) k->qdd[j] = sigma(K, sym_dt(c, k->kq[j]));
   /* full state [q; u_I]: q' = k~ (kinematics solved, M_k = I), M u' = f */
@@ -520,8 +512,6 @@ void mech_kane_simplify(mech_model *m, mech_kane *k, size_t max_dag) {
     k->C[r] = small_simplify(c, k->C[r], max_dag);
     k->F[r] = small_simplify(c, k->F[r], max_dag);
     k->f[r] = small_simplify(c, k->f[r], max_dag);
-    k->eq_lhs[r] = small_simplify(c, k->eq_lhs[r], max_dag);
-    k->eq_rhs[r] = small_simplify(c, k->eq_rhs[r], max_dag);
   }
   for (size_t i = 0; i < N; i++)
     k->forcing_full[i] = small_simplify(c, k->forcing_full[i], max_dag);

@@ -195,46 +195,31 @@ static lg_status derive_dynamics(mech_model *m, mech_eom *e) {
   return LG_OK;
 }
 
-/* [M, -J^T], the full forms and the printed equations. */
+/* [M, -J^T] and the full forms. */
 static lg_status assemble(mech_model *m, mech_eom *e) {
   sym_ctx *c = m->c;
   size_t n = e->n, k = e->m, N = 2 * n + k;
   e->mass_matrix = sym_matrix_new(c, n, n + k);
   e->mass_matrix_full = sym_matrix_new(c, N, N);
   e->forcing_full = node_array(m, N);
-  e->eq_lhs = node_array(m, n + k);
-  e->eq_rhs = node_array(m, n + k);
-  if (!e->mass_matrix || !e->mass_matrix_full || !e->forcing_full || !e->eq_lhs ||
-      !e->eq_rhs)
+  if (!e->mass_matrix || !e->mass_matrix_full || !e->forcing_full)
     return LG_ERR_NOMEM;
   for (size_t i = 0; i < n; i++) {
     SYM_AT(e->mass_matrix_full, i, i) = sym_int(c, 1);
     e->forcing_full[i] = e->qd[i];
     e->forcing_full[n + i] = e->f[i];
-    const sym_node *lhs = sym_int(c, 0);
     for (size_t j = 0; j < n; j++) {
       SYM_AT(e->mass_matrix, i, j) = SYM_AT(e->M, i, j);
       SYM_AT(e->mass_matrix_full, n + i, n + j) = SYM_AT(e->M, i, j);
-      lhs = sym_add(c, lhs, sym_mul(c, SYM_AT(e->M, i, j), e->qdd[j]));
     }
     for (size_t r = 0; r < k; r++) {
       const sym_node *mjt = sym_neg(c, SYM_AT(e->J, r, i));
       SYM_AT(e->mass_matrix, i, n + r) = mjt;
       SYM_AT(e->mass_matrix_full, n + i, 2 * n + r) = mjt;
       SYM_AT(e->mass_matrix_full, 2 * n + r, n + i) = SYM_AT(e->J, r, i);
-      lhs = sym_add(c, lhs, sym_mul(c, mjt, e->lam[r]));
     }
-    e->eq_lhs[i] = lhs;
-    e->eq_rhs[i] = e->f[i];
   }
-  for (size_t r = 0; r < k; r++) {
-    e->forcing_full[2 * n + r] = e->gc[r];
-    const sym_node *lhs = sym_int(c, 0);
-    for (size_t j = 0; j < n; j++)
-      lhs = sym_add(c, lhs, sym_mul(c, SYM_AT(e->J, r, j), e->qdd[j]));
-    e->eq_lhs[n + r] = lhs;
-    e->eq_rhs[n + r] = e->gc[r];
-  }
+  for (size_t r = 0; r < k; r++) e->forcing_full[2 * n + r] = e->gc[r];
   return LG_OK;
 }
 
@@ -379,8 +364,6 @@ void mech_eom_simplify(mech_model *m, mech_eom *e, size_t max_dag) {
   simplify_array(c, e->gc, e->m, max_dag);
   simplify_array(c, e->forcing_full, 2 * e->n + e->m, max_dag);
   simplify_array(c, e->p, e->n, max_dag);
-  simplify_array(c, e->eq_lhs, e->n + e->m, max_dag);
-  simplify_array(c, e->eq_rhs, e->n + e->m, max_dag);
   e->T = maybe_simplify(c, e->T, max_dag);
   e->V = maybe_simplify(c, e->V, max_dag);
 }
