@@ -188,7 +188,7 @@ static int draw_plot(const char *svg, const char *data, const num_system *s) {
              "title 'V', '' using 1:%zu with lines title 'E'\n",
           data, 2 * n + 2, 2 * n + 3, 2 * n + 4);
   if (m) {
-    fprintf(f, "set title 'constraint residuals'\nset ylabel 'C'\nplot ");
+    fprintf(f, "set title 'constraint residuals'\nset ylabel 'C'\nset format y '%%.1e'\nplot ");
     for (size_t r = 0; r < m; r++)
       fprintf(f, "%s'%s' using 1:%zu with lines title 'C%zu'", r ? ", " : "", data,
               2 * n + 5 + r, r + 1);
