@@ -168,7 +168,31 @@ def bead_rotating_wire():
     return [r], T, T, sm.S(0), [], [], None
 
 
-MODELS = {f.__name__: f for f in [spring_mass, cart_pendulum, pendulum_3d_cartesian, delta_robot,
+def _oriented_body(kind, seq):
+    a, b, c, x, y, z = q = me.dynamicsymbols("a b c x y z")
+    N, B = me.ReferenceFrame("N"), me.ReferenceFrame("B")
+    if kind == "space":
+        B.orient_space_fixed(N, (a, b, c), seq)
+    else:
+        B.orient_body_fixed(N, (a, b, c), seq)
+    M, g = 2, sm.Rational(981, 100)
+    I_B = me.inertia(B, sm.Rational(3, 10), sm.Rational(2, 5), sm.Rational(1, 2))
+    w = B.ang_vel_in(N)
+    v = (x * N.x + y * N.y + z * N.z).dt(N)
+    T = w.dot(I_B.dot(w)) / 2 + M * v.dot(v) / 2
+    V = M * g * z
+    return q, T - V, T, V, [], [], None
+
+
+def free_body_space_xyz():
+    return _oriented_body("space", "xyz")
+
+
+def free_body_zxz():
+    return _oriented_body("body", "zxz")
+
+
+MODELS = {f.__name__: f for f in [free_body_space_xyz, free_body_zxz, spring_mass, cart_pendulum, pendulum_3d_cartesian, delta_robot,
                                   particle_slope, particle_bowl, free_body_zxy, rolling_sphere,
                                   double_rod_pendulum, sympy_lagrange_doc, free_particle,
                                   uniform_gravity, central_force, disk_incline,
