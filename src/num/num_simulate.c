@@ -33,7 +33,7 @@ struct sim {
   size_t dim, n, m;
   int (*f)(sim *S, double t, const double *x, double *dx);
   void (*observe)(sim *S, double t, const double *x, observation *ob);
-  void (*project)(sim *S, double t, double *x);
+  int (*project)(sim *S, double t, double *x); /* nonzero: x moved */
   const num_system *s;          /* Lagrange */
   const num_kane_system *ks;    /* Kane */
   num_work w;
@@ -100,10 +100,26 @@ static void lagrange_observe(sim *S, double t, const double *x, observation *ob)
                       S->w.out + S->s->o_C, S->w.out + S->s->o_Cd};
 }
 
-static void lagrange_project(sim *S, double t, double *x) {
+/* Project when the state has left the manifold by more than a small
+ * tolerance; returns whether it moved (the integrator must then restart,
+ * which costs its first-same-as-last stage, so drifts below the tolerance
+ * are left alone). */
+static const double PROJECT_TOL = 1e-11;
+
+static int lagrange_project(sim *S, double t, double *x) {
+  const num_system *s = S->s;
+  num_evaluate_dynamics(s, &S->w, t, x, x + S->n);
+  double worst = 0;
+  for (size_t r = 0; r < s->m; r++) {
+    double a = fabs(S->w.out[s->o_Cd + r]);
+    if (s->row_holonomic[r]) a = fmax(a, fabs(S->w.out[s->o_C + r]));
+    worst = fmax(worst, a);
+  }
+  if (worst <= PROJECT_TOL) return 0;
   lg_diag d;
   lg_diag_clear(&d);
-  num_project(S->s, &S->w, t, x, x + S->n, 1e-12, &d);
+  num_project(s, &S->w, t, x, x + S->n, 1e-13, &d);
+  return 1;
 }
 
 /* Kane: x = [q; u], x' = [k(q, u); M^-1 f]. */
@@ -241,10 +257,7 @@ static lg_status run(sim *S, num_sim_output out, void *ud, num_sim_stats *st) {
       st->t_end = t;
       return LG_ERR_NUMERIC;
     }
-    if (S->project) {
-      S->project(S, t, x);
-      restart(S, t);
-    }
+    if (S->project && S->project(S, t, x)) restart(S, t);
     if (t >= tout - 1e-12 * fmax(1, fabs(tout))) {
       k++;
       since_output = 0;
