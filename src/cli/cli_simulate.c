@@ -16,17 +16,12 @@ static double wall_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static const double IDA_MIN_TOL = 1e-8;
-
 /* ---- options ---------------------------------------------------------------------- */
-/* Default: Dormand-Prince, with projection onto the constraints for
- * constrained models (it holds |C| near round-off at tight tolerances;
- * IDA's Newton iteration on the index-2 GGL system fails below an atol of
- * about 1e-8, so IDA is chosen explicitly and its tolerances floored). */
+/* Default: IDA (the constrained DAE in GGL form) for constrained models,
+ * unless a stabilization of the ODE is asked for; Dormand-Prince else. */
 static int pick_integrator(const cli_opts *o, const num_system *s, num_sim_opts *so) {
   const char *name = o->integrator;
-  so->integrator = NUM_INT_DOPRI;
-  (void)s;
+  so->integrator = !name && s->m && !o->stabilize ? NUM_INT_IDA : NUM_INT_DOPRI;
   if (!name || !strcmp(name, "dopri") || !strcmp(name, "rk45") || !strcmp(name, "erk"))
     return 1;
   if (!strcmp(name, "bdf") || !strcmp(name, "cvode")) {
@@ -35,11 +30,6 @@ static int pick_integrator(const cli_opts *o, const num_system *s, num_sim_opts 
   }
   if (!strcmp(name, "ida")) {
     so->integrator = NUM_INT_IDA;
-    if (so->rtol < IDA_MIN_TOL || so->atol < IDA_MIN_TOL)
-      fprintf(stderr, "%s: note: IDA runs with rtol, atol >= %g (asked %g, %g)\n", o->model,
-              IDA_MIN_TOL, so->rtol, so->atol);
-    so->rtol = so->rtol < IDA_MIN_TOL ? IDA_MIN_TOL : so->rtol;
-    so->atol = so->atol < IDA_MIN_TOL ? IDA_MIN_TOL : so->atol;
     return 1;
   }
   fprintf(stderr, "lagrange simulate: unknown integrator '%s' (use dopri, bdf or ida)\n",

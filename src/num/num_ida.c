@@ -113,6 +113,11 @@ static lg_status setup(dae *D, const num_sim_opts *o, const double *q, const dou
   IDASetUserData(I->mem, D);
   IDASetId(I->mem, I->id);
   IDASetSuppressAlg(I->mem, SUNTRUE);
+  /* IDA's own first step is tiny at tight tolerances, and on an index-2
+   * system the Newton matrix is then too ill-conditioned to converge
+   * (condition ~ 1/h^2): start from a moderate step and let the error test
+   * shrink it if it must. */
+  IDASetInitStep(I->mem, fmin(1e-4, o->dt));
   IDASetMaxNumSteps(I->mem, 1000000);
   IDASetErrFile(I->mem, NULL);
   I->A = SUNDenseMatrix((sunindextype)N, (sunindextype)N, I->ctx);
