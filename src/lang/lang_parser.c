@@ -198,20 +198,32 @@ static lang_expr *postfix(parser *P) {
   return e;
 }
 
+/* op followed by a nested unary operand, within the depth limit */
+static lang_expr *nested_unary(parser *P, lang_token op, int kind) {
+  if (!enter(P)) return NULL;
+  lang_expr *x = unary(P);
+  P->depth--;
+  if (!x) return NULL;
+  lang_expr *e = new_expr(P, kind, op.line, op.col);
+  if (!e) return NULL;
+  e->op = op.punct;
+  e->operand = x;
+  return e;
+}
+
 /* power := postfix ['^' unary]   (right-associative through unary) */
 static lang_expr *power(parser *P) {
   lang_expr *b = postfix(P);
   if (!b || !is_punct(P, '^')) return b;
   lang_token t = P->tok;
   advance(P);
-  if (!enter(P)) return NULL;
-  lang_expr *x = unary(P);
-  P->depth--;
-  if (!x) return NULL;
-  lang_expr *e = new_expr(P, LANG_EXPR_POWER, t.line, t.col);
-  if (!e) return NULL;
-  e->lhs = b;
-  e->rhs = x;
+  lang_expr *e = nested_unary(P, t, LANG_EXPR_POWER);
+  if (e) {
+    e->lhs = b;
+    e->rhs = e->operand;
+    e->operand = NULL;
+    e->op = 0;
+  }
   return e;
 }
 
@@ -219,15 +231,7 @@ static lang_expr *unary(parser *P) {
   if (!is_punct(P, '-') && !is_punct(P, '+')) return power(P);
   lang_token t = P->tok;
   advance(P);
-  if (!enter(P)) return NULL;
-  lang_expr *x = unary(P);
-  P->depth--;
-  if (!x) return NULL;
-  lang_expr *e = new_expr(P, LANG_EXPR_UNARY, t.line, t.col);
-  if (!e) return NULL;
-  e->op = t.punct;
-  e->operand = x;
-  return e;
+  return nested_unary(P, t, LANG_EXPR_UNARY);
 }
 
 static int starts_expr(const parser *P) {

@@ -61,17 +61,17 @@ mech_vec mech_vec_add(mech_model *m, mech_vec a, mech_vec b) {
   return (mech_vec){n, t};
 }
 
+/* k * a, through mech_vec_map with the factor as its context */
+typedef struct scale_ctx { sym_ctx *c; const sym_node *k; } scale_ctx;
+
+static const sym_node *scale_one(void *ud, const sym_node *e) {
+  const scale_ctx *s = ud;
+  return sym_mul(s->c, s->k, e);
+}
+
 mech_vec mech_vec_scale(mech_model *m, const sym_node *k, mech_vec a) {
-  mech_vterm *t = a.n ? lg_arena_alloc(&m->arena, a.n * sizeof *t) : NULL;
-  if (a.n && !t) {
-    m->oom = 1;
-    return mech_vec_zero();
-  }
-  for (size_t i = 0; i < a.n; i++) {
-    t[i].frame = a.t[i].frame;
-    for (int c = 0; c < 3; c++) t[i].c[c] = sym_mul(m->c, k, a.t[i].c[c]);
-  }
-  return (mech_vec){a.n, t};
+  scale_ctx s = {m->c, k};
+  return mech_vec_map(m, a, scale_one, &s);
 }
 
 mech_vec mech_vec_sub(mech_model *m, mech_vec a, mech_vec b) {
