@@ -64,15 +64,20 @@ void lg_str_printf(lg_str *b, const char *fmt, ...) {
   va_end(ap);
 }
 
-void lg_str_double(lg_str *b, double x) {
-  char buf[40];
-  if (isnan(x)) { lg_str_puts(b, "nan"); return; }
-  if (isinf(x)) { lg_str_puts(b, x > 0 ? "inf" : "-inf"); return; }
-  /* Shortest %.Ng that reads back exactly. */
+const char *lg_fmt_double(char buf[LG_DOUBLE_CHARS], double x) {
+  if (isnan(x)) return strcpy(buf, "nan");
+  if (isinf(x)) return strcpy(buf, x > 0 ? "inf" : "-inf");
+  /* Shortest %.Ng that reads back exactly (17 digits always do). */
   for (int prec = 1; prec <= 17; prec++) {
-    snprintf(buf, sizeof buf, "%.*g", prec, x);
+    snprintf(buf, LG_DOUBLE_CHARS, "%.*g", prec, x);
     if (strtod(buf, NULL) == x) break;
   }
+  return buf;
+}
+
+void lg_str_double(lg_str *b, double x) {
+  char buf[LG_DOUBLE_CHARS + 2];
+  lg_fmt_double(buf, x);
   /* Keep it a double when read back: it must contain '.', 'e' or "inf". */
   if (!strpbrk(buf, ".en")) strcat(buf, ".0");
   lg_str_puts(b, buf);

@@ -67,8 +67,14 @@ void lg_str_putn(lg_str *b, const char *s, size_t n);
 void lg_str_printf(lg_str *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void lg_str_vprintf(lg_str *b, const char *fmt, va_list ap);
-/* Append a double in the shortest form that reads back to the same value. */
+/* Append a double in the shortest form that reads back to the same value,
+ * always with '.', 'e' or "inf" so that it reads back as a double (1.0). */
 void lg_str_double(lg_str *b, double x);
+/* The shortest "%.Ng" form of x that strtod reads back to x exactly
+ * (0.6, 0.03, 1, 1e+300, nan, inf); returns buf. Numbers in text, JSON and
+ * CSV output are printed this way. */
+#define LG_DOUBLE_CHARS 32
+const char *lg_fmt_double(char buf[LG_DOUBLE_CHARS], double x);
 /* Returns the buffer (caller owns it, free with lg_free) and resets b. */
 char *lg_str_take(lg_str *b);
 

@@ -114,5 +114,8 @@ void cli_json_string(lg_str *out, const char *s) {
 
 void cli_json_number(lg_str *out, double x) {
   if (!isfinite(x)) lg_str_puts(out, "null");
-  else lg_str_printf(out, "%.17g", x);
+  else {
+    char b[LG_DOUBLE_CHARS];
+    lg_str_puts(out, lg_fmt_double(b, x));
+  }
 }

@@ -153,14 +153,28 @@ static void write_json(lg_str *o, const result *r) {
   lg_free(ff);
 }
 
+/* "name = value" with the shortest round-trip form of the value */
+static void put_value(lg_str *o, const char *name, const char *suffix, double x,
+                      const char *end) {
+  char buf[LG_DOUBLE_CHARS];
+  lg_str_printf(o, "%s%s = %s%s", name, suffix, lg_fmt_double(buf, x), end);
+}
+
 static void write_text(lg_str *o, const result *r) {
   const num_system *s = r->s;
-  lg_str_printf(o, "t = %.17g\n", r->t);
-  for (size_t i = 0; i < s->n; i++)
-    lg_str_printf(o, "%s = %.17g, %s' = %.17g, %s'' = %.17g\n", s->coord_names[i], r->q[i],
-                  s->coord_names[i], r->qd[i], s->coord_names[i], r->qdd[i]);
-  for (size_t k = 0; k < s->m; k++) lg_str_printf(o, "lam%zu = %.17g\n", k + 1, r->lam[k]);
-  lg_str_printf(o, "T = %.17g\nV = %.17g\n", r->w->out[s->o_T], r->w->out[s->o_V]);
+  put_value(o, "t", "", r->t, "\n");
+  for (size_t i = 0; i < s->n; i++) {
+    put_value(o, s->coord_names[i], "", r->q[i], ", ");
+    put_value(o, s->coord_names[i], "'", r->qd[i], ", ");
+    put_value(o, s->coord_names[i], "''", r->qdd[i], "\n");
+  }
+  for (size_t k = 0; k < s->m; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "lam%zu", k + 1);
+    put_value(o, name, "", r->lam[k], "\n");
+  }
+  put_value(o, "T", "", r->w->out[s->o_T], "\n");
+  put_value(o, "V", "", r->w->out[s->o_V], "\n");
 }
 
 static int evaluate(const cli_opts *o, lang_model *lm, const num_system *s) {

@@ -89,11 +89,14 @@ static void header(FILE *f, const num_system *s) {
 
 static void row(FILE *f, const num_system *s, double t, const double *q, const double *qd,
                 double T, double V, const double *C) {
-  fprintf(f, "%.17g", t);
-  for (size_t i = 0; i < s->n; i++) fprintf(f, ",%.17g", q[i]);
-  for (size_t i = 0; i < s->n; i++) fprintf(f, ",%.17g", qd[i]);
-  fprintf(f, ",%.17g,%.17g,%.17g", T, V, T + V);
-  for (size_t r = 0; r < s->m; r++) fprintf(f, ",%.17g", C[r]);
+  char b[LG_DOUBLE_CHARS];
+  fputs(lg_fmt_double(b, t), f);
+  for (size_t i = 0; i < s->n; i++) fprintf(f, ",%s", lg_fmt_double(b, q[i]));
+  for (size_t i = 0; i < s->n; i++) fprintf(f, ",%s", lg_fmt_double(b, qd[i]));
+  fprintf(f, ",%s", lg_fmt_double(b, T));
+  fprintf(f, ",%s", lg_fmt_double(b, V));
+  fprintf(f, ",%s", lg_fmt_double(b, T + V));
+  for (size_t r = 0; r < s->m; r++) fprintf(f, ",%s", lg_fmt_double(b, C[r]));
   fputc('\n', f);
 }
 
@@ -130,11 +133,17 @@ static int check_initial(const cli_opts *o, const lang_model *lm, const mech_eom
     if (num_project(s, &w, t0, q, qd, 1e-12, &d) != LG_OK) rc = cli_report(&d, lm, o->model);
     for (size_t i = 0; rc == CLI_EXIT_OK && i < n; i++) {
       if (q[i] != q_old[i])
-        fprintf(stderr, "%s: projected %s: %.17g -> %.17g\n", o->model, s->coord_names[i],
-                q_old[i], q[i]);
+      {
+        char b1[LG_DOUBLE_CHARS], b2[LG_DOUBLE_CHARS];
+        fprintf(stderr, "%s: projected %s: %s -> %s\n", o->model, s->coord_names[i],
+                lg_fmt_double(b1, q_old[i]), lg_fmt_double(b2, q[i]));
+      }
       if (qd[i] != qd_old[i])
-        fprintf(stderr, "%s: projected %s': %.17g -> %.17g\n", o->model, s->coord_names[i],
-                qd_old[i], qd[i]);
+      {
+        char b1[LG_DOUBLE_CHARS], b2[LG_DOUBLE_CHARS];
+        fprintf(stderr, "%s: projected %s': %s -> %s\n", o->model, s->coord_names[i],
+                lg_fmt_double(b1, qd_old[i]), lg_fmt_double(b2, qd[i]));
+      }
     }
   }
   if (rc == CLI_EXIT_OK) {

@@ -97,6 +97,13 @@ int mech_add_constraint(mech_model *m, const sym_node *row, int line, int col);
  * and kinematical equations row = 0, linear in the q'. */
 int mech_add_speed(mech_model *m, const char *name);
 int mech_add_kinematic(mech_model *m, const sym_node *row, int line, int col);
+/* The model names speed `speed` (index from mech_add_speed) dependent: Kane's
+ * method then solves the velocity constraints for the declared speeds
+ * instead of choosing them by pivoting. Returns -1 on OOM. */
+int mech_declare_dependent_speed(mech_model *m, int speed, int line, int col);
+size_t mech_ndeclared_dependent(const mech_model *m);
+/* The k-th declared dependent speed's index (and where it was declared). */
+size_t mech_declared_dependent(const mech_model *m, size_t k, int *line, int *col);
 
 /* Queries used by the language layer. */
 size_t mech_ncoords(const mech_model *m);

@@ -24,6 +24,8 @@ typedef struct mech_load { int target; mech_vec v; const sym_node *s; } mech_loa
 typedef struct mech_param { const char *name; const sym_node *sym, *value; int line, col; } mech_param_rec;
 typedef struct mech_input { const char *name; const sym_node *law; } mech_input_rec;
 typedef struct mech_row { const sym_node *e; int line, col; } mech_row;
+/* A speed the model declares dependent (Kane's method), and where. */
+typedef struct mech_dep_decl { int speed; int line, col; } mech_dep_decl;
 
 /* A growable array of T (elements, count, capacity). */
 #define MECH_ARRAY(T) struct { T *v; size_t n, cap; }
@@ -47,6 +49,7 @@ struct mech_model {
   MECH_ARRAY(mech_load) gen_forces;
   MECH_ARRAY(mech_row) rows;
   MECH_ARRAY(const char *) speeds;
+  MECH_ARRAY(mech_dep_decl) dependent; /* speeds the model names dependent */
   MECH_ARRAY(mech_row) kinematics;
   MECH_ARRAY(mech_dcm) dcms;
   int *dcm_index;          /* [to * dcm_dim + from] -> index in dcms + 1 */

@@ -28,6 +28,7 @@ void mech_model_free(mech_model *m) {
   lg_free(m->gen_forces.v);
   lg_free(m->rows.v);
   lg_free(m->speeds.v);
+  lg_free(m->dependent.v);
   lg_free(m->kinematics.v);
   lg_free(m->dcms.v);
   lg_free(m->dcm_index);
@@ -249,6 +250,20 @@ int mech_add_speed(mech_model *m, const char *name) {
   const char *n = mech_strdup(m, name);
   return n ? MECH_PUSH(m, m->speeds, n) : -1;
 }
+
+int mech_declare_dependent_speed(mech_model *m, int speed, int line, int col) {
+  mech_dep_decl d = {speed, line, col};
+  return MECH_PUSH(m, m->dependent, d);
+}
+
+size_t mech_declared_dependent(const mech_model *m, size_t k, int *line, int *col) {
+  if (k >= m->dependent.n) return (size_t)-1;
+  if (line) *line = m->dependent.v[k].line;
+  if (col) *col = m->dependent.v[k].col;
+  return (size_t)m->dependent.v[k].speed;
+}
+
+size_t mech_ndeclared_dependent(const mech_model *m) { return m->dependent.n; }
 
 int mech_add_kinematic(mech_model *m, const sym_node *row, int line, int col) {
   mech_row r = {row, line, col};
