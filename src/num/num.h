@@ -117,6 +117,8 @@ typedef struct num_kane_result {
   double *qd, *qdd;           /* n */
   double *M, *f;              /* p*p, p */
   double *Mfull, *ffull;      /* (n+p)^2, n+p */
+  size_t ndep;
+  double *udep;               /* ndep: the dependent speeds (mech_kane udep order) */
 } num_kane_result;
 
 /* Evaluate Kane's equations at (t, q) with the independent speeds u (when

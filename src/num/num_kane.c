@@ -5,10 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-/* outputs: speeds from (q, q'), then M, f, k~, q'', Mfull, ffull */
+/* outputs: independent speeds from (q, q'), then M, f, k~, q'', Mfull,
+ * ffull, the dependent speeds */
 static const sym_node **outputs(const mech_kane *k, size_t *count) {
   size_t n = k->n, p = k->p, N = n + p;
-  size_t cnt = p + p * p + p + n + n + N * N + N, o = 0;
+  size_t cnt = p + p * p + p + n + n + N * N + N + k->ndep, o = 0;
   const sym_node **v = lg_malloc(cnt * sizeof *v);
   if (!v) return NULL;
   for (size_t i = 0; i < p; i++) v[o++] = k->speed_of_qd[i];
@@ -18,6 +19,7 @@ static const sym_node **outputs(const mech_kane *k, size_t *count) {
   for (size_t i = 0; i < n; i++) v[o++] = k->qdd[i];
   for (size_t i = 0; i < N * N; i++) v[o++] = k->mass_matrix_full->e[i];
   for (size_t i = 0; i < N; i++) v[o++] = k->forcing_full[i];
+  for (size_t i = 0; i < k->ndep; i++) v[o++] = k->udep_expr[i];
   *count = cnt;
   return v;
 }
@@ -64,11 +66,12 @@ void num_kane_result_free(num_kane_result *r) {
   memset(r, 0, sizeof *r);
 }
 
-static int alloc_result(num_kane_result *r, size_t n, size_t p) {
+static int alloc_result(num_kane_result *r, size_t n, size_t p, size_t nd) {
   size_t N = n + p;
   r->n = n;
   r->p = p;
-  r->u = lg_calloc(2 * p + 2 * n + p * p + p + N * N + N + 1, sizeof(double));
+  r->ndep = nd;
+  r->u = lg_calloc(2 * p + 2 * n + p * p + p + N * N + N + nd + 1, sizeof(double));
   if (!r->u) return 0;
   r->ud = r->u + p;
   r->qd = r->ud + p;
@@ -77,6 +80,7 @@ static int alloc_result(num_kane_result *r, size_t n, size_t p) {
   r->f = r->M + p * p;
   r->Mfull = r->f + p;
   r->ffull = r->Mfull + N * N;
+  r->udep = r->ffull + N;
   return 1;
 }
 
@@ -84,10 +88,10 @@ lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *s
                         size_t nset, double t, const double *q, const double *qd,
                         const double *u, int have_u, num_kane_result *r, lg_diag *diag) {
   size_t n = k->n, p = k->p, N = n + p, np = mech_nparams(mm);
-  size_t nin = 1 + 2 * n + 2 * p + np, nout = p + p * p + p + 2 * n + N * N + N;
+  size_t nin = 1 + 2 * n + 2 * p + np, nout = p + p * p + p + 2 * n + N * N + N + k->ndep;
   memset(r, 0, sizeof *r);
   double *in = lg_calloc(nin, sizeof *in), *out = lg_calloc(nout, sizeof *out);
-  lg_status st = in && out && alloc_result(r, n, p) ? LG_OK : LG_ERR_NOMEM;
+  lg_status st = in && out && alloc_result(r, n, p, k->ndep) ? LG_OK : LG_ERR_NOMEM;
   if (st == LG_OK) st = mech_resolve_params(mm, set, nset, in + 1 + 2 * n + 2 * p, diag);
   if (st == LG_OK) {
     in[0] = t;
@@ -135,6 +139,7 @@ lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *s
     memcpy(r->qdd, out + o + n, n * sizeof *r->qdd);
     memcpy(r->Mfull, out + o + 2 * n, N * N * sizeof *r->Mfull);
     memcpy(r->ffull, out + o + 2 * n + N * N, N * sizeof *r->ffull);
+    memcpy(r->udep, out + o + 2 * n + N * N + N, k->ndep * sizeof *r->udep);
   }
   lg_free(in);
   lg_free(out);
