@@ -61,6 +61,29 @@ static lg_status evaluate(mech_model *mm, const mech_kane *k, const num_setting 
   return st;
 }
 
+/* The dependent speeds are solved symbolically for the set chosen where
+ * the model starts; at a state where that set's constraint matrix is
+ * singular they are not finite: say so instead of printing garbage. */
+static lg_status check_dependent(const mech_kane *k, const double *udep, lg_diag *diag) {
+  for (size_t i = 0; i < k->ndep; i++) {
+    if (isfinite(udep[i])) continue;
+    lg_str names;
+    lg_str_init(&names);
+    for (size_t j = 0; j < k->ndep; j++) {
+      if (j) lg_str_puts(&names, ", ");
+      sym_print(&names, k->udep[j], SYM_STYLE_TEXT, NULL, NULL);
+    }
+    lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
+                "the velocity constraints cannot be solved for the dependent speeds %s at this "
+                "state (their coefficients are singular here)",
+                names.s ? names.s : "");
+    lg_diag_hint(diag, "evaluate elsewhere, or declare other dependent speeds");
+    lg_str_free(&names);
+    return LG_ERR_NUMERIC;
+  }
+  return LG_OK;
+}
+
 void num_kane_result_free(num_kane_result *r) {
   lg_free(r->u);
   memset(r, 0, sizeof *r);
@@ -110,6 +133,7 @@ lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *s
     memcpy(in + 1 + 2 * n, out, p * sizeof *out);
     st = evaluate(mm, k, set, nset, in, out, nin, diag);
   }
+  if (st == LG_OK) st = check_dependent(k, out + nout - k->ndep, diag);
   if (st == LG_OK) {
     memcpy(r->u, in + 1 + 2 * n, p * sizeof *r->u);
     memcpy(r->M, out + p, p * p * sizeof *r->M);
