@@ -344,6 +344,7 @@ static lg_status dependent_speeds(kane_ctx *K) {
   const sym_node **rows = constraint_rows(K, &m);
   int *dep = lg_arena_alloc(&K->m->arena, (nu + 1) * sizeof *dep);
   if (!rows || !dep) return LG_ERR_NOMEM;
+  K->k->crow = rows;
   memset(dep, 0, (nu + 1) * sizeof *dep);
   if (m > nu)
     return fail(K, K->m->rows.v[nu].line, K->m->rows.v[nu].col,
@@ -589,6 +590,10 @@ lg_status mech_derive_kane(mech_model *m, const char *file, sym_atom_value_fn pi
   if (st == LG_OK) st = make_sigma(&K);
   if (st == LG_OK) st = assemble(&K);
   if (st == LG_OK && k->default_speeds) k->speed_of_qd = k->u;
+  k->nu = K.nu;
+  k->uall = K.uall;
+  k->udall = K.udall;
+  k->kq_all = K.kfull;
   /* running out of memory may surface as any failure above */
   if (st == LG_ERR_NOMEM || m->oom || sym_ctx_error(m->c) == LG_ERR_NOMEM ||
       (st == LG_OK && sym_ctx_error(m->c) != LG_OK)) {
@@ -596,6 +601,42 @@ lg_status mech_derive_kane(mech_model *m, const char *file, sym_atom_value_fn pi
     st = LG_ERR_NOMEM;
   }
   if (st == LG_OK) *out = k;
+  return st;
+}
+
+/* The velocity constraints over time: d/dt crow = A u' + g, g with u' = 0
+ * and q' = k(q, u_all, t). */
+static lg_status constraint_rates(kane_ctx *K, mech_kane *k) {
+  size_t m = k->ndep, nu = k->nu, n = k->n;
+  const sym_node **zeros = nodes(K, nu);
+  k->A = sym_matrix_jacobian(K->c, m, k->crow, nu, k->uall);
+  k->g = nodes(K, m);
+  if (!zeros || !k->A || !k->g) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < m; i++) {
+    const sym_node *d = sym_subst(K->c, sym_dt(K->c, k->crow[i]), nu, k->udall, zeros);
+    k->g[i] = sym_subst(K->c, d, n, k->qd, k->kq_all);
+  }
+  return LG_OK;
+}
+
+lg_status mech_kane_derive_all(mech_model *m, mech_kane *k, lg_diag *diag) {
+  if (k->all || !k->ndep) return LG_OK;
+  mech_kane *a = lg_arena_alloc(&m->arena, sizeof *a);
+  if (!a) return LG_ERR_NOMEM;
+  memset(a, 0, sizeof *a);
+  *a = (mech_kane){.n = k->n, .p = k->nu, .q = k->q, .qd = k->qd, .u = k->uall,
+                   .ud = k->udall, .default_speeds = k->default_speeds, .nu = k->nu,
+                   .uall = k->uall, .udall = k->udall, .kq_all = k->kq_all};
+  kane_ctx K = {.m = m, .c = m->c, .k = a, .diag = diag, .n = k->n, .nu = k->nu,
+                .uall = k->uall, .udall = k->udall, .kfull = k->kq_all};
+  lg_status st = make_sigma(&K);
+  if (st == LG_OK) st = assemble(&K);
+  if (st == LG_OK) st = constraint_rates(&K, k);
+  if (st == LG_ERR_NOMEM || m->oom || sym_ctx_error(m->c) != LG_OK) {
+    lg_diag_set(diag, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    return LG_ERR_NOMEM;
+  }
+  if (st == LG_OK) k->all = a;
   return st;
 }
 
