@@ -321,6 +321,54 @@ static int check_dependent(const cli_opts *o, const lang_model *lm, const mech_k
   return CLI_EXIT_OK;
 }
 
+static int write_kane(const num_system *s, const mech_kane *k, const num_kane_result *r,
+                      double t, const double *q) {
+  num_work w;
+  if (num_work_init(s, &w) != LG_OK) return CLI_EXIT_MODEL;
+  num_evaluate(s, &w, t, q, r->qd);
+  lg_str out;
+  lg_str_init(&out);
+  write_kane_json(&out, s, &w, k, r, t, q);
+  fwrite(out.s, 1, out.len, stdout);
+  lg_str_free(&out);
+  num_work_free(&w);
+  return CLI_EXIT_OK;
+}
+
+/* The state given by q' only, and the dependent speeds chosen at the
+ * initial state cannot be solved here: choose them at this state instead
+ * (q'' does not depend on the choice) and say so. */
+static lg_status kane_elsewhere(const cli_opts *o, lang_model *lm, const mech_kane *k,
+                                const double *q, const double *qd, mech_kane **k2,
+                                num_kane_result *r, lg_diag *d) {
+  if (cli_load_kane_at(o, lm, o->t, q, qd, k2) != CLI_EXIT_OK) return LG_ERR_MODEL;
+  lg_diag_clear(d);
+  lg_status st = num_kane_eval(lm->mech, *k2, o->set, o->nset, o->t, q, qd, NULL, 0, r, d);
+  if (st != LG_OK) return st;
+  lg_str a, b;
+  lg_str_init(&a);
+  lg_str_init(&b);
+  for (size_t i = 0; i < k->ndep; i++) {
+    lg_str_puts(&a, i ? ", " : "");
+    sym_print(&a, k->udep[i], SYM_STYLE_TEXT, NULL, NULL);
+    lg_str_puts(&b, i ? ", " : "");
+    sym_print(&b, (*k2)->udep[i], SYM_STYLE_TEXT, NULL, NULL);
+  }
+  fprintf(stderr, "%s:%d:%d: note: the dependent speeds %s chosen at the initial state cannot "
+          "be solved at this state; evaluated with %s dependent\n", o->model,
+          lm->coord_line > 0 ? lm->coord_line : 1, lm->coord_col > 0 ? lm->coord_col : 1,
+          a.s ? a.s : "", b.s ? b.s : "");
+  lg_str_free(&a);
+  lg_str_free(&b);
+  return LG_OK;
+}
+
+static int any_set(const int *v, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i]) return 1;
+  return 0;
+}
+
 static int evaluate_kane(const cli_opts *o, lang_model *lm, const num_system *s,
                          const mech_kane *k) {
   size_t n = s->n;
@@ -341,22 +389,23 @@ static int evaluate_kane(const cli_opts *o, lang_model *lm, const num_system *s,
   num_kane_result r;
   lg_diag d;
   lg_diag_clear(&d);
-  if (rc == CLI_EXIT_OK &&
-      num_kane_eval(lm->mech, k, o->set, o->nset, o->t, q, qd, u, have_u, &r, &d) != LG_OK)
-    rc = cli_report(&d, lm, o->model);
+  lg_status st = rc == CLI_EXIT_OK
+                     ? num_kane_eval(lm->mech, k, o->set, o->nset, o->t, q, qd, u, have_u, &r, &d)
+                     : LG_OK;
+  if (st == LG_ERR_NUMERIC && k->ndep && !have_u && !any_set(dset, k->ndep) &&
+      !mech_ndeclared_dependent(lm->mech)) {
+    mech_kane *k2 = NULL;
+    lg_diag d2 = d;
+    if (kane_elsewhere(o, lm, k, q, qd, &k2, &r, &d2) == LG_OK) {
+      st = LG_OK;
+      k = k2;
+    }
+  }
+  if (rc == CLI_EXIT_OK && st != LG_OK) rc = cli_report(&d, lm, o->model);
   else if (rc == CLI_EXIT_OK && (rc = check_dependent(o, lm, k, &r, &dg)) != CLI_EXIT_OK)
     num_kane_result_free(&r);
   else if (rc == CLI_EXIT_OK) {
-    num_work w;
-    if (num_work_init(s, &w) == LG_OK) {
-      num_evaluate(s, &w, o->t, q, r.qd);
-      lg_str out;
-      lg_str_init(&out);
-      write_kane_json(&out, s, &w, k, &r, o->t, q);
-      fwrite(out.s, 1, out.len, stdout);
-      lg_str_free(&out);
-      num_work_free(&w);
-    } else rc = CLI_EXIT_MODEL;
+    rc = write_kane(s, k, &r, o->t, q);
     num_kane_result_free(&r);
   }
   lg_free(buf);

@@ -8,8 +8,8 @@
   velocity constraints is accepted, an inconsistent one is exit 1 naming
   the speed and the value the constraints give;
 - the JSON names the dependent speeds and gives their values;
-- a state where the chosen dependent speeds cannot be solved is exit 1
-  with a message, never garbage numbers;
+- at a state where the dependent speeds chosen at the start cannot be
+  solved, eval chooses them there (with a note), never printing garbage;
 - simulate --method kane passes states where the dependent speeds chosen
   at the start cannot be solved (a particle crossing its bowl's equator).
 
@@ -71,11 +71,16 @@ for k in range(3):
           and p4.stderr.startswith(MODEL + ":"), (p4.returncode, p4.stderr))
 p, _ = run(MODEL, "w=1, ux=nope")
 check("--state with a dependent speed that is not a number: exit 2", p.returncode == 2, p.stderr)
-# The bowl's dependent speed q3' cannot be solved where q3 = 0.
-p, _ = run(BOWL, "q1=1, q3=0")
-check("dependent speeds singular at the state: exit 1 with a message, no output",
-      p.returncode == 1 and "cannot be solved" in p.stderr and p.stdout == "",
-      (p.returncode, p.stderr, p.stdout[:200]))
+# The bowl's dependent q3' (chosen at the start) cannot be solved where
+# q3 = 0: eval given by q' chooses the dependent speed at that state (a
+# note on stderr) and agrees with Lagrange, never printing garbage.
+st = "q1=1, q2=0, q3=0, q1'=0, q2'=1, q3'=0.5"
+p, kane = run(BOWL, st)
+p2, lag = run(BOWL, st, "lagrange")
+check("dependent speed singular at the state: chosen there, kane = lagrange",
+      kane is not None and lag is not None and "q3'" not in kane["dependent_speeds"]
+      and "note:" in p.stderr and close(kane["qdd"], lag["qdd"]),
+      (p.returncode, p.stderr, kane and kane["qdd"], lag and lag["qdd"]))
 # Over time: the bowl's dependent q3' (chosen at the start, q3 = -0.8)
 # cannot be solved where the particle crosses the equator (q3 = 0); Kane's
 # simulation solves every speed at each state and must pass it, following
