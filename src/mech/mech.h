@@ -97,9 +97,12 @@ int mech_add_constraint(mech_model *m, const sym_node *row, int line, int col);
  * and kinematical equations row = 0, linear in the q'. */
 int mech_add_speed(mech_model *m, const char *name);
 int mech_add_kinematic(mech_model *m, const sym_node *row, int line, int col);
-/* The model names speed `speed` (index from mech_add_speed) dependent: Kane's
+/* The model names speed `speed` (index from mech_add_speed; without a
+ * speeds statement, the coordinate's index: u_i = q_i') dependent: Kane's
  * method then solves the velocity constraints for the declared speeds
- * instead of choosing them by pivoting. Returns -1 on OOM. */
+ * instead of choosing them. One per constraint row, each once, with a
+ * regular coefficient matrix, else mech_derive_kane fails at the
+ * declaration's line:col. Returns -1 on OOM. */
 int mech_declare_dependent_speed(mech_model *m, int speed, int line, int col);
 size_t mech_ndeclared_dependent(const mech_model *m);
 /* The k-th declared dependent speed's index (and where it was declared). */
@@ -204,7 +207,9 @@ typedef struct mech_kane {
 } mech_kane;
 
 /* pivot_value (may be NULL) gives the values of atoms at a state (the
- * initial one): dependent speeds are then chosen by partial pivoting there. */
+ * initial one): dependent speeds are chosen to stay solvable there and at
+ * sample configurations around it (mech_kane_pivot.c), independently of
+ * the order of the constraints, unless the model declares them. */
 lg_status mech_derive_kane(mech_model *m, const char *file, sym_atom_value_fn pivot_value,
                            void *pivot_ud, mech_kane **out, lg_diag *diag);
 void mech_kane_simplify(mech_model *m, mech_kane *k, size_t max_dag);

@@ -4,9 +4,12 @@
  * as M u' + C = F.
  *
  * Steps: solve the kinematical equations for q' = k(q, u, t); pick
- * dependent speeds by pivoting on the velocity-constraint matrix and solve
- * them in terms of the independent ones; substitute both into every
- * velocity before taking partial velocities and time derivatives.
+ * dependent speeds on the velocity-constraint matrix so that they stay
+ * solvable over the motion (mech_kane_pivot.c), or take the declared ones,
+ * and solve them in terms of the independent ones; substitute both into
+ * every velocity before taking partial velocities and time derivatives.
+ * mech_kane_derive_all gives the same equations for every speed, as if
+ * unconstrained, for the numeric elimination over time (num_kane.c).
  * Energy terms written directly (T =, V =, D =, L =) enter through the
  * chain rule: their generalized forces along q are projected with dq'/du. */
 #include "mech_internal.h"

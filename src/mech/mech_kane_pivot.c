@@ -137,68 +137,89 @@ static size_t fallback(const double *W, size_t use, size_t rows, size_t nu, size
   return jb;
 }
 
-/* Greedy choice on the first `rows` rows (stride nu) of each usable sample;
- * only columns with allowed[j] (NULL: all). Returns how many columns could
- * be chosen (rows when the constraints are independent there); dep[j] = 1
- * marks them. A sample where the rows are not independent (a singular
- * configuration, or non-finite values) is skipped unless no sample is
- * usable, and then the rank at the initial state is returned. */
-size_t mech_kane_pick(const double *vals, size_t ns, size_t m_all, size_t rows, size_t nu,
-                      const int *allowed, int *dep) {
-  size_t per = m_all * nu, use = 0, best_rank = 0;
-  double *W = lg_malloc((ns * rows * nu + 1) * sizeof *W);
-  double *F = lg_malloc((ns + 1) * sizeof *F);
-  double *tmp = lg_malloc((rows * nu + rows + 1) * sizeof *tmp), *v = tmp + rows * nu;
-  if (!W || !F || !tmp) {
-    lg_free(W);
-    lg_free(F);
-    lg_free(tmp);
-    return (size_t)-1;
+/* The numeric rank of w (rows x nu) by plain column pivoting (tmp, v:
+ * scratch). */
+static size_t rank_of(const double *w, size_t rows, size_t nu, double F, double *tmp, double *v) {
+  memcpy(tmp, w, rows * nu * sizeof *tmp);
+  size_t rank = 0;
+  for (; rank < rows; rank++) {
+    size_t jb = 0;
+    double nb = -1;
+    for (size_t j = 0; j < nu; j++) {
+      double cn = col_norm(tmp, rows, nu, rank, j);
+      if (cn > nb) { nb = cn; jb = j; }
+    }
+    if (!(nb > 1e-10 * F)) break;
+    householder(tmp, rows, nu, rank, jb, v);
   }
-  for (size_t s = 0; s < ns; s++) { /* usable samples: finite and of full rank */
+  return rank;
+}
+
+/* Copy the usable samples (finite, rows independent) into W, their norms
+ * into F; returns how many, *best_rank the highest rank seen. */
+static size_t usable(const double *vals, size_t ns, size_t m_all, size_t rows, size_t nu,
+                     double *W, double *F, double *tmp, double *v, size_t *best_rank) {
+  size_t use = 0;
+  *best_rank = 0;
+  for (size_t s = 0; s < ns; s++) {
     double *w = W + use * rows * nu;
     int finite = 1;
     for (size_t e = 0; e < rows * nu; e++) {
-      w[e] = vals[s * per + e];
+      w[e] = vals[s * m_all * nu + e];
       finite &= isfinite(w[e]) != 0;
     }
     if (!finite) continue;
     F[use] = frob(w, rows, nu);
-    memcpy(tmp, w, rows * nu * sizeof *tmp);
-    size_t rank = 0;
-    for (; rank < rows; rank++) { /* plain column pivoting: the rank */
-      size_t jb = 0;
-      double nb = -1;
-      for (size_t j = 0; j < nu; j++) {
-        double cn = col_norm(tmp, rows, nu, rank, j);
-        if (cn > nb) { nb = cn; jb = j; }
-      }
-      if (!(nb > 1e-10 * F[use])) break;
-      householder(tmp, rows, nu, rank, jb, v);
-    }
-    if (rank > best_rank) best_rank = rank;
+    size_t rank = rank_of(w, rows, nu, F[use], tmp, v);
+    if (rank > *best_rank) *best_rank = rank;
     if (rank == rows) use++;
   }
-  size_t k = 0;
-  for (; use && k < rows; k++) {
-    size_t jb = nu;
-    double best = 0;
-    for (size_t j = 0; j < nu; j++) {
-      if (dep[j] || (allowed && !allowed[j])) continue;
-      double sc = INFINITY;
-      for (size_t s = 0; s < use; s++) {
-        double r = col_norm(W + s * rows * nu, rows, nu, k, j) / F[s];
-        if (r < sc) sc = r;
-      }
-      if (sc > best * (1 + 1e-9)) { best = sc; jb = j; } /* ties: the first speed */
+  return use;
+}
+
+/* The column for step k: the largest worst-case residual over the samples
+ * (ties: the first speed), or the fallback when every one vanishes
+ * somewhere; nu when none is left. */
+static size_t best_column(const double *W, size_t use, size_t rows, size_t nu, size_t k,
+                          const int *allowed, const int *dep, const double *F) {
+  size_t jb = nu;
+  double best = 0;
+  for (size_t j = 0; j < nu; j++) {
+    if (dep[j] || (allowed && !allowed[j])) continue;
+    double sc = INFINITY;
+    for (size_t s = 0; s < use; s++)
+      sc = fmin(sc, col_norm(W + s * rows * nu, rows, nu, k, j) / F[s]);
+    if (sc > best * (1 + 1e-9)) { best = sc; jb = j; }
+  }
+  return best > 1e-10 ? jb : fallback(W, use, rows, nu, k, allowed, dep, F);
+}
+
+/* Greedy choice on the first `rows` rows (stride nu) of each usable sample;
+ * only columns with allowed[j] (NULL: all). Returns how many columns could
+ * be chosen (rows when the constraints are independent there); dep[j] = 1
+ * marks them. A sample where the rows are not independent (a singular
+ * configuration, or non-finite values) is skipped; when none is usable the
+ * highest rank seen is returned. */
+size_t mech_kane_pick(const double *vals, size_t ns, size_t m_all, size_t rows, size_t nu,
+                      const int *allowed, int *dep) {
+  double *W = lg_malloc((ns * rows * nu + 1) * sizeof *W);
+  double *F = lg_malloc((ns + 1) * sizeof *F);
+  double *tmp = lg_malloc((rows * nu + rows + 1) * sizeof *tmp);
+  size_t k = 0, best_rank = 0, use = 0;
+  if (!W || !F || !tmp) k = (size_t)-1;
+  else {
+    double *v = tmp + rows * nu;
+    use = usable(vals, ns, m_all, rows, nu, W, F, tmp, v, &best_rank);
+    for (; use && k < rows; k++) {
+      size_t jb = best_column(W, use, rows, nu, k, allowed, dep, F);
+      if (jb == nu) break;
+      dep[jb] = 1;
+      for (size_t s = 0; s < use; s++) householder(W + s * rows * nu, rows, nu, k, jb, v);
     }
-    if (!(best > 1e-10)) jb = fallback(W, use, rows, nu, k, allowed, dep, F);
-    if (jb == nu) break;
-    dep[jb] = 1;
-    for (size_t s = 0; s < use; s++) householder(W + s * rows * nu, rows, nu, k, jb, v);
+    if (!use) k = best_rank < rows ? best_rank : rows - 1;
   }
   lg_free(W);
   lg_free(F);
   lg_free(tmp);
-  return use ? k : (best_rank < rows ? best_rank : rows - 1);
+  return k;
 }
