@@ -162,9 +162,35 @@ static void test_oom(void) {
   CHECK(bad == 0);
 }
 
+/* The same for the equations over every speed (simulate's elimination). */
+static void test_oom_all(void) {
+  static const int order[5] = {0, 1, 2, 3, 4};
+  int seen_ok = 0, bad = 0;
+  for (long n = 0; n < 200000 && !seen_ok; n += 1 + n / 64) {
+    lang_model *lm = load(order);
+    mech_kane *k = NULL;
+    lg_diag d;
+    lg_diag_clear(&d);
+    if (!lm || mech_derive_kane(lm->mech, "disk.lag", initial_value, lm, &k, &d) != LG_OK) {
+      lang_model_free(lm);
+      bad++;
+      break;
+    }
+    lg_alloc_fail_after(n);
+    lg_status st = mech_kane_derive_all(lm->mech, k, &d);
+    lg_alloc_fail_after(-1);
+    if (st == LG_OK) seen_ok = k->all && k->A && k->g && k->all->p == 8;
+    else if (st != LG_ERR_NOMEM || d.status != LG_ERR_NOMEM) bad++;
+    lang_model_free(lm);
+  }
+  CHECK(seen_ok);
+  CHECK(bad == 0);
+}
+
 int main(void) {
   test_order_independent();
   test_declared();
   test_oom();
+  test_oom_all();
   return tu_summary("test_mech_kane");
 }
