@@ -283,7 +283,7 @@ static lg_status solve_dependent(kane_ctx *K, const sym_node *const *rows, const
  * sample), as an error at its statement. */
 static lg_status redundant_row(kane_ctx *K, const double *vals, size_t ns, size_t m, size_t nu,
                                int *dep) {
-  size_t r = 1;
+  size_t r = 0;
   for (; r < m; r++) {
     memset(dep, 0, nu * sizeof *dep);
     size_t got = mech_kane_pick(vals, ns, m, r + 1, nu, NULL, dep);
