@@ -62,7 +62,8 @@ static int apply_number(const char *cmd, const char *opt, const char *val, cli_o
   else if (!strcmp(opt, "--rtol")) o->rtol = v;
   else if (!strcmp(opt, "--atol")) o->atol = v;
   else if (!strcmp(opt, "--max-rows")) {
-    if (!(v >= 1) || v != floor(v)) return bad(cmd, "--max-rows needs a whole number >= 1, not '%s'", val);
+    if (!(v >= 1) || v != floor(v))
+      return bad(cmd, "--max-rows needs a whole number >= 1, not '%s'", val);
     o->max_rows = v;
   }
   return CLI_EXIT_OK;

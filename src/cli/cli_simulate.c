@@ -182,6 +182,24 @@ static void summary(const cli_opts *o, const num_system *s, const num_sim_stats 
 static int run_sim(const cli_opts *o, lang_model *lm, const num_system *s,
                    num_sim_opts *so_in, double *q, double *qd);
 
+/* --jit: the compiled right-hand side (cached, see cg_jit.c) where the
+ * integrator calls one: the ODE integrators without Baumgarte terms. */
+static void use_jit(const cli_opts *o, lang_model *lm, const mech_eom *e, num_sim_opts *so,
+                    cg_jit *jit) {
+  if (so->integrator == NUM_INT_IDA || so->stabilize == NUM_STAB_BAUMGARTE) {
+    fprintf(stderr, "%s: note: --jit compiles the right-hand side of dopri and bdf (without "
+                    "Baumgarte terms); this run evaluates the tape\n", o->model);
+    return;
+  }
+  lg_diag d;
+  lg_diag_clear(&d);
+  cg_request r = {"lg_jit", o->model, lm->mech, e, NULL, o->set, o->nset, NULL, 1};
+  if (cg_jit_compile(&r, jit, &d) != LG_OK)
+    fprintf(stderr, "%s: warning: --jit: %s%s%s%s; using the evaluation tape instead\n",
+            o->model, d.message, d.hint[0] ? " (" : "", d.hint, d.hint[0] ? ")" : "");
+  so->jit_rhs = jit->rhs;
+}
+
 static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
                      const num_system *s) {
   num_sim_opts so;
@@ -193,17 +211,7 @@ static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
   int rc = check_initial(o, lm, e, s, so.t0, q, qd);
   if (rc != CLI_EXIT_OK) return rc;
   cg_jit jit = {0};
-  if (o->jit) {
-    lg_diag d;
-    lg_diag_clear(&d);
-    char *name = cg_default_name(o->model);
-    cg_request r = {name, o->model, lm->mech, e, NULL, o->set, o->nset, NULL, 0};
-    if (!name || cg_jit_compile(&r, &jit, &d) != LG_OK)
-      fprintf(stderr, "%s: warning: --jit: %s; using the evaluation tape instead\n",
-              o->model, name ? d.message : "out of memory");
-    so.jit_rhs = jit.rhs;
-    lg_free(name);
-  }
+  if (o->jit) use_jit(o, lm, e, &so, &jit);
   rc = run_sim(o, lm, s, &so, q, qd);
   cg_jit_free(&jit);
   return rc;
