@@ -294,6 +294,24 @@ static void position(const char *buf, size_t k, int *line, int *col) {
   *col = (int)(k - start) + 1;
 }
 
+/* Is p[0..n) well-formed UTF-8? (No overlong forms, surrogates or values
+ * past U+10FFFF.) A NUL byte after a malformed one is left to the lexer,
+ * which reports the malformed byte first: the first problem wins. */
+static int utf8_valid(const unsigned char *p, size_t n) {
+  for (size_t i = 0; i < n;) {
+    unsigned c = p[i];
+    if (c < 0x80) { i++; continue; }
+    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+    unsigned hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    if (c < 0xC2 || c > 0xF4 || n - i < len || p[i + 1] < lo || p[i + 1] > hi) return 0;
+    for (size_t k = 2; k < len; k++)
+      if ((p[i + k] & 0xC0) != 0x80) return 0;
+    i += len;
+  }
+  return 1;
+}
+
 static lg_status too_large(lg_diag *d, const char *name, size_t limit) {
   lg_diag_set(d, LG_ERR_IO, name, 0, 0, "the model is larger than %zu MB, the limit for a "
               "model file", limit >> 20);
@@ -304,6 +322,7 @@ static lg_status too_large(lg_diag *d, const char *name, size_t limit) {
 /* The bytes of fd up to limit + 1, stopping at the first NUL byte. */
 static lg_status read_all(int fd, const char *name, size_t limit, size_t hint, lg_str *b,
                           lg_diag *d) {
+  int nul_ok = 0; /* a NUL after a malformed byte: the lexer reports that byte */
   size_t cap = hint + 1 < limit + 2 ? hint + 2 : limit + 2;
   if (cap < 65536) cap = 65536;
   for (;;) {
@@ -314,10 +333,11 @@ static lg_status read_all(int fd, const char *name, size_t limit, size_t hint, l
     ssize_t k = read(fd, b->s + b->len, want);
     if (k < 0 && errno == EINTR) continue;
     if (k < 0) return io_error(d, name, "cannot read the model", errno, NULL);
-    const char *nul = memchr(b->s + b->len, 0, (size_t)k);
+    const char *nul = nul_ok ? NULL : memchr(b->s + b->len, 0, (size_t)k);
     b->len += (size_t)k;
     b->s[b->len] = 0;
-    if (nul) {
+    if (nul && !utf8_valid((const unsigned char *)b->s, (size_t)(nul - b->s))) nul_ok = 1;
+    else if (nul) {
       int line, col;
       position(b->s, (size_t)(nul - b->s), &line, &col);
       lg_diag_set(d, LG_ERR_MODEL, name, line, col, "a NUL byte: the model is not a text file");

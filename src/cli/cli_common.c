@@ -8,7 +8,7 @@
 int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
   lg_diag loc = *d;
   if (!loc.file[0]) snprintf(loc.file, sizeof loc.file, "%s", file ? file : "lagrange");
-  if (loc.line <= 0 && d->status != LG_ERR_USAGE && d->status != LG_ERR_IO) {
+  if (loc.line <= 0 && d->status != LG_ERR_USAGE) {
     /* numeric trouble has no single place: point at the coordinates */
     loc.line = m && m->coord_line > 0 ? m->coord_line : 1;
     loc.col = m && m->coord_col > 0 ? m->coord_col : 1;

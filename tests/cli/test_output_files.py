@@ -309,6 +309,14 @@ def reading(L, tag):
         r = run(L, "eom", nul)
         check(f"{tag}: a NUL byte is an error at its line:col",
               r.returncode == 1 and f"{nul}:2:9:" in r.err and "NUL" in r.err, r.err)
+        open(nul, "wb").write(b"coordinates x  # a note\0\nT = x'^2\n")
+        r = run(L, "eom", nul)
+        check(f"{tag}: a NUL byte in a comment too", r.returncode == 1 and f"{nul}:1:24:" in r.err
+              and "NUL" in r.err, r.err)
+        open(nul, "wb").write(b"\xff\xfe\0\0garbage")
+        r = run(L, "eom", nul)
+        check(f"{tag}: a malformed byte before a NUL is reported first (1:1)",
+              r.returncode == 1 and f"{nul}:1:1:" in r.err, r.err)
         text = open(CART, "rb").read()
         want = run(L, "eom", CART).out
         cr = os.path.join(d, "cart.lag")
@@ -327,8 +335,8 @@ def reading(L, tag):
     check(f"{tag}: diagnostics name stdin <stdin>", r.returncode == 1
           and r.err.startswith("<stdin>:"), r.err)
     r = run(L, "eom", "/nonexistent/m.lag")
-    check(f"{tag}: a missing model file says so, with no invented position",
-          r.returncode == 1 and r.err.startswith("/nonexistent/m.lag: cannot read"), r.err)
+    check(f"{tag}: a missing model file says so (file:1:1: as every model error)",
+          r.returncode == 1 and r.err.startswith("/nonexistent/m.lag:1:1: cannot read"), r.err)
 
 
 # ---- plots and limits ---------------------------------------------------------------------------------

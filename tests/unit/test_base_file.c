@@ -145,6 +145,13 @@ static void test_read(void) {
   CHECK(lg_read_input(at("n.lag"), "n.lag", 100, &buf, &len, &d) == LG_ERR_MODEL);
   CHECK(d.line == 3 && d.col == 3 && strstr(d.message, "NUL"));
   lg_diag_clear(&d);
+  put(at("n.lag"), "x \xff\0 \xc3\xa9", 7); /* malformed first: left to the lexer */
+  CHECK(lg_read_input(at("n.lag"), "n.lag", 100, &buf, &len, &d) == LG_OK && len == 7);
+  lg_free(buf);
+  put(at("n.lag"), "# \xc3\xa9\n\0", 6); /* after well-formed UTF-8: reported */
+  CHECK(lg_read_input(at("n.lag"), "n.lag", 100, &buf, &len, &d) == LG_ERR_MODEL &&
+        d.line == 2 && d.col == 1);
+  lg_diag_clear(&d);
   CHECK(lg_read_input("/dev/zero", "zero", 1 << 20, &buf, &len, &d) == LG_ERR_MODEL &&
         d.line == 1 && d.col == 1);
   lg_diag_clear(&d);
