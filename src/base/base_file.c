@@ -195,8 +195,15 @@ static lg_status find_target(lg_out *o, struct stat *old, int *exists, lg_diag *
 lg_status lg_out_open(lg_out *o, const char *path, lg_diag *d) {
   memset(o, 0, sizeof *o);
   o->slot = -1;
+  if (!*path) {
+    lg_diag_set(d, LG_ERR_IO, NULL, 0, 0, "an output file name is empty");
+    return LG_ERR_IO;
+  }
   o->path = lg_strdup(path);
-  if (!o->path) return LG_ERR_NOMEM;
+  if (!o->path) {
+    lg_diag_set(d, LG_ERR_NOMEM, path, 0, 0, "out of memory");
+    return LG_ERR_NOMEM;
+  }
   struct stat old;
   int exists;
   lg_status st = find_target(o, &old, &exists, d);

@@ -222,14 +222,14 @@ static char *join(const char *dir, const char *name, const char *ext) {
 /* ---- a private work folder -------------------------------------------------------------- */
 typedef struct work {
   char *dir, *c, *h, *so;
-  int dir_slot, so_slot;
+  int dir_slot, slot[3]; /* registered for signals: the folder, c, h, so */
 } work;
 
 /* mkdtemp (0700) in the cache folder, so that the object moves into the
  * cache by rename; in $TMPDIR or /tmp when there is no cache. */
 static lg_status work_open(work *w, const char *cache, lg_diag *d) {
   const char *tmp = getenv("TMPDIR");
-  w->dir_slot = w->so_slot = -1;
+  w->dir_slot = w->slot[0] = w->slot[1] = w->slot[2] = -1;
   w->dir = join(cache ? cache : tmp && tmp[0] == '/' ? tmp : "/tmp",
                 cache ? "tmp-" : "lagrange-jit-", "XXXXXX");
   if (!w->dir) return LG_ERR_NOMEM;
@@ -244,7 +244,9 @@ static lg_status work_open(work *w, const char *cache, lg_diag *d) {
   w->c = join(w->dir, JIT_NAME, ".c");
   w->h = join(w->dir, JIT_NAME, ".h");
   w->so = join(w->dir, JIT_NAME, ".so");
-  if (w->so) w->so_slot = lg_temp_register(w->so, 0);
+  char *files[] = {w->c, w->h, w->so};
+  for (int i = 0; i < 3; i++)
+    if (files[i]) w->slot[i] = lg_temp_register(files[i], 0);
   return w->c && w->h && w->so ? LG_OK : LG_ERR_NOMEM;
 }
 
@@ -253,7 +255,7 @@ static void work_close(work *w) {
   for (int i = 0; i < 3; i++)
     if (files[i]) unlink(files[i]);
   if (w->dir) rmdir(w->dir);
-  lg_temp_forget(w->so_slot);
+  for (int i = 0; i < 3; i++) lg_temp_forget(w->slot[i]);
   lg_temp_forget(w->dir_slot);
   for (int i = 0; i < 3; i++) lg_free(files[i]);
   lg_free(w->dir);

@@ -43,8 +43,8 @@ int cli_finish_stdout(int rc) {
 /* An output file that could not be opened or written: "path: what (hint)". */
 int cli_report_io(const lg_diag *d) {
   char buf[1200];
-  lg_diag_format(d, buf, sizeof buf);
-  fprintf(stderr, "lagrange: %s\n", buf);
+  lg_diag_format(d, buf, sizeof buf); /* "lagrange: ..." when it names no file */
+  fprintf(stderr, "%s%s\n", d->file[0] ? "lagrange: " : "", buf);
   return CLI_EXIT_MODEL;
 }
 
