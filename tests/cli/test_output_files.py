@@ -110,7 +110,8 @@ def devices(L, tag):
         r = run(L, "simulate", CART, "--tf", "1", "--out", "/dev/full", cwd=d)
         check(f"{tag}: ... and leaves no file", files(d) == [], files(d))
     for args in (["eom", CART], ["eom", CART, "--format", "json"], ["simulate", CART, "--tf", "1"],
-                 ["codegen", CART], ["eval", CART, "--state", "x=0.1", "--json"]):
+                 ["codegen", CART], ["eval", CART, "--state", "x=0.1", "--json"],
+                 ["linearize", CART, "--json"], ["equilibria", CART], ["--help"]):
         with open("/dev/full", "w") as full:
             r = run(L, *args, stdout=full)
         check(f"{tag}: {' '.join(args[:1] + args[2:])} > /dev/full is exit 1 with a message",
