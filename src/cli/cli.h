@@ -28,7 +28,7 @@ typedef struct cli_opts {
   /* simulate */
   double t0, tf, dt, rtol, atol;
   int has_t0, has_tf, has_dt, project, jit, stats;
-  const char *integrator, *out, *plot, *stabilize;
+  const char *integrator, *out, *plot, *stabilize, *stop_when;
   /* codegen */
   const char *lang, *name, *output;
 } cli_opts;

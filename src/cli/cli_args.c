@@ -43,7 +43,7 @@ static int add_setting(cli_opts *o, const char *arg) {
 /* Options that take a value: the value is the next argument or after '='. */
 static const char *const valued[] = {"--set", "--method", "--format", "--state", "--t",
                                      "--t0", "--tf", "--dt", "--rtol", "--atol",
-                                     "--integrator", "--out", "--plot", "--stabilize",
+                                     "--integrator", "--out", "--plot", "--stabilize", "--stop-when",
                                      "--lang", "--name", "-o", NULL};
 
 static int takes_value(const char *opt) {
@@ -82,6 +82,7 @@ static int apply(const char *cmd, const char *opt, const char *val, cli_opts *o)
   else if (!strcmp(opt, "--out")) o->out = val;
   else if (!strcmp(opt, "--plot")) o->plot = val;
   else if (!strcmp(opt, "--stabilize")) o->stabilize = val;
+  else if (!strcmp(opt, "--stop-when")) o->stop_when = val;
   else if (!strcmp(opt, "--lang")) o->lang = val;
   else if (!strcmp(opt, "--name")) o->name = val;
   else if (!strcmp(opt, "-o")) o->output = val;

@@ -10,7 +10,7 @@ static void usage(FILE *f) {
           "       lagrange eval MODEL --state 'q1=0.3, q1'=0.5' [--t T] [--json]\n"
           "       lagrange simulate MODEL [--t0 A] [--tf B] [--dt H] [--integrator NAME]\n"
           "                [--out FILE.csv] [--plot FILE.svg] [--rtol R] [--atol A] [--project]\n"
-          "                [--stabilize project|none|baumgarte:A,B] [--jit]\n"
+          "                [--stabilize project|none|baumgarte:A,B] [--jit] [--stop-when EXPR]\n"
           "       lagrange codegen MODEL [--lang c|python] [--name NAME] [-o FILE] [--stats]\n"
           "common options: --set NAME=VALUE (repeatable), --method lagrange|kane\n");
 }

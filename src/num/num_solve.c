@@ -49,6 +49,7 @@ lg_status num_solve_accel(const num_system *s, num_work *w, double *qdd, double 
   if (info != 0)
     info = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, (lapack_int)N, 1, w->A, (lapack_int)N,
                               w->ipiv, w->b, (lapack_int)N);
+  w->broke_at = info > 0 ? (long)info - 1 : -1;
   if (info > 0) {
     size_t k = (size_t)info - 1;
     char where[64];
