@@ -287,8 +287,12 @@ static int state_finite(const sim *S) {
  * of a step-size collapse (a coordinate, through its value or rate). */
 static void blame_component(sim *S) {
   N_Vector e = N_VClone(S->y), w = N_VClone(S->y);
-  if (e && w && num_is_erk(S->integ) && ERKStepGetEstLocalErrors(S->mem, e) == 0 &&
-      ERKStepGetErrWeights(S->mem, w) == 0) {
+  int ok = e && w;
+  if (ok && num_is_erk(S->integ))
+    ok = ERKStepGetEstLocalErrors(S->mem, e) == 0 && ERKStepGetErrWeights(S->mem, w) == 0;
+  else if (ok)
+    ok = CVodeGetEstLocalErrors(S->mem, e) == 0 && CVodeGetErrWeights(S->mem, w) == 0;
+  if (ok) {
     const double *E = N_VGetArrayPointer(e), *W = N_VGetArrayPointer(w);
     double best = -1;
     for (size_t i = 0; i < S->n + S->nv; i++)
