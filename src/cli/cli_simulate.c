@@ -240,7 +240,9 @@ static int report_failure(const cli_opts *o, const lang_model *lm, const mech_eo
   } else if (st->fail_coord >= 0 && (size_t)st->fail_coord < s->n) {
     d->line = lm->coord_line;
     d->col = lm->coord_col;
-    if (!strstr(d->message, s->coord_names[st->fail_coord]))
+    char named[300];
+    snprintf(named, sizeof named, "coordinate %s", s->coord_names[st->fail_coord]);
+    if (!strstr(d->message, named))
       snprintf(d->message + len, sizeof d->message - len, " (coordinate %s)",
                s->coord_names[st->fail_coord]);
   }

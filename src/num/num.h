@@ -62,6 +62,13 @@ void num_evaluate_dynamics(const num_system *s, num_work *w, double t, const dou
 lg_status num_solve_accel(const num_system *s, num_work *w, double *qdd, double *lam,
                           lg_diag *diag);
 
+/* Reciprocal condition number of [[M, -J^T], [J, 0]] after num_evaluate*
+ * (0 when singular); *where is the unknown with the smallest pivot
+ * (coordinate i < n, multiplier n + r), *pivot its magnitude, *norm the
+ * matrix's 1-norm. */
+double num_accel_rcond(const num_system *s, num_work *w, long *where, double *pivot,
+                       double *norm);
+
 /* ---- constraint manifold ---------------------------------------------------------- */
 /* Residuals at (t, q, q'): C (position level for holonomic rows, velocity
  * level for nonholonomic rows) and Cd (velocity level for every row). */

@@ -48,6 +48,8 @@ struct sim {
   num_work w;
   num_aux_work aw;
   double *qdd, *lam, *scratch;
+  double norm0;                 /* 1-norm of the augmented matrix at t0 */
+  double size0;                 /* max |x| at t0 */
   lg_diag *diag;
   int failed;
   double fail_t;
@@ -283,6 +285,13 @@ static int state_finite(const sim *S) {
   return 1;
 }
 
+static double state_size(const sim *S) {
+  const double *x = N_VGetArrayPointer(S->y);
+  double m = 0;
+  for (size_t i = 0; i < S->n + S->nv; i++) m = fmax(m, fabs(x[i]));
+  return m;
+}
+
 /* The component with the largest weighted local error: the likely culprit
  * of a step-size collapse (a coordinate, through its value or rate). */
 static void blame_component(sim *S) {
@@ -305,6 +314,25 @@ static void blame_component(sim *S) {
   if (w) N_VDestroy(w);
 }
 
+/* A collapse where the (augmented) mass matrix is nearly singular says so
+ * and blames the unknown with the smallest pivot. */
+static int near_singular(sim *S, double t, char *cause, size_t size) {
+  if (!S->s || !(S->norm0 > 0)) return 0;
+  const double *x = N_VGetArrayPointer(S->y);
+  long k;
+  double pivot, norm;
+  num_evaluate_dynamics(S->s, &S->w, t, x, x + S->n);
+  double rc = num_accel_rcond(S->s, &S->w, &k, &pivot, &norm);
+  double rel = fmin(rc, pivot / S->norm0);
+  if (!(rel < 1e-8) || k < 0) return 0;
+  S->stats->fail_coord = k < (long)S->n ? (int)k : -1;
+  S->stats->fail_row = k < (long)S->n ? -1 : (int)(k - (long)S->n);
+  snprintf(cause, size, "the %s is nearly singular here (smallest pivot %.2g of the "
+                        "matrix's norm at t0)",
+           S->m ? "augmented mass matrix [[M, -J^T], [J, 0]]" : "mass matrix", rel);
+  return 1;
+}
+
 static lg_status failure(sim *S, double t, int flag, double h) {
   num_sim_stats *st = S->stats;
   char cause[sizeof S->diag->message];
@@ -317,13 +345,20 @@ static lg_status failure(sim *S, double t, int flag, double h) {
     return LG_ERR_NUMERIC;
   }
   if (flag == 0 || flag == 1 || flag == 2) { /* made progress: blow-up or collapse */
-    if (!state_finite(S)) {
-      num_fail(S->diag, st, t, "the state is no longer finite (the solution blows up)",
+    if (!state_finite(S) || state_size(S) > 1e6 * fmax(1, S->size0)) {
+      num_fail(S->diag, st, t, "the state grows without bound or is no longer finite (the solution blows up)",
                "check the model's forces and initial state; a finite-time blow-up cannot "
                "be integrated past");
       return LG_ERR_NUMERIC;
     }
     blame_component(S);
+    if (near_singular(S, t, cause, sizeof cause)) {
+      num_fail(S->diag, st, t, cause,
+               "the motion reaches a configuration where the inertia of a coordinate "
+               "vanishes: check masses, inertias and constraints there, or end the run "
+               "before it with --stop-when");
+      return LG_ERR_NUMERIC;
+    }
     snprintf(cause, sizeof cause, "the step size collapsed to h = %.3g (the motion is "
                                   "singular or very stiff here)", h);
   } else {
@@ -348,6 +383,13 @@ static lg_status run(sim *S, loop_state *L) {
   double t = o->t0, h = 0;
   double *x = N_VGetArrayPointer(S->y);
   num_budget b = {0, t};
+  S->size0 = state_size(S);
+  if (S->s) {
+    long k;
+    double pivot;
+    num_evaluate_dynamics(S->s, &S->w, t, x, x + S->n);
+    num_accel_rcond(S->s, &S->w, &k, &pivot, &S->norm0);
+  }
   if (emit(S, t, L)) return LG_OK;
   long k = 1;
   while (t < o->tf - 1e-12 * fabs(o->tf)) {

@@ -176,10 +176,15 @@ import time
 t0 = time.time()
 r, _ = sim(os.path.join(SIM, "singular.lag"), "--tf", "5")
 check("a collapsing integration stops within seconds at the coordinates line, naming "
-      "the integrator, the coordinate and what to try",
+      "the integrator, the cause (a vanishing mass matrix), the coordinate and what to try",
       r.returncode == 1 and time.time() - t0 < 20 and "singular.lag:2:1:" in r.stderr
-      and "Dormand-Prince" in r.stderr and "coordinate x" in r.stderr and "--integrator" in r.stderr,
+      and "Dormand-Prince" in r.stderr and "coordinate x" in r.stderr
+      and "mass matrix is nearly singular" in r.stderr and "--stop-when" in r.stderr,
       r.stderr)
+r, _ = sim(os.path.join(SIM, "blowup.lag"), "--integrator", "bdf")
+check("a blow-up with BDF: the time, CVODE BDF and the cause",
+      r.returncode == 1 and "failed at t = 1.3" in r.stderr and "CVODE BDF" in r.stderr
+      and "blows up" in r.stderr, r.stderr)
 r, _ = sim(os.path.join(SIM, "oscillator.lag"), "--integrator", "rk99")
 check("an unknown integrator is a usage error listing the names",
       r.returncode == 2 and "verner" in r.stderr and "fehlberg" in r.stderr, r.stderr)
