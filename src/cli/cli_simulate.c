@@ -355,6 +355,8 @@ static int integrate_kane(const cli_opts *o, lang_model *lm, const mech_eom *e,
   num_sim_opts so;
   if (!sim_options(o, lm, s, &so)) return CLI_EXIT_USAGE;
   so.aux = aux;
+  /* Kane's minimal equations have no algebraic part: explicit by default */
+  if (!o->integrator && so.integrator == NUM_INT_IDA) so.integrator = NUM_INT_ERK;
   if (o->jit) fprintf(stderr, "%s: warning: --jit is not available for Kane's state [q; u]; "
                               "using the evaluation tape\n", o->model);
   lg_diag d;
