@@ -145,7 +145,7 @@ typedef struct num_sim_stats {
   long steps, rhs_evals;
   double t_end;              /* where the run stopped */
   double max_energy_drift;   /* max |(E - W) - (E0 - W0)| */
-  double energy_scale;       /* max |E| and |W| (for a relative drift) */
+  double energy_scale;       /* max of |T| + |V|, |E|, |W| (for a relative drift) */
   double max_residual;       /* max |C| and |C'| over the output points */
   int stopped;               /* the stop event ended the run at t_end */
   num_integrator integrator; /* what ran (NUM_INT_ERK resolved to its table) */

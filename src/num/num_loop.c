@@ -26,7 +26,9 @@ void num_tally(num_sim_stats *st, const num_sim_point *p, const double *Cd, size
   }
   double drift = fabs(balance - *ref);
   if (drift > st->max_energy_drift || isnan(drift)) st->max_energy_drift = drift;
-  st->energy_scale = fmax(st->energy_scale, fmax(fabs(p->E), fabs(p->W)));
+  /* |T| + |V| too: E may stay near 0 while T and V trade large amounts */
+  double scale = fmax(fabs(p->T) + fabs(p->V), fmax(fabs(p->E), fabs(p->W)));
+  st->energy_scale = fmax(st->energy_scale, scale);
   for (size_t r = 0; r < m; r++) {
     double a = fmax(fabs(p->C[r]), fabs(Cd[r]));
     if (a > st->max_residual || isnan(a)) st->max_residual = a;
