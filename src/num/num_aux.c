@@ -54,6 +54,44 @@ static lg_status build_tapes(mech_model *mm, const mech_eom *e, const mech_kane 
   return st;
 }
 
+/* E = h could not be shown symbolically (a large model): check it at a
+ * few pseudo-random states instead (E - h is a polynomial in the q', so a
+ * nonzero one shows at almost any state). Returns 1 when E = h there. */
+static int energy_is_h_numerically(mech_model *mm, const mech_eom *e, const num_aux *a,
+                                   const num_setting *set, size_t nset) {
+  sym_ctx *c = mech_ctx(mm);
+  const sym_node *d = sym_sub(c, mech_energy(mm, e), sym_neg(c, e->L));
+  for (size_t i = 0; d && i < e->n; i++) d = sym_sub(c, d, sym_mul(c, e->qd[i], e->p[i]));
+  num_aux lag = *a;
+  lag.nv = e->n; /* over Lagrange's [t, q, q', params] whatever the state */
+  const sym_node **in = input_atoms(mm, e, NULL, &lag);
+  sym_tape *tape = NULL;
+  const sym_node *missing = NULL;
+  size_t nin = 1 + 2 * e->n + a->np;
+  int same = 0;
+  if (d && in && num_substitute_inputs(mm, set, nset, &d, 1) == LG_OK &&
+      sym_tape_build(c, nin, in, 1, &d, &tape, &missing) == LG_OK) {
+    double *x = lg_calloc(nin + e->n, sizeof *x), *w = lg_calloc(tape->nslots + 1, sizeof *w);
+    unsigned seed = 12345u;
+    same = x && w;
+    for (int k = 0; same && k < 3; k++) {
+      for (size_t i = 0; i < nin; i++) {
+        seed = seed * 1103515245u + 12345u;
+        x[i] = 0.1 + (double)(seed >> 16 & 0x7fff) / 32768.0;
+      }
+      memcpy(x + 1 + 2 * e->n, a->params, a->np * sizeof *x);
+      double r;
+      sym_tape_eval(tape, x, &r, w);
+      same = fabs(r) <= 1e-10;
+    }
+    lg_free(x);
+    lg_free(w);
+  }
+  sym_tape_free(tape);
+  lg_free(in);
+  return same;
+}
+
 lg_status num_aux_build(mech_model *mm, const mech_eom *e, const mech_kane *k,
                         const num_setting *set, size_t nset, const sym_node *stop,
                         num_aux **out, lg_diag *diag) {
@@ -68,6 +106,10 @@ lg_status num_aux_build(mech_model *mm, const mech_eom *e, const mech_kane *k,
   a->work = a->sources != 0;
   lg_status st = a->params ? mech_resolve_params(mm, set, nset, a->params, diag)
                            : LG_ERR_NOMEM;
+  if (st == LG_OK && (a->sources & MECH_WORK_NOT_H) &&
+      energy_is_h_numerically(mm, e, a, set, nset))
+    a->sources &= ~(unsigned)MECH_WORK_NOT_H;
+  a->work = a->sources != 0;
   if (st == LG_OK) st = build_tapes(mm, e, k, set, nset, stop, a, diag);
   if (st != LG_OK) {
     num_aux_free(a);
