@@ -4,6 +4,8 @@
  * Diagnostics point into the text itself (line 1, its column). */
 #include "lang_sema.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The text is parsed as the statement `PREFIX EXPR`. */
@@ -41,6 +43,18 @@ static const sym_node *evaluate(lang_model *m, const lang_stmt *st, const char *
   return e;
 }
 
+/* Positions quoted inside a message ("to close '(' at 1:13") move too. */
+static void shift_quoted(char *msg, size_t size, int np) {
+  char *at = strstr(msg, " at 1:");
+  if (!at) return;
+  char *end;
+  long col = strtol(at + 6, &end, 10);
+  if (end == at + 6 || col <= np) return;
+  char rest[sizeof ((lg_diag *)0)->message];
+  snprintf(rest, sizeof rest, "%s", end);
+  snprintf(at, size - (size_t)(at - msg), " at 1:%ld%s", col - np, rest);
+}
+
 lg_status lang_parse_scalar(lang_model *m, const char *text, const char *what,
                             const sym_node **out, lg_diag *diag) {
   *out = NULL;
@@ -59,8 +73,10 @@ lg_status lang_parse_scalar(lang_model *m, const char *text, const char *what,
   }
   if (st == LG_OK && !(*out = evaluate(m, prog->first, what, diag)))
     st = diag->status != LG_OK ? diag->status : LG_ERR_NOMEM;
-  if (st != LG_OK && diag->line == 1) /* columns inside the text */
+  if (st != LG_OK && diag->line == 1) { /* columns inside the text */
     diag->col = diag->col > (int)np ? diag->col - (int)np : 1;
+    shift_quoted(diag->message, sizeof diag->message, (int)np);
+  }
   lg_arena_free(&arena);
   lg_free(src);
   return st;

@@ -292,8 +292,9 @@ r, rows = sim(os.path.join(SIM, "pendulum.lag"), "--stop-when", "theta''")
 check("--stop-when: accelerations are refused (exit 2)",
       r.returncode == 2 and "acceleration" in r.stderr, r.stderr)
 r, rows = sim(os.path.join(SIM, "pendulum.lag"), "--stop-when", "(theta")
-check("--stop-when: a syntax error is exit 2 with a column",
-      r.returncode == 2 and "--stop-when:1:" in r.stderr, r.stderr)
+check("--stop-when: a syntax error is exit 2 with columns inside the option",
+      r.returncode == 2 and "--stop-when:1:7:" in r.stderr and "'(' at 1:1" in r.stderr,
+      r.stderr)
 
 # ---- plot, JIT, temporary files ----
 before = {f for f in os.listdir("/tmp") if f.startswith("lagrange-")}
