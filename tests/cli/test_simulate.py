@@ -181,6 +181,13 @@ check("a collapsing integration stops within seconds at the coordinates line, na
       and "Dormand-Prince" in r.stderr and "coordinate x" in r.stderr
       and "mass matrix is nearly singular" in r.stderr and "--stop-when" in r.stderr,
       r.stderr)
+t0 = time.time()
+r, _ = sim(os.path.join(SIM, "shrinking_rod.lag"), "--tf", "3")
+check("IDA failing mid-run (a rod pulled to zero length at t = 2): the time, IDA, "
+      "the constraint's line and name, what to try",
+      r.returncode == 1 and "shrinking_rod.lag:6:16: the integration failed at t = 1.99" in r.stderr
+      and "(IDA)" in r.stderr and "C1" in r.stderr and "--integrator" in r.stderr
+      and time.time() - t0 < 60, r.stderr)
 r, _ = sim(os.path.join(SIM, "blowup.lag"), "--integrator", "bdf")
 check("a blow-up with BDF: the time, CVODE BDF and the cause",
       r.returncode == 1 and "failed at t = 1.3" in r.stderr and "CVODE BDF" in r.stderr
