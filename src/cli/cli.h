@@ -30,7 +30,7 @@ typedef struct cli_opts {
   int has_t0, has_tf, has_dt, project, jit, stats;
   double max_rows;          /* --max-rows (0: CLI_MAX_ROWS) */
   int model_stdin;          /* the model is read from stdin ("-"); model is "<stdin>" */
-  const char *integrator, *out, *plot, *stabilize;
+  const char *integrator, *out, *plot, *stabilize, *stop_when;
   /* codegen */
   const char *lang, *name, *output;
   /* linearize, equilibria */

@@ -44,8 +44,8 @@ static int add_setting(cli_opts *o, const char *arg) {
 static const char *const valued[] = {"--set", "--method", "--format", "--state", "--t",
                                      "--t0", "--tf", "--dt", "--rtol", "--atol",
                                      "--integrator", "--out", "--plot", "--stabilize",
-                                     "--lang", "--name", "-o", "--at", "--independent",
-                                     "--box", "--max-rows", NULL};
+                                     "--stop-when", "--lang", "--name", "-o", "--at",
+                                     "--independent", "--box", "--max-rows", NULL};
 
 static int takes_value(const char *opt) {
   for (int i = 0; valued[i]; i++)
@@ -92,6 +92,7 @@ static int apply(const char *cmd, const char *opt, const char *val, cli_opts *o)
     o->plot = val;
   }
   else if (!strcmp(opt, "--stabilize")) o->stabilize = val;
+  else if (!strcmp(opt, "--stop-when")) o->stop_when = val;
   else if (!strcmp(opt, "--lang")) o->lang = val;
   else if (!strcmp(opt, "--name")) o->name = val;
   else if (!strcmp(opt, "-o")) o->output = val;

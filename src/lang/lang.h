@@ -31,6 +31,14 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
                            lang_model **out, lg_diag *diag);
 void lang_model_free(lang_model *m);
 
+/* One scalar expression of t, the coordinates, their rates (q'), the
+ * parameters and the inputs, written in the model language outside the
+ * model file (simulate --stop-when). `what` names it in diagnostics, which
+ * are at line 1 and the column inside `text`. The result lives in m's
+ * context. (lang_scalar_text.c) */
+lg_status lang_parse_scalar(lang_model *m, const char *text, const char *what,
+                            const sym_node **out, lg_diag *diag);
+
 /* Index of coordinate `name`, or -1. */
 int lang_coord_index(const lang_model *m, const char *name);
 

@@ -175,6 +175,21 @@ lg_status mech_derive_lagrange(mech_model *m, const char *file, mech_eom **out,
  * are left as derived. */
 void mech_eom_simplify(mech_model *m, mech_eom *eom, size_t max_dag);
 
+/* ---- energy balance ------------------------------------------------------------------
+ * E = T + V, or the energy function h = sum q_i' dL/dq_i' - L for a model
+ * given as `L =` (mech_work.c). */
+const sym_node *mech_energy(mech_model *m, const mech_eom *e);
+/* What does work besides V (so that E - W, not E, is conserved): */
+enum {
+  MECH_WORK_DISSIPATION = 1, /* D = ... */
+  MECH_WORK_FORCES = 2,      /* force, torque, force q: */
+  MECH_WORK_MOVING = 4,      /* a constraint depends on t (or an input) */
+  MECH_WORK_TIME = 8,        /* L depends on t (or an input) explicitly */
+  MECH_WORK_NOT_H = 16       /* E = T + V is not the energy function h (T not
+                                quadratic in the q': moving kinematics) */
+};
+unsigned mech_work_sources(mech_model *m, const mech_eom *e);
+
 /* ---- Kane's method --------------------------------------------------------------------
  * With speeds u (default u = q'), kinematics q' = k(q, u, t), velocity
  * constraints eliminating dependent speeds u_D = u_D(q, u_I, t), partial
