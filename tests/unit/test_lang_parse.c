@@ -486,11 +486,11 @@ static void test_errors_lexical(void) {
   EXPECT_ERR("x = q1\xe2\x80\xb2", 1, 7, "U+2032) outside a comment (write the time derivative");
   EXPECT_ERR("\xEF\xBB\xBFx = $", 1, 5, "unexpected character '$'");
   /* numbers */
-  EXPECT_ERR("x = 1e", 1, 5, "number '1e' has no exponent digits");
-  EXPECT_ERR("x = 1e+", 1, 5, "number '1e+' has no exponent digits");
-  EXPECT_ERR("x = 2.", 1, 5, "number '2.' has no digits after the '.'");
-  EXPECT_ERR("x = 2x", 1, 5, "number '2' is followed by 'x' (a product needs '*'");
-  EXPECT_ERR("x = 1.5.3", 1, 5, "number '1.5' is followed by '.'");
+  EXPECT_ERR("x = 1e", 1, 6, "number '1e' has no exponent digits");
+  EXPECT_ERR("x = 1e+", 1, 6, "number '1e+' has no exponent digits");
+  EXPECT_ERR("x = 2.", 1, 6, "number '2.' has no digits after the '.'");
+  EXPECT_ERR("x = 2x", 1, 6, "number '2' is followed by 'x' (a product needs '*'");
+  EXPECT_ERR("x = 1.5.3", 1, 8, "number '1.5' is followed by '.'");
 }
 
 /* Brackets, operators and functions. */
