@@ -20,6 +20,7 @@ sema_val sema_fail(sema *S, int line, int col, const char *fmt, ...) {
 }
 
 sema_val sema_nomem(sema *S) {
+  S->oom = 1;
   lg_diag_set(S->diag, LG_ERR_NOMEM, S->file, 0, 0, "out of memory");
   return (sema_val){VAL_SCALAR, NULL, {0, NULL}, 0, 0};
 }
@@ -158,10 +159,11 @@ static lg_status run_statements(sema *S, const lang_program *prog) {
   return LG_OK;
 }
 
-/* The symbolic core reports running out of memory through its context: a
- * model error found after an allocation failed there is out of memory. */
+/* The symbolic core and the mechanics model report running out of memory
+ * through flags: a model error found after (or a success despite) a failed
+ * allocation there is out of memory. */
 static lg_status nomem_wins(const sema *S, lg_status st) {
-  if (st != LG_OK && S->c && sym_ctx_error(S->c) == LG_ERR_NOMEM) return LG_ERR_NOMEM;
+  if (S->oom || sym_ctx_error(S->c) == LG_ERR_NOMEM || mech_model_oom(S->m)) return LG_ERR_NOMEM;
   return st;
 }
 

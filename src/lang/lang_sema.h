@@ -66,6 +66,7 @@ typedef struct sema {
   const char *energy_what;
   sema_rule rule;          /* for the expression being evaluated ... */
   const char *rule_what;   /* ... which is this ("the kinetic energy T") */
+  int oom;                 /* an allocation failed (the status is out of memory) */
 } sema;
 
 /* Error at a position; returns a failed value for convenience. */

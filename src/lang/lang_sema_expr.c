@@ -93,10 +93,17 @@ static sema_val member(sema *S, const lang_expr *e) {
   return vector_val(mech_vec_unit(S->m, f.index, axis - 'x'));
 }
 
+/* The divisor at e is zero once simplified. */
+static sema_val division_by_zero(sema *S, const lang_expr *e) {
+  sema_val r = sema_fail(S, e->line, e->col, "division by zero");
+  lg_diag_hint(S->diag, "the divisor simplifies to 0");
+  return r;
+}
+
 /* ---- operators ---------------------------------------------------------------------- */
 static sema_val check_undefined(sema *S, const lang_expr *e, sema_val v) {
   if (v.ok && v.kind == VAL_SCALAR && v.s && v.s->kind == SYM_UNDEF)
-    return sema_fail(S, e->line, e->col, "division by zero");
+    return division_by_zero(S, e);
   if (v.ok && v.kind == VAL_SCALAR && !v.s) {
     if (sym_ctx_error(S->c) == LG_ERR_MODEL)
       return sema_fail(S, e->line, e->col, "expression nested too deeply");
@@ -130,7 +137,7 @@ static sema_val mul_div(sema *S, const lang_expr *e, sema_val a, sema_val b, int
     return scalar_val(div ? sym_div(c, a.s, b.s) : sym_mul(c, a.s, b.s));
   if (a.kind == VAL_VECTOR && b.kind == VAL_SCALAR) {
     const sym_node *k = div ? sym_div(c, sym_int(c, 1), b.s) : b.s;
-    if (k && k->kind == SYM_UNDEF) return sema_fail(S, e->line, e->col, "division by zero");
+    if (k && k->kind == SYM_UNDEF) return division_by_zero(S, e);
     return vector_val(mech_vec_scale(S->m, k, a.v));
   }
   if (!div && a.kind == VAL_SCALAR && b.kind == VAL_VECTOR)

@@ -41,8 +41,11 @@ static lg_status add_row(sema *S, const sym_node *row, int line, int col, char a
     snprintf(msg, sizeof msg, "the constraint%s is identically zero and was dropped", along);
     return add_note(S, line, col, msg) ? LG_OK : LG_ERR_NOMEM;
   }
-  if (sym_is_zero(s)) return sema_fail(S, line, col, "this constraint is identically zero"),
-                       LG_ERR_MODEL;
+  if (sym_is_zero(s)) {
+    sema_fail(S, line, col, "this constraint is identically zero");
+    lg_diag_hint(S->diag, "it holds whatever the motion: remove it");
+    return LG_ERR_MODEL;
+  }
   if (!sema_motion_atom(S, scalar_of(s), 0, &order)) {
     sema_fail(S, line, col, "the constraint%s constrains no coordinate: it is %s", along,
               s->max_order || sym_has(s, sym_time(S->c)) ? "a function of t only" : "a constant");
@@ -135,7 +138,9 @@ int sema_param_default(void *ud, const sym_node *atom, double *out) {
   for (size_t i = 0; i < mech_nparams(S->m); i++) {
     if (mech_param(S->m, i) != atom) continue;
     const sym_node *v = mech_param_value(S->m, i);
-    return v ? sym_eval(S->c, v, sema_param_default, S, out, NULL) != LG_OK : 1;
+    lg_status st = v ? sym_eval(S->c, v, sema_param_default, S, out, NULL) : LG_ERR_MODEL;
+    if (st == LG_ERR_NOMEM) S->oom = 1;
+    return st != LG_OK;
   }
   return 1;
 }
@@ -145,9 +150,12 @@ static int constant_value(sema *S, const lang_expr *e, const char *what, double 
   const sym_node *v = sema_scalar(S, e, what);
   const sym_node *missing = NULL;
   int line, col;
+  lg_status st;
   if (!v) return 0;
   sema_expr_start(e, &line, &col);
-  if (v->max_order || sym_eval(S->c, v, sema_param_default, S, out, &missing) != LG_OK) {
+  st = v->max_order ? LG_ERR_MODEL : sym_eval(S->c, v, sema_param_default, S, out, &missing);
+  if (st == LG_ERR_NOMEM || S->oom) return sema_nomem(S), 0;
+  if (st != LG_OK) {
     sema_fail(S, line, col, "%s must be a number (parameters with values allowed)", what);
     return 0;
   }
@@ -172,7 +180,8 @@ lg_status sema_initial(sema *S, const lang_stmt *st) {
     if (!en) return sema_unknown(S, id->text, id->line, id->col), LG_ERR_MODEL;
     if (!((en->kind == SEMA_COORD && it->primes <= 1) || (en->kind == SEMA_SPEED && !it->primes))) {
       sema_fail(S, id->line, id->col, "initial values are given for coordinates, their first "
-                "derivatives and speeds (x = 0.1, x' = 0, u1 = 0.3)");
+                "derivatives and speeds");
+      lg_diag_hint(S->diag, "initial x = 0.1, x' = 0, u1 = 0.3");
       return LG_ERR_MODEL;
     }
     if (!constant_value(S, it->value, "an initial value", &v)) return LG_ERR_MODEL;

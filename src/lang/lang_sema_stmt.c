@@ -35,7 +35,9 @@ static int constant_only(sema *S, const sym_node *v, const lang_expr *e, const c
 static int finite_default(sema *S, const sym_node *v, const lang_expr *e, const char *name) {
   double x;
   int line, col;
-  if (sym_eval(S->c, v, sema_param_default, S, &x, NULL) != LG_OK || isfinite(x)) return 1;
+  lg_status st = sym_eval(S->c, v, sema_param_default, S, &x, NULL);
+  if (st == LG_ERR_NOMEM || S->oom) return sema_nomem(S), 0;
+  if (st != LG_OK || isfinite(x)) return 1;
   sema_expr_start(e, &line, &col);
   sema_fail(S, line, col, "the value of '%s' is not a finite number (it evaluates to %s)", name,
             isnan(x) ? "NaN" : "infinity");
