@@ -33,6 +33,26 @@ typedef struct cli_opts {
   const char *lang, *name, *output;
 } cli_opts;
 
+/* A finite decimal number spelled s[0..n) (blanks around allowed):
+ * [+-]digits[.digits][(e|E)[+-]digits]. No hex, nan, inf or empty text. */
+int cli_parse_number(const char *s, size_t n, double *out);
+
+/* One item of a NAME=VALUE list: name, 0 or 1 prime, value, and where the
+ * item starts in the text. */
+typedef struct cli_assign {
+  char name[64];
+  int primes;
+  double value;
+  size_t at;
+} cli_assign;
+
+/* Parse "q1=0.3, q1'=0.5" (--state, --at): a NAME=VALUE list, each name
+ * (with its primes) once. On a mistake prints "lagrange CMD: OPT: what"
+ * with the text and a caret under it, and returns CLI_EXIT_USAGE; *out
+ * (lg_free it) is NULL then. */
+int cli_parse_assignments(const char *cmd, const char *opt, const char *text, cli_assign **out,
+                          size_t *n);
+
 /* Parse argv after the subcommand; prints the problem and returns
  * CLI_EXIT_USAGE on bad usage. */
 int cli_parse_opts(const char *cmd, int argc, char **argv, cli_opts *o);

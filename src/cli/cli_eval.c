@@ -6,60 +6,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Parse "q1=0.3, q1'=0.5" into q and qd (which start at the model's
- * initial values). Returns CLI_EXIT_USAGE with a message on bad input. */
 static int speed_index(const mech_kane *k, const char *name) {
   for (size_t i = 0; k && !k->default_speeds && i < k->p; i++)
     if (!strcmp(k->u[i]->v.name, name)) return (int)i;
   return -1;
 }
 
+/* Parse "q1=0.3, q1'=0.5" into q and qd (which start at the model's
+ * initial values). Returns CLI_EXIT_USAGE with a message on bad input. */
 static int parse_state(const char *s, const lang_model *lm, double *q, double *qd,
                        const mech_kane *kane, double *u, int *have_u) {
-  const char *p = s;
-  while (*p) {
-    while (*p == ' ' || *p == ',' || *p == '\t') p++;
-    if (!*p) break;
-    const char *name = p;
-    while (isalnum((unsigned char)*p) || *p == '_') p++;
-    size_t len = (size_t)(p - name);
-    int primes = 0;
-    while (*p == '\'') { primes++; p++; }
-    while (*p == ' ') p++;
-    if (!len || *p != '=' || primes > 1) {
-      fprintf(stderr, "lagrange eval: --state: expected NAME=VALUE or NAME'=VALUE at '%s'\n", name);
-      return CLI_EXIT_USAGE;
-    }
-    char buf[128];
-    snprintf(buf, sizeof buf, "%.*s", (int)(len < 127 ? len : 127), name);
-    int k = lang_coord_index(lm, buf), su = speed_index(kane, buf);
-    if (su >= 0 && !primes) {
-      char *end;
-      u[su] = strtod(p + 1, &end);
+  cli_assign *a = NULL;
+  size_t n = 0;
+  int rc = cli_parse_assignments("eval", "--state", s, &a, &n);
+  for (size_t i = 0; rc == CLI_EXIT_OK && i < n; i++) {
+    int k = lang_coord_index(lm, a[i].name), su = speed_index(kane, a[i].name);
+    if (su >= 0 && !a[i].primes) {
+      u[su] = a[i].value;
       *have_u = 1;
-      p = end;
-      while (*p == ' ') p++;
-      continue;
-    }
-    if (k < 0) {
-      fprintf(stderr, "lagrange eval: --state: '%s' is not a coordinate of %s\n", buf, lm->file);
-      return CLI_EXIT_USAGE;
-    }
-    char *end;
-    double v = strtod(p + 1, &end);
-    if (end == p + 1) {
-      fprintf(stderr, "lagrange eval: --state: '%s' needs a number\n", buf);
-      return CLI_EXIT_USAGE;
-    }
-    (primes ? qd : q)[k] = v;
-    p = end;
-    while (*p == ' ') p++;
-    if (*p && *p != ',') {
-      fprintf(stderr, "lagrange eval: --state: expected ',' before '%s'\n", p);
-      return CLI_EXIT_USAGE;
+    } else if (k >= 0) {
+      (a[i].primes ? qd : q)[k] = a[i].value;
+    } else {
+      fprintf(stderr, "lagrange eval: --state: '%s' is not a coordinate of %s\n", a[i].name,
+              lm->file);
+      rc = CLI_EXIT_USAGE;
     }
   }
-  return CLI_EXIT_OK;
+  lg_free(a);
+  return rc;
 }
 
 typedef struct result {
