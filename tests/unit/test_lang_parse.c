@@ -170,6 +170,7 @@ static void show_stmt(lg_str *b, const lang_stmt *s) {
   switch (s->kind) {
   case LANG_STMT_COORDINATES:
   case LANG_STMT_SPEEDS:
+  case LANG_STMT_DEPENDENT:
   case LANG_STMT_PARAMETERS:
   case LANG_STMT_INPUTS:
   case LANG_STMT_KINEMATICS:
@@ -321,6 +322,9 @@ static void test_statements(void) {
                                                               "parameters m, k, g = 1\n");
   /* keywords are reserved only where the grammar needs them: these are plain names */
   EXPECT_PROGRAM("x = mass + at*step\nT = to", "x = (mass + (at*step))\nT = to\n");
+  /* dependent speeds: names referred to (not declared), commas optional */
+  EXPECT_PROGRAM("speeds u1 u2 u3\ndependent u3, u2", "speeds u1, u2, u3\ndependent u3, u2\n");
+  EXPECT_PROGRAM("dependent t", "dependent t\n"); /* the semantic pass says t is no speed */
   /* energies may be assigned, and `L` as a value is a name */
   EXPECT_PROGRAM("T = 1\nV = 2\nD = 3\nL = T - V", "T = 1\nV = 2\nD = 3\nL = (T - V)\n");
   {
@@ -578,6 +582,11 @@ static void test_errors_reserved(void) {
   EXPECT_ERR("step = 1", 1, 1, "'step' is reserved (a keyword)");
   EXPECT_ERR("cos = 1", 1, 1, "'cos' is reserved (a function)");
   EXPECT_ERR("frame = 2", 1, 1, "'frame' is reserved (a statement keyword)");
+  EXPECT_ERR("speeds dependent", 1, 8, "'dependent' is reserved (a statement keyword)");
+  EXPECT_ERR("parameters m, lam2", 1, 15,
+             "'lam2' is reserved (the equations name their multipliers lam1, lam2, ...); "
+             "choose another name such as 'lambda2'");
+  EXPECT_ERR("lam10 = 1", 1, 1, "'lam10' is reserved");
 }
 
 /* ---- limits ---------------------------------------------------------------------- */
