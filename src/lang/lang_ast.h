@@ -229,6 +229,13 @@ typedef struct lang_program {
 lg_status lang_parse(const char *file, const char *src, size_t len, lg_arena *arena,
                      lang_program **out, lg_diag *diag);
 
+/* Parse one expression that is the whole of src (blank lines and a comment
+ * around it allowed; a command-line argument such as `theta - 0.5`). On
+ * success *out is the tree, allocated in `arena`; otherwise *out is NULL,
+ * the status and diag as for lang_parse (positions are in src). */
+lg_status lang_parse_expr(const char *file, const char *src, size_t len, lg_arena *arena,
+                          lang_expr **out, lg_diag *diag);
+
 /* ---- the lexer (lang_lex.c), used by the parser only ----------------------------- */
 /* Token kinds. NEWLINE ends a statement (continued lines produce none). */
 typedef enum lang_tok_kind {

@@ -807,6 +807,35 @@ static bool program(parser *P, lang_program *prog) {
   }
 }
 
+/* One expression, then only newlines up to the end. */
+static lang_expr *whole_expr(parser *P) {
+  lang_expr *e;
+  next(P);
+  while (P->tok.kind == LANG_TK_NEWLINE) next(P);
+  if (!(e = expr(P))) return NULL;
+  while (P->tok.kind == LANG_TK_NEWLINE) next(P);
+  if (P->tok.kind != LANG_TK_EOF) return end_expected(P);
+  return e;
+}
+
+lg_status lang_parse_expr(const char *file, const char *src, size_t len, lg_arena *arena,
+                          lang_expr **out, lg_diag *diag) {
+  parser P = {.arena = arena, .diag = diag, .file = file, .status = LG_OK};
+  lang_expr *e;
+  if (out) *out = NULL;
+  if (!arena || !out || (!src && len) || len > LANG_MAX_SOURCE) {
+    lg_diag_set(diag, LG_ERR_USAGE, file, 0, 0, "lang_parse_expr: no arena, output or source");
+    return LG_ERR_USAGE;
+  }
+  lang_lex_open(&P.ls, file, src ? src : "", len, diag);
+  e = whole_expr(&P);
+  if (!e && P.status == LG_OK)
+    fail_at(&P, P.tok.line, P.tok.col, NULL, "internal error: the parser stopped without a reason");
+  lg_free(P.stack.buf);
+  if (P.status == LG_OK) *out = e;
+  return P.status;
+}
+
 lg_status lang_parse(const char *file, const char *src, size_t len, lg_arena *arena,
                      lang_program **out, lg_diag *diag) {
   parser P = {.arena = arena, .diag = diag, .file = file, .status = LG_OK};

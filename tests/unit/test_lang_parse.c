@@ -810,7 +810,63 @@ static void test_api(void) {
   lg_arena_free(&a);
 }
 
+/* One expression as the whole text (lang_parse_expr). */
+static void expect_whole(int line, const char *src, const char *want, int el, int ec,
+                        const char *frag) {
+  lg_arena a;
+  lg_diag d;
+  lang_expr *e = (lang_expr *)&a;
+  size_t len = strlen(src);
+  char *copy = lg_malloc(len + 1);
+  memcpy(copy, src, len);
+  lg_arena_init(&a);
+  lg_diag_clear(&d);
+  lg_status st = lang_parse_expr("arg", copy, len, &a, &e, &d);
+  if (want) {
+    lg_str b;
+    lg_str_init(&b);
+    if (st == LG_OK) show_expr(&b, e);
+    if (st == LG_OK && b.s && !strcmp(b.s, want)) tu_passed++;
+    else tu_failed++, fprintf(stderr, "%s:%d: got %s (%s), want %s\n", __FILE__, line,
+                              b.s ? b.s : "-", d.message, want);
+    lg_str_free(&b);
+  } else if (st == LG_ERR_MODEL && !e && d.line == el && d.col == ec && strstr(d.message, frag)) {
+    tu_passed++;
+  } else {
+    tu_failed++;
+    fprintf(stderr, "%s:%d: got %d %d:%d %s, want %d:%d %s\n", __FILE__, line, st, d.line,
+            d.col, d.message, el, ec, frag);
+  }
+  lg_free(copy);
+  lg_arena_free(&a);
+}
+
+static void test_parse_expr(void) {
+  expect_whole(__LINE__, "theta - 0.5", "(theta - 0.5)", 0, 0, NULL);
+  expect_whole(__LINE__, "  x'^2 + y  # a comment\n\n", "((x'^2) + y)", 0, 0, NULL);
+  expect_whole(__LINE__, "dot(pos(P), N.y)", "dot(pos(P), N.y)", 0, 0, NULL);
+  expect_whole(__LINE__, "x = 1", NULL, 1, 3, "expected the end of the statement, found '='");
+  expect_whole(__LINE__, "x\ny", NULL, 2, 1, "expected the end of the statement, found 'y'");
+  expect_whole(__LINE__, "", NULL, 1, 1, "expected an expression");
+  expect_whole(__LINE__, "sin(x", NULL, 1, 6, "')' to close '(' at 1:4");
+  expect_whole(__LINE__, "2 $", NULL, 1, 3, "unexpected character '$'");
+  lg_arena a;
+  lang_expr *e;
+  lg_arena_init(&a);
+  CHECK(lang_parse_expr("arg", "x", 1, NULL, &e, NULL) == LG_ERR_USAGE);
+  CHECK(lang_parse_expr("arg", "x", 1, &a, NULL, NULL) == LG_ERR_USAGE);
+  for (long n = 0;; n++) { /* out of memory at each allocation */
+    lg_alloc_fail_after(n);
+    lg_status st = lang_parse_expr("arg", "a*b + sin(c)^2 - d'", 19, &a, &e, NULL);
+    lg_alloc_fail_after(-1);
+    if (st == LG_OK) break;
+    CHECK(st == LG_ERR_NOMEM && e == NULL);
+  }
+  lg_arena_free(&a);
+}
+
 int main(void) {
+  test_parse_expr();
   test_statements();
   test_positions();
   test_precedence();
