@@ -240,8 +240,12 @@ static int orient(sema *S, const lang_stmt *st) {
   if (fn != LANG_FN_ROTATE) return orient_euler(S, st, call, parent);
   mech_vec axis;
   const sym_node *a;
-  if (!sema_vector(S, args[1], "the axis", &axis) || !(a = angle(S, args[2], "the rotation angle")))
-    return -1;
+  int ok;
+  S->rule = SEMA_RULE_POSITION;
+  S->rule_what = "the rotation axis";
+  ok = sema_vector(S, args[1], "the axis", &axis);
+  S->rule = SEMA_RULE_NO_ACCEL;
+  if (!ok || !(a = angle(S, args[2], "the rotation angle"))) return -1;
   if (mech_vec_is_zero(axis)) {
     sema_fail(S, args[1]->line, args[1]->col, "the rotation axis is zero");
     return -1;

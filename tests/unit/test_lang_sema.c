@@ -223,6 +223,8 @@ static void test_no_meaning(void) {
              "the rotation angle contains the acceleration x''");
   EXPECT_ERR("coordinates x\nspeeds u\nframe N\nframe A = rotate(N, N.z, u)", 4, 26,
              "the rotation angle contains the speed u");
+  EXPECT_ERR("coordinates x\nframe N\nframe A = rotate(N, N.x + x'*N.z, x)", 3, 27,
+             "the rotation axis contains the velocity x'");
   EXPECT_ERR("coordinates x\nw = x'\nframe N\nframe A = rotate(N, N.z, w)", 4, 26,
              "the rotation angle contains the velocity x'");
   EXPECT_ERR("coordinates a b c\nframe N\nframe B = space_fixed(N, xyz, a, b, c')", 3, 37,
