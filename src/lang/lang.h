@@ -11,6 +11,10 @@
 #include "mech.h"
 #include "sym.h"
 
+/* The names a model declares, kept for expressions given later
+ * (lang_scalar_of_text); layer-internal. */
+typedef struct lang_scope lang_scope;
+
 typedef struct lang_model {
   char *file;           /* path as given (for diagnostics) */
   sym_ctx *ctx;
@@ -30,6 +34,7 @@ typedef struct lang_model {
   int coord_line, coord_col; /* where coordinates were declared */
   char **notes;         /* remarks for stderr (e.g. dropped zero rows) */
   size_t nnotes;
+  lang_scope *scope;    /* every declared name (owned) */
 } lang_model;
 
 /* Read and build a model. On error returns LG_ERR_MODEL (or IO/NOMEM)
@@ -39,6 +44,15 @@ lg_status lang_load_file(const char *path, lang_model **out, lg_diag *diag);
 lg_status lang_load_string(const char *file, const char *src, size_t len,
                            lang_model **out, lg_diag *diag);
 void lang_model_free(lang_model *m);
+
+/* The scalar expression text[0..len) in the model's terms: coordinates and
+ * their derivatives, speeds, parameters, inputs, t, named intermediates,
+ * and points and frames through pos, vel, angvel, A.x, ... (no
+ * accelerations). Diagnostics call the text `what` (a file name such as
+ * "--stop-when") with line and column in the text. The result lives in
+ * m->ctx. The model gains no names; any number of texts may be read. */
+lg_status lang_scalar_of_text(lang_model *m, const char *what, const char *text, size_t len,
+                              const sym_node **out, lg_diag *diag);
 
 /* Index of coordinate `name`, or -1. */
 int lang_coord_index(const lang_model *m, const char *name);

@@ -119,8 +119,26 @@ int lang_coord_index(const lang_model *m, const char *name) {
   return -1;
 }
 
+int sema_keep_scope(sema *S, lg_arena *arena) {
+  lang_scope *sc = lg_calloc(1, sizeof *sc);
+  if (!sc) return 0;
+  sc->arena = *arena;
+  lg_arena_init(arena);
+  sc->names = S->names;
+  sc->nnames = S->nnames;
+  S->names = NULL;
+  S->nnames = S->cap = 0;
+  S->out->scope = sc;
+  return 1;
+}
+
 void lang_model_free(lang_model *m) {
   if (!m) return;
+  if (m->scope) {
+    lg_arena_free(&m->scope->arena);
+    lg_free(m->scope->names);
+    lg_free(m->scope);
+  }
   mech_model_free(m->mech);
   sym_ctx_free(m->ctx);
   for (size_t i = 0; i < m->nnotes; i++) lg_free(m->notes[i]);
@@ -188,6 +206,7 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
   if (st == LG_OK) {
     sema S = {.file = file, .out = m, .c = m->ctx, .m = m->mech, .diag = diag};
     st = nomem_wins(&S, run_statements(&S, prog));
+    if (st == LG_OK && !sema_keep_scope(&S, &arena)) st = LG_ERR_NOMEM;
     lg_free(S.names);
   }
   lg_arena_free(&arena);

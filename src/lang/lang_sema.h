@@ -69,6 +69,18 @@ typedef struct sema {
   int oom;                 /* an allocation failed (the status is out of memory) */
 } sema;
 
+/* The names a model declared, kept after loading (lang.h): the entries
+ * point into the syntax tree's arena, which is kept with them. */
+struct lang_scope {
+  lg_arena arena;
+  sema_entry *names;
+  size_t nnames;
+};
+
+/* The model's names handed over to its scope (false when out of memory).
+ * The arena and S->names belong to the model afterwards. */
+int sema_keep_scope(sema *S, lg_arena *arena);
+
 /* Error at a position; returns a failed value for convenience. */
 sema_val sema_fail(sema *S, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -6,6 +6,7 @@
  * models that have no meaning, each pinned to line:col and message. */
 #include "lang.h"
 #include "lang_ast.h"
+#include "lang_sema.h"
 #include "test_util.h"
 
 #include <dirent.h>
@@ -265,7 +266,74 @@ static void test_no_meaning(void) {
   need_hint = 0;
 }
 
+/* ---- expressions given after loading (lang_scalar_of_text) --------------------------- */
+static const char text_model[] = "coordinates x th\n"
+                                 "parameters l = 2\n"
+                                 "r = l*sin(th)\n"
+                                 "frame N\n"
+                                 "frame A = rotate(N, N.z, th)\n"
+                                 "point O\n"
+                                 "point P = O + x*N.x + l*A.y\n"
+                                 "particle P mass 1\n";
+
+/* text reads as an expression equal to want (hash-consed: the same node). */
+static int reads_as(lang_model *m, const char *text, const sym_node *want) {
+  const sym_node *got = NULL;
+  lg_diag d;
+  lg_diag_clear(&d);
+  lg_status st = lang_scalar_of_text(m, "--stop-when", text, strlen(text), &got, &d);
+  if (st != LG_OK) fprintf(stderr, "%s: %s\n", text, d.message);
+  return st == LG_OK && got && (!want || sym_simplify(m->ctx, sym_sub(m->ctx, got, want)) ==
+                                             sym_int(m->ctx, 0));
+}
+
+/* text fails at 1:col with a message containing frag. */
+static int text_fails(lang_model *m, const char *text, int col, const char *frag) {
+  const sym_node *got = (const sym_node *)m;
+  lg_diag d;
+  lg_diag_clear(&d);
+  lg_status st = lang_scalar_of_text(m, "--stop-when", text, strlen(text), &got, &d);
+  int ok = st == LG_ERR_MODEL && !got && d.line == 1 && d.col == col && strstr(d.message, frag) &&
+           !strcmp(d.file, "--stop-when");
+  if (!ok) fprintf(stderr, "%s: got %d:%d: %s\n", text, d.line, d.col, d.message);
+  return ok;
+}
+
+static void test_text(void) {
+  lang_model *m = NULL;
+  lg_diag d;
+  CHECK(load(text_model, &m, &d) == LG_OK && m && m->scope);
+  if (!m) return;
+  sym_ctx *c = m->ctx;
+  const sym_node *x = mech_coord(m->mech, 0, 0), *th = mech_coord(m->mech, 1, 0);
+  const sym_node *l = mech_param(m->mech, 0);
+  CHECK(reads_as(m, "x - 1/2", sym_sub(c, x, sym_rat(c, 1, 2))));
+  CHECK(reads_as(m, "r", sym_mul(c, l, sym_func(c, SYM_FN_SIN, th, NULL))));
+  CHECK(reads_as(m, "dot(pos(P), N.y)", sym_mul(c, l, sym_func(c, SYM_FN_COS, th, NULL))));
+  CHECK(reads_as(m, "th' + t", sym_add(c, mech_coord(m->mech, 1, 1), sym_time(c))));
+  CHECK(reads_as(m, "dot(vel(P), N.x)", NULL));
+  CHECK(text_fails(m, "thta - 1", 1, "unknown name 'thta'"));
+  CHECK(text_fails(m, "x''", 1, "the expression contains the acceleration x''"));
+  CHECK(text_fails(m, "x = 1", 3, "expected the end of the statement"));
+  CHECK(text_fails(m, "pos(P)", 1, "the expression must be a scalar"));
+  CHECK(text_fails(m, "", 1, "expected an expression"));
+  /* the model gains no names: the same text reads again */
+  CHECK(m->scope->nnames == 8 && reads_as(m, "r", NULL) && m->scope->nnames == 8);
+  const sym_node *got;
+  CHECK(lang_scalar_of_text(m, NULL, "x", 1, NULL, NULL) == LG_ERR_USAGE);
+  CHECK(lang_scalar_of_text(NULL, NULL, "x", 1, &got, NULL) == LG_ERR_USAGE);
+  for (long n = 0;; n++) { /* out of memory at each allocation */
+    lg_alloc_fail_after(n);
+    lg_status st = lang_scalar_of_text(m, "e", "cos(x)^3 + norm(vel(P))", 23, &got, &d);
+    lg_alloc_fail_after(-1);
+    if (st == LG_OK) break;
+    CHECK(st == LG_ERR_NOMEM && got == NULL && d.status == LG_ERR_NOMEM);
+  }
+  lang_model_free(m);
+}
+
 int main(void) {
+  test_text();
   test_null_diag();
   test_model_fields();
   test_functions();
