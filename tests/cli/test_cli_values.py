@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Numbers and NAME=VALUE lists on the command line (--state, --set): only
+"""Numbers and NAME=VALUE lists on the command line (--state, --set, --at): only
 finite decimal numbers, each name once, every --set name known to the model
 in every subcommand; mistakes are exit 2 with the text and a caret under the
 offending part. usage: test_cli_values.py LAGRANGE [SANITIZED_LAGRANGE]"""
@@ -58,6 +58,19 @@ for text, offending, what in [
     check(f"--state '{text}' points at '{offending}'", caret_under(r.stderr, text, offending),
           r.stderr)
 
+# ---- linearize --at: the same rules -------------------------------------------------------
+for text, offending, what in [
+        ("theta=nan", "nan", "not a finite decimal number"),
+        ("theta=0x1", "0x1", "not a finite decimal number"),
+        ("theta=", "", "not a finite decimal number"),
+        ("theta=0.1, theta=0.2", "theta=0.2", "'theta' is given twice")]:
+    r = run("linearize", CART, "--at", text)
+    check(f"--at '{text}' is exit 2 and says {what}",
+          r.returncode == 2 and not r.stdout and what in r.stderr, r.stderr)
+    if offending:
+        check(f"--at '{text}' points at '{offending}'", caret_under(r.stderr, text, offending),
+              r.stderr)
+
 # ---- --state: good values still work ----------------------------------------------------
 r = run("eval", CART, "--state", " x = -1.5e-1 , theta'=.5, theta=2.,", "--json")
 ok = r.returncode == 0
@@ -86,7 +99,8 @@ r = run("eval", CART, "--set", "m=2, M=1.5", "--json")
 check("--set takes a list", r.returncode == 0, r.stderr)
 
 with tempfile.TemporaryDirectory() as tmp:
-    for sub, extra in [("eom", []), ("eval", []), ("codegen", ["-o", os.path.join(tmp, "c.c")]),
+    for sub, extra in [("eom", []), ("eval", []), ("linearize", []),
+                       ("codegen", ["-o", os.path.join(tmp, "c.c")]),
                        ("simulate", ["--tf", "0.01", "--out", os.path.join(tmp, "s.csv")])]:
         r = run(sub, CART, "--set", "zz=1", *extra)
         check(f"{sub} --set zz=1 (unknown name) is exit 2",
