@@ -250,7 +250,7 @@ static int run(const cli_opts *o, lang_model *lm, const num_system *s, const num
   double *gq = lg_malloc((2 * n + 1) * sizeof *gq), *gv = gq ? gq + n : NULL;
   if (!gq) rc = CLI_EXIT_MODEL;
   for (size_t j = 0; gq && j < n; j++) gq[j] = gv[j] = NAN;
-  if (rc == CLI_EXIT_OK && o->at) rc = cli_parse_state(o->at, lm, gq, gv, NULL, NULL, NULL);
+  if (rc == CLI_EXIT_OK && o->at) rc = cli_parse_state("linearize", "--at", o->at, lm, gq, gv, NULL, NULL, NULL);
   for (size_t j = 0; rc == CLI_EXIT_OK && j < n; j++) {
     q[j] = isnan(gq[j]) ? lm->q0[j] : gq[j];
     qd[j] = isnan(gv[j]) ? lm->qd0[j] : gv[j];

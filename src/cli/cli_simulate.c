@@ -333,7 +333,8 @@ static int build_aux(const cli_opts *o, lang_model *lm, const mech_eom *e,
   lg_diag_clear(&d);
   const sym_node *stop = NULL;
   if (o->stop_when &&
-      lang_parse_scalar(lm, o->stop_when, "--stop-when", &stop, &d) != LG_OK) {
+      lang_scalar_of_text(lm, "--stop-when", o->stop_when, strlen(o->stop_when), &stop, &d) !=
+          LG_OK) {
     char buf[1200];
     lg_diag_format(&d, buf, sizeof buf);
     fprintf(stderr, "lagrange simulate: %s\n  in --stop-when '%s'\n", buf, o->stop_when);

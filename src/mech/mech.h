@@ -131,6 +131,9 @@ int mech_has_lagrangian(const mech_model *m);
 /* The sums of the written T =, V =, D = statements (0 when none). */
 const sym_node *mech_written_V(const mech_model *m);
 int mech_has_energy_terms(const mech_model *m); /* T, V, gravity, bodies, particles */
+/* Has building the model run out of memory (a vector or a list could not
+ * grow)? Then the model is incomplete. */
+int mech_model_oom(const mech_model *m);
 
 /* ---- numeric parameter values ------------------------------------------------------ */
 /* name=value overrides (--set) for parameters and inputs */

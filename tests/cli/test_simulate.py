@@ -119,7 +119,7 @@ check("rolling sphere keeps its nonholonomic constraints (< 1e-8)",
 bad = os.path.join(SIM, "inconsistent.lag")
 r, rows = sim(bad)
 check("inconsistent initial state refused with file:line:col and each residual",
-      r.returncode == 1 and f"{bad}:10:16: the initial state violates constraint C1" in r.stderr
+      r.returncode == 1 and f"{bad}:10:12: the initial state violates constraint C1" in r.stderr
       and "velocities violate constraint C1" in r.stderr and not rows, r.stderr)
 r, rows = sim(bad, "--project")
 first = rows[0] if rows else {}
