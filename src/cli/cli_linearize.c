@@ -231,7 +231,74 @@ typedef struct lin_mem {
   int *flags;
 } lin_mem;
 
-static int run(const cli_opts *o, lang_model *lm, const num_system *s, const num_lin *L) {
+/* --symbolic: A and B as expressions, in the chosen format. */
+static void sym_matrix_out(lg_str *o, const cli_opts *opt, const char *name, const sym_matrix *a) {
+  sym_style style = opt->format == CLI_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT;
+  if (opt->format == CLI_JSON) {
+    lg_str_printf(o, ",\n  \"%s\": [", name);
+    for (size_t i = 0; i < a->rows; i++) {
+      lg_str_puts(o, i ? ",\n    [" : "\n    [");
+      for (size_t j = 0; j < a->cols; j++) {
+        lg_str tmp;
+        lg_str_init(&tmp);
+        sym_print(&tmp, SYM_AT(a, i, j), SYM_STYLE_TEXT, NULL, NULL);
+        lg_str_puts(o, j ? ", " : "");
+        cli_json_string(o, tmp.s ? tmp.s : "");
+        lg_str_free(&tmp);
+      }
+      lg_str_putc(o, ']');
+    }
+    lg_str_putc(o, ']');
+    return;
+  }
+  if (opt->format == CLI_LATEX) lg_str_printf(o, "\\[\n%s = \\begin{bmatrix}\n", name);
+  else lg_str_printf(o, "%s (%zu x %zu):\n", name, a->rows, a->cols);
+  for (size_t i = 0; i < a->rows; i++) {
+    lg_str_puts(o, opt->format == CLI_LATEX ? "  " : "  [");
+    for (size_t j = 0; j < a->cols; j++) {
+      if (j) lg_str_puts(o, opt->format == CLI_LATEX ? " & " : ", ");
+      sym_print(o, SYM_AT(a, i, j), style, NULL, NULL);
+    }
+    lg_str_puts(o, opt->format == CLI_LATEX ? (i + 1 < a->rows ? " \\\\\n" : "\n") : "]\n");
+  }
+  if (opt->format == CLI_LATEX) lg_str_puts(o, "\\end{bmatrix}\n\\]\n");
+}
+
+static int print_symbolic(const cli_opts *o, lang_model *lm, const mech_eom *e,
+                          const lin_out *L) {
+  sym_matrix *A = NULL, *B = NULL;
+  lg_status st = mech_linearize(lm->mech, e, L->pt->dep_q, L->pt->dep_v, &A, &B);
+  if (st != LG_OK) {
+    lg_diag d;
+    lg_diag_clear(&d);
+    lg_diag_set(&d, st, NULL, 0, 0, st == LG_ERR_NOMEM ? "out of memory"
+                : "a constraint block is singular as written: the symbolic linearization "
+                  "needs other dependent variables");
+    lg_diag_hint(&d, "choose the independent ones with --independent");
+    return cli_report(&d, lm, o->model);
+  }
+  lg_str text;
+  lg_str_init(&text);
+  if (o->format == CLI_JSON) {
+    json_names(&text, L);
+  } else {
+    lg_str_puts(&text, o->format == CLI_LATEX ? "%% state: " : "state: ");
+    for (size_t a = 0; a < L->r->nx; a++) {
+      lg_str_puts(&text, a ? ", " : "");
+      state_name(&text, L, a);
+    }
+    lg_str_puts(&text, "\n");
+  }
+  sym_matrix_out(&text, o, "A", A);
+  sym_matrix_out(&text, o, "B", B);
+  if (o->format == CLI_JSON) lg_str_puts(&text, "\n}\n");
+  fwrite(text.s, 1, text.len, stdout);
+  lg_str_free(&text);
+  return CLI_EXIT_OK;
+}
+
+static int run(const cli_opts *o, lang_model *lm, const mech_eom *e, const num_system *s,
+               const num_lin *L) {
   size_t n = s->n, nr = L->nr, nx = 2 * n;
   lin_mem mem = {lg_calloc(2 * n + nx * nx + nx * (nr + 1) + nr + 2 * nx + 1, sizeof(double)),
                  lg_calloc(4 * n + 1, sizeof(int))};
@@ -267,7 +334,10 @@ static int run(const cli_opts *o, lang_model *lm, const num_system *s, const num
   if (rc == CLI_EXIT_OK && (num_linearize(L, &w, &pt, &res, &d) != LG_OK ||
                             num_eigenvalues(A, res.nx, re, im) != LG_OK))
     rc = cli_report(&d, lm, o->model);
-  if (rc == CLI_EXIT_OK) {
+  if (rc == CLI_EXIT_OK && o->symbolic) {
+    lin_out out = {s, lm, &pt, &res, re, im};
+    rc = print_symbolic(o, lm, e, &out);
+  } else if (rc == CLI_EXIT_OK) {
     lin_out out = {s, lm, &pt, &res, re, im};
     lg_str text;
     lg_str_init(&text);
@@ -307,7 +377,7 @@ int cli_linearize(const cli_opts *o) {
       num_lin_build(lm->mech, e, s, o->set, o->nset, &L, &d) != LG_OK)
     rc = cli_report(&d, lm, o->model);
   else
-    rc = run(o, lm, s, L);
+    rc = run(o, lm, e, s, L);
   num_lin_free(L);
   num_system_free(s);
   lang_model_free(lm);

@@ -193,6 +193,15 @@ enum {
 };
 unsigned mech_work_sources(mech_model *m, const mech_eom *e);
 
+/* ---- linearization as expressions (mech_linearize.c) ------------------------------------ */
+/* A (nx x nx) and B (nx x inputs) of x' = A (x - x0) + B (r - r0), x =
+ * [independent q; independent q'], as expressions of the operating point
+ * (the coordinates and rates stand for their values there) and the
+ * parameters. dep_q/dep_v (n flags) say which coordinates and rates are
+ * dependent. LG_ERR_NUMERIC when a block to solve is singular as written. */
+lg_status mech_linearize(mech_model *m, const mech_eom *e, const int *dep_q, const int *dep_v,
+                         sym_matrix **A, sym_matrix **B);
+
 /* ---- Kane's method --------------------------------------------------------------------
  * With speeds u (default u = q'), kinematics q' = k(q, u, t), velocity
  * constraints eliminating dependent speeds u_D = u_D(q, u_I, t), partial
