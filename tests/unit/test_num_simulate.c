@@ -1,7 +1,7 @@
 /* test_num_simulate.c - the simulation layer through its C API: the
  * energy balance (W' = dE/dt against a difference quotient of E along the
  * motion), the stop event against an exact crossing time, the step
- * budget, the explicit table by tolerance, and lang_parse_scalar's
+ * budget, the explicit table by tolerance, and lang_scalar_of_text's
  * diagnostics (columns inside the text). */
 #include "lang.h"
 #include "num.h"
@@ -31,7 +31,7 @@ static int load(model *M, const char *src, const char *stop) {
   return lang_load_string("t.lag", src, strlen(src), &M->lm, &d) == LG_OK &&
          mech_derive_lagrange(M->lm->mech, "t.lag", &M->e, &d) == LG_OK &&
          num_system_build(M->lm->mech, M->e, NULL, 0, &M->s, &d) == LG_OK &&
-         (!stop || lang_parse_scalar(M->lm, stop, "--stop-when", &g, &d) == LG_OK) &&
+         (!stop || lang_scalar_of_text(M->lm, "--stop-when", stop, strlen(stop), &g, &d) == LG_OK) &&
          num_aux_build(M->lm->mech, M->e, NULL, NULL, 0, g, &M->a, &d) == LG_OK;
 }
 
@@ -107,14 +107,14 @@ static void test_parse_scalar(void) {
   lg_diag d;
   lg_diag_clear(&d);
   const sym_node *g;
-  CHECK(lang_parse_scalar(M.lm, "x' + xx", "--stop-when", &g, &d) != LG_OK);
+  CHECK(lang_scalar_of_text(M.lm, "--stop-when", "x' + xx", strlen("x' + xx"), &g, &d) != LG_OK);
   CHECK(d.line == 1 && d.col == 6);
   lg_diag_clear(&d);
-  CHECK(lang_parse_scalar(M.lm, "x''", "--stop-when", &g, &d) != LG_OK);
+  CHECK(lang_scalar_of_text(M.lm, "--stop-when", "x''", strlen("x''"), &g, &d) != LG_OK);
   lg_diag_clear(&d);
-  CHECK(lang_parse_scalar(M.lm, "x\ny = 1", "--stop-when", &g, &d) != LG_OK);
+  CHECK(lang_scalar_of_text(M.lm, "--stop-when", "x\ny = 1", strlen("x\ny = 1"), &g, &d) != LG_OK);
   lg_diag_clear(&d);
-  CHECK(lang_parse_scalar(M.lm, "k*x - F + t", "--stop-when", &g, &d) == LG_OK && g);
+  CHECK(lang_scalar_of_text(M.lm, "--stop-when", "k*x - F + t", strlen("k*x - F + t"), &g, &d) == LG_OK && g);
   unload(&M);
 }
 
