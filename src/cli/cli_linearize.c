@@ -43,7 +43,7 @@ typedef struct lin_out {
   const lang_model *lm;
   const num_lin_point *pt;
   const num_lin_result *r;
-  const double *re, *im;
+  const double *re, *im, *vr;  /* eigenvalues; right eigenvectors (nx x nx) */
 } lin_out;
 
 static void state_name(lg_str *o, const lin_out *L, size_t a) {
@@ -111,6 +111,30 @@ static void json_mat(lg_str *o, const char *key, const double *a, size_t rows, s
   lg_str_putc(o, ']');
 }
 
+/* The mode shape of the pair (i, i+1): the coordinate part of the
+ * eigenvector (columns i and i+1 of vr: real and imaginary parts), scaled
+ * so that its largest component is 1; one [re, im] per independent
+ * coordinate of the state. */
+static void json_shape(lg_str *o, const lin_out *L, size_t i) {
+  size_t nx = L->r->nx, nq = L->pt->nqi, big = 0;
+  double best = -1;
+  for (size_t k = 0; k < nq; k++) {
+    double mag = hypot(L->vr[k * nx + i], L->vr[k * nx + i + 1]);
+    if (mag > best) { best = mag; big = k; }
+  }
+  double br = L->vr[big * nx + i], bi = L->vr[big * nx + i + 1], d = br * br + bi * bi;
+  lg_str_puts(o, ", \"shape\": [");
+  for (size_t k = 0; k < nq; k++) {
+    double vr = L->vr[k * nx + i], vi = L->vr[k * nx + i + 1];
+    lg_str_puts(o, k ? ", [" : "[");
+    cli_json_number(o, d > 0 ? (vr * br + vi * bi) / d : 0); /* v / v_big */
+    lg_str_puts(o, ", ");
+    cli_json_number(o, d > 0 ? (vi * br - vr * bi) / d : 0);
+    lg_str_putc(o, ']');
+  }
+  lg_str_putc(o, ']');
+}
+
 /* Natural frequency |lambda| and damping ratio -Re(lambda)/|lambda| of
  * each oscillatory pair (Im > 0), the way vibration texts report modes. */
 static void json_modes(lg_str *o, const lin_out *L) {
@@ -125,7 +149,7 @@ static void json_modes(lg_str *o, const lin_out *L) {
   lg_str_puts(o, "],\n  \"modes\": [");
   int first = 1;
   for (size_t i = 0; i < L->r->nx; i++) {
-    if (!(L->im[i] > 0)) continue;
+    if (!(L->im[i] > 0) || i + 1 >= L->r->nx) continue;
     double wn = hypot(L->re[i], L->im[i]);
     lg_str_puts(o, first ? "\n    {" : ",\n    {");
     lg_str_puts(o, "\"natural_frequency\": ");
@@ -134,6 +158,7 @@ static void json_modes(lg_str *o, const lin_out *L) {
     cli_json_number(o, L->im[i]);
     lg_str_puts(o, ", \"damping_ratio\": ");
     cli_json_number(o, -L->re[i] / wn);
+    json_shape(o, L, i);
     lg_str_putc(o, '}');
     first = 0;
   }
@@ -300,7 +325,7 @@ static int print_symbolic(const cli_opts *o, lang_model *lm, const mech_eom *e,
 static int run(const cli_opts *o, lang_model *lm, const mech_eom *e, const num_system *s,
                const num_lin *L) {
   size_t n = s->n, nr = L->nr, nx = 2 * n;
-  lin_mem mem = {lg_calloc(2 * n + nx * nx + nx * (nr + 1) + nr + 2 * nx + 1, sizeof(double)),
+  lin_mem mem = {lg_calloc(2 * n + 2 * nx * nx + nx * (nr + 1) + nr + 2 * nx + 1, sizeof(double)),
                  lg_calloc(4 * n + 1, sizeof(int))};
   num_work w;
   int rc = mem.buf && mem.flags && num_work_init(s, &w) == LG_OK ? CLI_EXIT_OK : CLI_EXIT_MODEL;
@@ -311,7 +336,7 @@ static int run(const cli_opts *o, lang_model *lm, const mech_eom *e, const num_s
     return rc;
   }
   double *q = mem.buf, *qd = q + n, *A = qd + n, *B = A + nx * nx, *x0 = B + nx * nr;
-  double *r0 = x0 + nx, *re = r0 + nr, *im = re + nx;
+  double *r0 = x0 + nx, *re = r0 + nr, *im = re + nx, *vr = im + nx;
   int *iq = mem.flags, *iv = iq + n, *dq = iv + n, *dv = dq + n;
   /* given values: NaN marks what --at leaves to the model's initial state */
   double *gq = lg_malloc((2 * n + 1) * sizeof *gq), *gv = gq ? gq + n : NULL;
@@ -332,13 +357,13 @@ static int run(const cli_opts *o, lang_model *lm, const mech_eom *e, const num_s
     rc = cli_report(&d, lm, o->model);
   if (rc == CLI_EXIT_OK) rc = check_given(o, lm, s, &pt, gq, gv);
   if (rc == CLI_EXIT_OK && (num_linearize(L, &w, &pt, &res, &d) != LG_OK ||
-                            num_eigenvalues(A, res.nx, re, im) != LG_OK))
+                            num_eigen(A, res.nx, re, im, vr) != LG_OK))
     rc = cli_report(&d, lm, o->model);
   if (rc == CLI_EXIT_OK && o->symbolic) {
-    lin_out out = {s, lm, &pt, &res, re, im};
+    lin_out out = {s, lm, &pt, &res, re, im, vr};
     rc = print_symbolic(o, lm, e, &out);
   } else if (rc == CLI_EXIT_OK) {
-    lin_out out = {s, lm, &pt, &res, re, im};
+    lin_out out = {s, lm, &pt, &res, re, im, vr};
     lg_str text;
     lg_str_init(&text);
     if (o->json) {

@@ -280,6 +280,10 @@ lg_status num_lin_eigenvalues(const num_lin *L, num_work *w, double t, double *q
                               double *re, double *im, size_t *nx, lg_diag *diag);
 /* Eigenvalues of the n x n row-major matrix A (LAPACK dgeev). */
 lg_status num_eigenvalues(const double *A, size_t n, double *re, double *im);
+/* The same with the right eigenvectors in vr (n x n, row-major, LAPACK's
+ * layout: for a complex pair j, j+1 the columns j and j+1 hold the real
+ * and imaginary parts of the vector of eigenvalue j). */
+lg_status num_eigen(const double *A, size_t n, double *re, double *im, double *vr);
 
 /* ---- static equilibria (num_equilibria.c) --------------------------------------------- */
 /* FREE: appears nowhere but through its rate (cyclic); ANGLE: only inside

@@ -471,12 +471,16 @@ lg_status num_linearize(const num_lin *L, num_work *w, const num_lin_point *pt,
 }
 
 lg_status num_eigenvalues(const double *A, size_t n, double *re, double *im) {
+  return num_eigen(A, n, re, im, NULL);
+}
+
+lg_status num_eigen(const double *A, size_t n, double *re, double *im, double *vr) {
   if (!n) return LG_OK;
   double *a = lg_malloc(n * n * sizeof *a);
   if (!a) return LG_ERR_NOMEM;
   memcpy(a, A, n * n * sizeof *a);
-  lapack_int info = LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', (lapack_int)n, a, (lapack_int)n,
-                                  re, im, NULL, 1, NULL, 1);
+  lapack_int info = LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', vr ? 'V' : 'N', (lapack_int)n, a,
+                                  (lapack_int)n, re, im, NULL, 1, vr, vr ? (lapack_int)n : 1);
   lg_free(a);
   return info == 0 ? LG_OK : LG_ERR_NUMERIC;
 }

@@ -129,6 +129,20 @@ d = json.loads(r.stdout) if r.returncode == 0 else {"equilibria": []}
 check("--box limits the search", [round(e["q"][0], 6) for e in d["equilibria"]] ==
       [round(math.acos(9.81 / (0.5 * 36)), 6), round(math.pi, 6)], d)
 
+# ---- modes: frequency, damping ratio, and shapes that are eigenvectors -----
+DRP = os.path.join(ROOT, "examples", "double_rod_pendulum.lag")
+r = run("linearize", DRP, "--json")
+d = json.loads(r.stdout) if r.returncode == 0 else {"modes": [], "A": []}
+check("double rod pendulum: three modes", len(d["modes"]) == 3, r.stderr)
+for k, mode in enumerate(d["modes"]):
+    lam = complex(-mode["damping_ratio"] * mode["natural_frequency"], mode["damped_frequency"])
+    phi = [complex(a, b) for a, b in mode["shape"]]
+    v = phi + [lam * x for x in phi]          # x = [q; q'] along the mode
+    Av = [sum(complex(a) * x for a, x in zip(row, v)) for row in d["A"]]
+    err = max(abs(a - lam * x) for a, x in zip(Av, v))
+    check(f"mode {k}: A [phi; lam phi] = lam [phi; lam phi] (err {err:.1e})", err < 1e-9)
+    check(f"mode {k}: the shape's largest component is 1", abs(max(phi, key=abs) - 1) < 1e-12)
+
 # ---- --symbolic: the expressions evaluate to the numeric A and B -------------
 def symbolic_matches(model, at, params):
     import sympy as sm
