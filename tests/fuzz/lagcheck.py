@@ -35,8 +35,9 @@ def wants_json(args):
 
 
 def located(err, model, nlines):
-    """Is some stderr line `MODEL:LINE:COL: ...` with LINE inside the file?"""
-    pat = re.compile(re.escape(model) + r":(\d+):(\d+): \S")
+    """Is some stderr line `MODEL:LINE:COL: ...` (not a note or warning)
+    with LINE inside the file?"""
+    pat = re.compile(re.escape(model) + r":(\d+):(\d+): (?!note:|warning:)\S")
     for line in err.splitlines():
         m = pat.match(line)
         if m and 1 <= int(m.group(1)) <= nlines + 1 and int(m.group(2)) >= 1:
@@ -45,21 +46,32 @@ def located(err, model, nlines):
 
 
 def run(binary, args, model, timeout=30, cwd=None):
-    """Run `binary ARGS[0] MODEL ARGS[1:]` and judge how it ended."""
-    import time
+    """Run `binary ARGS[0] MODEL ARGS[1:]` and judge how it ended.
+
+    `timeout` is CPU seconds (RLIMIT_CPU), so a slow run on a loaded machine
+    is not taken for a hang; the wall-clock limit is ten times as long and
+    catches a process that waits forever."""
+    import resource, time
     cmd = [args[0], model, *args[1:]]
+    limit = max(1, int(timeout))
+
+    def cpu_limit():
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
+
     start = time.monotonic()
     try:
         p = subprocess.Popen([binary, *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=ENV, cwd=cwd, start_new_session=True)
-        out, err = p.communicate(timeout=timeout)
+                             env=ENV, cwd=cwd, start_new_session=True, preexec_fn=cpu_limit)
+        out, err = p.communicate(timeout=10 * limit)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
-        return Result(cmd, None, b"", "", timeout, f"hang (> {timeout} s)")
+        return Result(cmd, None, b"", "", 10 * limit, f"hang (> {10 * limit} s wall clock)")
     seconds = time.monotonic() - start
     err = err.decode(errors="replace")
     rc = p.returncode
+    if rc in (-signal.SIGXCPU, -signal.SIGKILL) or "CPU time limit" in err:
+        return Result(cmd, rc, out, err, seconds, f"hang (> {limit} s of CPU time)")
     with open(model, "rb") as f:
         nlines = f.read().count(b"\n") + 1
     finding = None
