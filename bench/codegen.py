@@ -18,7 +18,7 @@ usage: bench/codegen.py [LAGRANGE] [--quick] [--timeout S]"""
 import json, os, random, re, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import HERE, PY, fmt, note, parser, ratio, run, table  # noqa: E402
+from common import setup, HERE, PY, fmt, gives_up, note, parser, ratio, run, table  # noqa: E402
 from models import lag_model, params  # noqa: E402
 
 CC = ["gcc", "-O2"]
@@ -32,7 +32,7 @@ def lagrange_c(binary, kind, n, tmp, timeout):
     r = run([binary, "codegen", model, "--name", "lg", "-o", os.path.join(tmp, "lg.c"), "--stats"],
             timeout)
     if not r.ok:
-        return {"status": "timeout" if r.timeout else "error"}
+        return {"status": r.status}
     ops = int(re.search(r"\brhs (\d+)", r.err).group(1))
     return {"ops": ops, "gen_s": r.wall, "src": os.path.join(tmp, "lg.c"),
             "size": os.path.getsize(os.path.join(tmp, "lg.c"))}
@@ -42,7 +42,7 @@ def sympy_c(kind, n, tmp, timeout):
     r = run([PY, os.path.join(HERE, "sympy_c.py"), kind, str(n), tmp], timeout)
     lines = [ln for ln in r.out.splitlines() if ln.startswith("{")]
     if not lines:
-        return {"status": "timeout" if r.timeout else "error: " + r.err[-300:]}
+        return {"status": r.status, "err": r.err[-300:]}
     d = json.loads(lines[-1])
     d.update(src=os.path.join(tmp, "sympy_rhs.c"), size=os.path.getsize(os.path.join(tmp, "sympy_rhs.c")),
              partial=r.timeout)
@@ -53,7 +53,7 @@ def compile_obj(src, timeout):
     obj = src[:-2] + ".o"
     r = run(CC + ["-c", "-o", obj, src], timeout)
     if not r.ok:
-        return None, ("error: " + r.err[-200:]) if not r.timeout else None, r.rss_mb
+        return None, r.status, r.rss_mb
     return obj, r.wall, r.rss_mb
 
 
@@ -110,27 +110,27 @@ def measure(binary, kind, n, timeout, seed, gave_up, rep_s):
     """Everything for one system and size; a dict of results. gave_up holds
     (kind, step) pairs that timed out at a smaller n: not tried again."""
     res = {"kind": kind, "n": n}
-    skipped = {"status": "timeout (at a smaller n)"}
+    skipped = {"status": "not run (gave up at a smaller n)"}
     with tempfile.TemporaryDirectory() as tmp:
         lg = dict(skipped) if (kind, "lagrange") in gave_up else lagrange_c(binary, kind, n, tmp, timeout)
         sy = dict(skipped) if (kind, "sympy") in gave_up else sympy_c(kind, n, tmp, timeout)
         res["lagrange"], res["sympy"] = lg, sy
         for name, d in (("lagrange", lg), ("sympy", sy)):
-            if d.get("status") == "timeout" or d.get("partial"):
+            if gives_up(d.get("status")) or d.get("partial"):
                 gave_up.add((kind, name))
         objs, impls = [], []
         for name, d in (("lagrange", lg), ("sympy", sy)):
             if "src" not in d:
                 continue
             if (kind, "cc-" + name) in gave_up:
-                d["cc_s"], d["cc_mb"] = "timeout (at a smaller n)", None
+                d["cc_s"], d["cc_mb"] = "not run (gave up at a smaller n)", None
                 continue
             obj, secs, rss = compile_obj(d["src"], timeout)
             d["cc_s"], d["cc_mb"] = secs, rss
             if obj:
                 objs.append(obj)
                 impls.append(name)
-            elif secs is None:
+            elif gives_up(secs):
                 gave_up.add((kind, "cc-" + name))
         if kind != "arm":
             impls.append("aba")
@@ -220,7 +220,7 @@ def main():
     ap = parser(__doc__, 600)
     ap.add_argument("--json", help="also write the raw results here")
     ap.add_argument("--only", help="comma-separated kind:n cases, e.g. chain:6,arm:3")
-    a = ap.parse_args()
+    a = setup(ap.parse_args())
     todo = cases(a.quick)
     if a.only:
         todo = [(c.split(":")[0], int(c.split(":")[1])) for c in a.only.split(",")]

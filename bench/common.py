@@ -1,11 +1,12 @@
 """bench/common.py - what every benchmark script shares: running a process
 with a time limit while measuring its wall time and peak memory, and the
 command-line switches --quick / --timeout."""
-import argparse, os, signal, subprocess, sys, threading, time
+import argparse, os, resource, signal, subprocess, sys, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PY = sys.executable  # one interpreter for the whole run (see RESULTS.md)
+MEM_LIMIT_MB = 0  # address-space limit of every measured process (0: none), see setup
 
 
 def parser(doc, default_timeout):
@@ -14,7 +15,17 @@ def parser(doc, default_timeout):
     ap.add_argument("--quick", action="store_true", help="small sizes only (the smoke test)")
     ap.add_argument("--timeout", type=float, default=default_timeout,
                     help="seconds per case; a case over it is recorded as 'timeout'")
+    ap.add_argument("--mem-limit-mb", type=int, default=None,
+                    help="address-space limit per process (default 8192, none with --quick: "
+                         "a sanitized binary reserves terabytes)")
     return ap
+
+
+def setup(args):
+    """Applies the parsed common options; returns them."""
+    global MEM_LIMIT_MB
+    MEM_LIMIT_MB = args.mem_limit_mb if args.mem_limit_mb is not None else (0 if args.quick else 8192)
+    return args
 
 
 class Run:
@@ -32,13 +43,35 @@ class Run:
     def ok(self):
         return self.rc == 0
 
+    @property
+    def status(self):
+        """Why there is no result: timeout, out of memory, or the exit code."""
+        if self.rc is None:
+            return "timeout"
+        if "memory" in self.err.lower() or "bad_alloc" in self.err or self.rc in (-6, -11, 134, 139):
+            return f"out of memory ({MEM_LIMIT_MB // 1024} GB)"
+        return f"error (exit {self.rc})"
+
+
+def gives_up(status):
+    """A status after which larger sizes are not tried."""
+    return isinstance(status, str) and (status.startswith("timeout") or status.startswith("out of"))
+
+
+def limit_memory():
+    if MEM_LIMIT_MB > 0:  # the machine is shared: a runaway case must not take it all
+        lim = MEM_LIMIT_MB << 20
+        resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+
 
 def run(cmd, timeout, count_only=False, cwd=None):
     """Runs cmd; kills its process group after `timeout` seconds. Peak RSS
-    comes from wait4's rusage of this child alone."""
+    comes from wait4's rusage of this child (and its waited-for children).
+    Its address space is limited to MEM_LIMIT_MB: over it, it fails (and
+    the caller says "error")."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-                         start_new_session=True)
+                         start_new_session=True, preexec_fn=limit_memory)
     chunks, nbytes, errs = [], [0], []
 
     def pump_out():

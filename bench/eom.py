@@ -11,7 +11,7 @@ usage: bench/eom.py [LAGRANGE] [--quick] [--timeout S] [--no-examples]
 import glob, json, math, os, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import HERE, PY, ROOT, fmt, note, parser, ratio, run, table  # noqa: E402
+from common import setup, HERE, PY, ROOT, fmt, gives_up, note, parser, ratio, run, table  # noqa: E402
 from models import lag_model  # noqa: E402
 
 SYMPY_WORKER = """
@@ -27,18 +27,14 @@ print(time.process_time() - t0)
 
 def eom_run(binary, model, method, timeout):
     r = run([binary, "eom", model, "--method", method], timeout, count_only=True)
-    if r.timeout:
-        return {"status": "timeout"}
     if not r.ok:
-        return {"status": "error: " + r.err[-200:]}
+        return {"status": r.status}
     return {"wall": r.wall, "cpu": r.cpu, "rss_mb": r.rss_mb, "bytes": r.nbytes}
 
 
 def sympy_run(kind, n, timeout):
     r = run([PY, "-c", SYMPY_WORKER % (HERE, kind, n)], timeout)
-    if r.timeout:
-        return {"status": "timeout"}
-    return {"wall": float(r.out.split()[-1])} if r.ok else {"status": "error"}
+    return {"wall": float(r.out.split()[-1])} if r.ok else {"status": r.status}
 
 
 def growth(prev, cur, key, n0, n1):
@@ -60,14 +56,14 @@ def chains(binary, sizes, timeout):
                 for method in ("lagrange", "kane"):
                     note(f"eom: {kind} n = {n} --method {method}")
                     key = (kind, method)
-                    res[method] = ({"status": "timeout (at a smaller n)"} if key in gave_up
+                    res[method] = ({"status": "not run (gave up at a smaller n)"} if key in gave_up
                                    else eom_run(binary, model, method, timeout))
-                    if "status" in res[method]:
+                    if gives_up(res[method].get("status")):
                         gave_up.add(key)
                 note(f"eom: {kind} n = {n} SymPy KanesMethod")
-                res["sympy"] = ({"status": "timeout (at a smaller n)"} if (kind, "sympy") in gave_up
+                res["sympy"] = ({"status": "not run (gave up at a smaller n)"} if (kind, "sympy") in gave_up
                                 else sympy_run(kind, n, timeout))
-                if "status" in res["sympy"]:
+                if gives_up(res["sympy"].get("status")):
                     gave_up.add((kind, "sympy"))
             lg, kn, sy = res["lagrange"], res["kane"], res["sympy"]
             p = prev.get("lagrange")
@@ -107,7 +103,7 @@ def examples(binary, timeout):
 def main():
     ap = parser(__doc__, 300)
     ap.add_argument("--no-examples", action="store_true")
-    a = ap.parse_args()
+    a = setup(ap.parse_args())
     chains(a.binary, [3, 5] if a.quick else [40, 80, 160], a.timeout)
     if not a.no_examples and not a.quick:
         examples(a.binary, a.timeout)

@@ -15,17 +15,15 @@ usage: bench/simulate.py [LAGRANGE] [--quick] [--timeout S]
 import json, os, re, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import HERE, PY, fmt, note, parser, ratio, run, table  # noqa: E402
+from common import setup, HERE, PY, fmt, note, parser, ratio, run, table  # noqa: E402
 from models import lag_model  # noqa: E402
 
 
 def lagrange_sim(binary, model, tf, timeout, extra=()):
     out = model + ".csv"
     r = run([binary, "simulate", model, "--tf", str(tf), "--out", out] + list(extra), timeout)
-    if r.timeout:
-        return {"status": "timeout"}
     if not r.ok:
-        return {"status": "error: " + r.err[-200:]}
+        return {"status": r.status}
     m = re.search(r"(\d+) RHS evaluations, ([0-9.]+) s wall", r.err)
     with open(out) as f:
         last = f.read().strip().splitlines()[-1].split(",")
@@ -64,7 +62,7 @@ def versus_sympy(binary, sizes, tf, tol, timeout):
             r = run([PY, os.path.join(HERE, "sympy_sim.py"), "chain", str(n), str(tf), str(tol)],
                     timeout)
         sy = json.loads(r.out.strip().splitlines()[-1]) if r.ok else \
-            {"status": "timeout" if r.timeout else "error: " + r.err[-300:]}
+            {"status": r.status}
         if r.ok:
             sy.update(wall=r.wall, cpu=r.cpu)
         diff = (max(abs(a - b) for a, b in zip(lg["final"][:n], sy["final"][:n]))
@@ -85,7 +83,7 @@ def versus_sympy(binary, sizes, tf, tol, timeout):
 
 def main():
     ap = parser(__doc__, 600)
-    a = ap.parse_args()
+    a = setup(ap.parse_args())
     if a.quick:
         jit_vs_tape(a.binary, 3, 1.0, a.timeout)
         versus_sympy(a.binary, [3], 1.0, 1e-10, a.timeout)
