@@ -15,7 +15,7 @@ Per system (chain in absolute and in relative angles, the 3D arm):
   states (max |a - a_ref| / (1 + |a_ref|)).
 
 usage: bench/codegen.py [LAGRANGE] [--quick] [--timeout S]"""
-import json, os, random, re, sys, tempfile
+import json, math, os, random, re, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import setup, HERE, PY, fmt, gives_up, note, parser, ratio, run, table  # noqa: E402
@@ -34,7 +34,7 @@ def lagrange_c(binary, kind, n, tmp, timeout):
     if not r.ok:
         return {"status": r.status}
     ops = int(re.search(r"\brhs (\d+)", r.err).group(1))
-    return {"ops": ops, "gen_s": r.wall, "src": os.path.join(tmp, "lg.c"),
+    return {"ops": ops, "gen_s": r.wall, "gen_cpu": r.cpu, "src": os.path.join(tmp, "lg.c"),
             "size": os.path.getsize(os.path.join(tmp, "lg.c"))}
 
 
@@ -50,11 +50,12 @@ def sympy_c(kind, n, tmp, timeout):
 
 
 def compile_obj(src, timeout):
+    """(object or None, wall seconds or why not, CPU seconds, peak MB)"""
     obj = src[:-2] + ".o"
     r = run(CC + ["-c", "-o", obj, src], timeout)
     if not r.ok:
-        return None, r.status, r.rss_mb
-    return obj, r.wall, r.rss_mb
+        return None, r.status, None, r.rss_mb
+    return obj, r.wall, r.cpu, r.rss_mb
 
 
 def glue(kind, n, impls, path):
@@ -125,8 +126,8 @@ def measure(binary, kind, n, timeout, seed, gave_up, rep_s):
             if (kind, "cc-" + name) in gave_up:
                 d["cc_s"], d["cc_mb"] = "not run (gave up at a smaller n)", None
                 continue
-            obj, secs, rss = compile_obj(d["src"], timeout)
-            d["cc_s"], d["cc_mb"] = secs, rss
+            obj, secs, cpu, rss = compile_obj(d["src"], timeout)
+            d["cc_s"], d["cc_cpu"], d["cc_mb"] = secs, cpu, rss
             if obj:
                 objs.append(obj)
                 impls.append(name)
@@ -176,16 +177,28 @@ def ops_of(d):
     return d.get("ops", d.get("status"))
 
 
+def growth(results, i, tool):
+    """n^k between this size and the previous one of the same system."""
+    r, prev = results[i], results[i - 1] if i > 0 else None
+    if not prev or prev["kind"] != r["kind"]:
+        return ""
+    a, b = prev[tool].get("ops"), r[tool].get("ops")
+    if not isinstance(a, int) or not isinstance(b, int):
+        return ""
+    return f"n^{math.log(b / a) / math.log(r['n'] / prev['n']):.1f}"
+
+
 def print_tables(results):
     rows = []
-    for r in results:
+    for i, r in enumerate(results):
         lg, sy = r["lagrange"], r["sympy"]
         rows.append([r["kind"], r["n"], fmt(ops_of(lg), ","), fmt(ops_of(sy), ","),
-                     ratio(lg.get("ops"), sy.get("ops"), ".2f"), sy.get("variant", ""),
+                     ratio(lg.get("ops"), sy.get("ops"), ".2f"), growth(results, i, "lagrange"),
+                     growth(results, i, "sympy"), sy.get("variant", ""),
                      fmt(sy.get("cholesky_ops"), ",", "")])
     print("### Operations after CSE (rhs without the solve)\n")
-    print(table(["system", "n", "lagrange", "SymPy Kane + cse", "lagrange / SymPy", "SymPy variant",
-                 "Cholesky solve (both)"], rows))
+    print(table(["system", "n", "lagrange", "SymPy Kane + cse", "lagrange / SymPy", "growth lagrange",
+                 "growth SymPy", "SymPy variant", "Cholesky solve (both)"], rows))
     rows = []
     for r in results:
         ns = r.get("ns", {})
@@ -202,25 +215,33 @@ def print_tables(results):
     rows = []
     for r in results:
         lg, sy = r["lagrange"], r["sympy"]
-        rows.append([r["kind"], r["n"], fmt(lg.get("size", lg.get("status")) if "size" in lg else
-                                         lg.get("status"), ","),
+        rows.append([r["kind"], r["n"], fmt(lg.get("size", lg.get("status")), ","),
                      fmt(sy.get("size", sy.get("status")), ","),
-                     fmt(lg.get("gen_s"), ".2f", "-"),
-                     fmt(lg.get("cc_s"), ".2f", "-" if "src" not in lg else "timeout"),
+                     fmt(lg.get("gen_cpu"), ".2f", "-"),
+                     fmt(lg.get("cc_s"), ".2f", "-"), fmt(lg.get("cc_cpu"), ".2f", "-"),
                      fmt(lg.get("cc_mb"), ".0f", "-"),
-                     fmt(sy.get("cc_s"), ".2f", "-" if "src" not in sy else "timeout"),
+                     fmt(sy.get("cc_s"), ".2f", "-"), fmt(sy.get("cc_cpu"), ".2f", "-"),
                      fmt(sy.get("cc_mb"), ".0f", "-")])
-    print("\n### Generated C: size (bytes), lagrange codegen time (s), gcc -O2 -c time (s) and peak "
-          "memory (MB)\n")
-    print(table(["system", "n", "lagrange C", "SymPy C", "codegen s", "gcc s (lagrange)",
-                 "gcc MB (lagrange)", "gcc s (SymPy)", "gcc MB (SymPy)"], rows))
+    print("\n### Generated C: size (bytes), lagrange codegen CPU time (s), gcc -O2 -c wall and CPU "
+          "time (s) and peak memory (MB)\n")
+    print(table(["system", "n", "lagrange C", "SymPy C", "codegen CPU s", "gcc wall s (lagrange)",
+                 "gcc CPU s (lagrange)", "gcc MB (lagrange)", "gcc wall s (SymPy)", "gcc CPU s (SymPy)",
+                 "gcc MB (SymPy)"], rows))
 
 
 def main():
     ap = parser(__doc__, 600)
     ap.add_argument("--json", help="also write the raw results here")
     ap.add_argument("--only", help="comma-separated kind:n cases, e.g. chain:6,arm:3")
+    ap.add_argument("--from-json", help="only print the tables of saved results (FILE,FILE...)")
     a = setup(ap.parse_args())
+    if a.from_json:
+        results = []
+        for path in a.from_json.split(","):
+            with open(path) as f:
+                results += json.load(f)
+        print_tables(results)
+        return
     todo = cases(a.quick)
     if a.only:
         todo = [(c.split(":")[0], int(c.split(":")[1])) for c in a.only.split(",")]
