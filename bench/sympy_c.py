@@ -56,7 +56,7 @@ def cholesky_ops(n):
     """Arithmetic operations of chol_solve above, counted as the tape counts."""
     ops = 0
     for j in range(n):
-        ops += 2 * j + 3 + (n - 1 - j) * (2 * j + 1)  # diagonal: 2j, sqrt, 1/d
+        ops += 2 * j + 2 + (n - 1 - j) * (2 * j + 1)  # diagonal: 2j, sqrt, 1/d
     for i in range(n):
         ops += 2 * i + 1 + 2 * (n - 1 - i) + 1
     return ops
