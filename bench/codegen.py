@@ -14,7 +14,8 @@ Per system (chain in absolute and in relative angles, the 3D arm):
   at every state, and the first one's against `lagrange eval --json` at two
   states (max |a - a_ref| / (1 + |a_ref|)).
 
-usage: bench/codegen.py [LAGRANGE] [--quick] [--timeout S]"""
+usage: bench/codegen.py [LAGRANGE] [--quick] [--timeout S] [--cc-timeout S] [--only kind:n,...]
+       bench/codegen.py --from-json FILE,...   (reprint saved results)"""
 import json, math, os, random, re, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -108,7 +109,7 @@ def eval_accels(binary, model, n, state, timeout):
     return json.loads(r.out)["qdd"] if r.ok else None
 
 
-def measure(binary, kind, n, timeout, seed, gave_up, rep_s):
+def measure(binary, kind, n, timeout, cc_timeout, seed, gave_up, rep_s):
     """Everything for one system and size; a dict of results. gave_up holds
     (kind, step) pairs that timed out at a smaller n: not tried again."""
     res = {"kind": kind, "n": n}
@@ -127,7 +128,7 @@ def measure(binary, kind, n, timeout, seed, gave_up, rep_s):
             if (kind, "cc-" + name) in gave_up:
                 d["cc_s"], d["cc_mb"] = "not run (gave up at a smaller n)", None
                 continue
-            obj, secs, cpu, rss = compile_obj(d["src"], timeout)
+            obj, secs, cpu, rss = compile_obj(d["src"], cc_timeout)
             d["cc_s"], d["cc_cpu"], d["cc_mb"] = secs, cpu, rss
             if obj:
                 objs.append(obj)
@@ -234,6 +235,8 @@ def main():
     ap = parser(__doc__, 600)
     ap.add_argument("--json", help="also write the raw results here")
     ap.add_argument("--only", help="comma-separated kind:n cases, e.g. chain:6,arm:3")
+    ap.add_argument("--cc-timeout", type=float, default=120,
+                    help="CPU seconds for gcc -O2 on one generated file (default 120)")
     ap.add_argument("--from-json", help="only print the tables of saved results (FILE,FILE...)")
     a = setup(ap.parse_args())
     if a.from_json:
@@ -249,7 +252,7 @@ def main():
     results, gave_up = [], set()
     for i, (kind, n) in enumerate(todo):
         note(f"codegen: {kind} n = {n}")
-        results.append(measure(a.binary, kind, n, a.timeout, 1000 + i, gave_up,
+        results.append(measure(a.binary, kind, n, a.timeout, a.cc_timeout, 1000 + i, gave_up,
                                0.005 if a.quick else 0.05))
         note("  " + json.dumps({k: v for k, v in results[-1].items()}, default=str)[:600])
     print_tables(results)

@@ -1,7 +1,7 @@
 """bench/common.py - what every benchmark script shares: running a process
 with a time limit while measuring its wall time and peak memory, and the
 command-line switches --quick / --timeout."""
-import argparse, os, resource, signal, subprocess, sys, threading, time
+import argparse, math, os, resource, signal, subprocess, sys, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -14,7 +14,8 @@ def parser(doc, default_timeout):
     ap.add_argument("binary", nargs="?", default=os.path.join(ROOT, "build", "lagrange"))
     ap.add_argument("--quick", action="store_true", help="small sizes only (the smoke test)")
     ap.add_argument("--timeout", type=float, default=default_timeout,
-                    help="seconds per case; a case over it is recorded as 'timeout'")
+                    help="CPU seconds per process (wall clock: 10 times that); a case over it "
+                         "is recorded as 'timeout'")
     ap.add_argument("--mem-limit-mb", type=int, default=None,
                     help="address-space limit per process (default 8192, none with --quick: "
                          "a sanitized binary reserves terabytes)")
@@ -58,20 +59,27 @@ def gives_up(status):
     return isinstance(status, str) and (status.startswith("timeout") or status.startswith("out of"))
 
 
-def limit_memory():
-    if MEM_LIMIT_MB > 0:  # the machine is shared: a runaway case must not take it all
-        lim = MEM_LIMIT_MB << 20
-        resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+def limits(cpu_s):
+    """The child's limits: CPU seconds (each process of it; the time limit is
+    on CPU, not wall clock, so that a loaded machine does not turn results
+    into timeouts) and address space."""
+    def apply():
+        c = max(1, int(math.ceil(cpu_s)))
+        resource.setrlimit(resource.RLIMIT_CPU, (c, c + 5))
+        if MEM_LIMIT_MB > 0:  # the machine is shared: a runaway case must not take it all
+            lim = MEM_LIMIT_MB << 20
+            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+    return apply
 
 
 def run(cmd, timeout, count_only=False, cwd=None):
-    """Runs cmd; kills its process group after `timeout` seconds. Peak RSS
+    """Runs cmd with `timeout` CPU seconds per process (RLIMIT_CPU) and 10
+    times that in wall-clock time for the whole process group. Peak RSS
     comes from wait4's rusage of this child (and its waited-for children).
-    Its address space is limited to MEM_LIMIT_MB: over it, it fails (and
-    the caller says "error")."""
+    Its address space is limited to MEM_LIMIT_MB."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
-                         start_new_session=True, preexec_fn=limit_memory)
+                         start_new_session=True, preexec_fn=limits(timeout))
     chunks, nbytes, errs = [], [0], []
 
     def pump_out():
@@ -98,7 +106,7 @@ def run(cmd, timeout, count_only=False, cwd=None):
         except ProcessLookupError:
             pass
 
-    timer = threading.Timer(timeout, kill)
+    timer = threading.Timer(10 * timeout, kill)
     timer.start()
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
@@ -106,7 +114,11 @@ def run(cmd, timeout, count_only=False, cwd=None):
     p.returncode = os.waitstatus_to_exitcode(status)
     for t in threads:
         t.join()
-    rc = None if killed[0] else p.returncode
+    rc = p.returncode
+    # killed by the wall clock, or over its CPU time (SIGXCPU; SIGKILL at the hard limit)
+    if killed[0] or rc in (-signal.SIGXCPU, 128 + signal.SIGXCPU, -signal.SIGKILL) or \
+            "CPU time limit" in b"".join(errs).decode(errors="replace"):
+        rc = None
     out = b"".join(chunks).decode(errors="replace")
     err = b"".join(errs).decode(errors="replace")
     return Run(rc, wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0, out, nbytes[0], err)
