@@ -254,11 +254,11 @@ def main():
         note(f"codegen: {kind} n = {n}")
         results.append(measure(a.binary, kind, n, a.timeout, a.cc_timeout, 1000 + i, gave_up,
                                0.005 if a.quick else 0.05))
-        note("  " + json.dumps({k: v for k, v in results[-1].items()}, default=str)[:600])
+        note("  " + json.dumps(results[-1], default=str))
+        if a.json:  # after every case: a run stopped early keeps what it measured
+            with open(a.json, "w") as f:
+                json.dump(results, f, indent=1, default=str)
     print_tables(results)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(results, f, indent=1, default=str)
 
 
 if __name__ == "__main__":
