@@ -116,7 +116,8 @@ def measure(binary, kind, n, timeout, cc_timeout, seed, gave_up, rep_s):
     skipped = {"status": "not run (gave up at a smaller n)"}
     with tempfile.TemporaryDirectory() as tmp:
         lg = dict(skipped) if (kind, "lagrange") in gave_up else lagrange_c(binary, kind, n, tmp, timeout)
-        sy = dict(skipped) if (kind, "sympy") in gave_up else sympy_c(kind, n, tmp, timeout)
+        sy = ({"status": "not run"} if "sympy" in gave_up else  # --no-sympy
+              dict(skipped) if (kind, "sympy") in gave_up else sympy_c(kind, n, tmp, timeout))
         res["lagrange"], res["sympy"] = lg, sy
         for name, d in (("lagrange", lg), ("sympy", sy)):
             if gives_up(d.get("status")) or d.get("partial"):
@@ -237,6 +238,8 @@ def main():
     ap.add_argument("--only", help="comma-separated kind:n cases, e.g. chain:6,arm:3")
     ap.add_argument("--cc-timeout", type=float, default=120,
                     help="CPU seconds for gcc -O2 on one generated file (default 120)")
+    ap.add_argument("--no-sympy", action="store_true",
+                    help="lagrange and the ABA only (to rerun one side with other limits)")
     ap.add_argument("--from-json", help="only print the tables of saved results (FILE,FILE...)")
     a = setup(ap.parse_args())
     if a.from_json:
@@ -249,7 +252,7 @@ def main():
     todo = cases(a.quick)
     if a.only:
         todo = [(c.split(":")[0], int(c.split(":")[1])) for c in a.only.split(",")]
-    results, gave_up = [], set()
+    results, gave_up = [], {"sympy"} if a.no_sympy else set()
     for i, (kind, n) in enumerate(todo):
         note(f"codegen: {kind} n = {n}")
         results.append(measure(a.binary, kind, n, a.timeout, a.cc_timeout, 1000 + i, gave_up,
