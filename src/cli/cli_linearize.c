@@ -15,9 +15,12 @@ static int parse_independent(const char *text, const lang_model *lm, int *iq, in
     if (!*p) break;
     const char *name = p;
     while (isalnum((unsigned char)*p) || *p == '_') p++;
-    char buf[128];
     size_t len = (size_t)(p - name);
-    snprintf(buf, sizeof buf, "%.*s", (int)(len < 127 ? len : 127), name);
+    char *buf = lg_strndup(name, len);
+    if (!buf) {
+      fprintf(stderr, "lagrange: out of memory\n");
+      return CLI_EXIT_MODEL;
+    }
     int primes = 0;
     while (*p == '\'') { primes++; p++; }
     int k = len ? lang_coord_index(lm, buf) : -1;
@@ -25,8 +28,10 @@ static int parse_independent(const char *text, const lang_model *lm, int *iq, in
       fprintf(stderr, "lagrange linearize: --independent: '%s' is not a coordinate or a "
                       "coordinate's rate of %s (write 'q1, q2' for coordinates, \"q1'\" for "
                       "rates)\n", len ? buf : p, lm->file);
+      lg_free(buf);
       return CLI_EXIT_USAGE;
     }
+    lg_free(buf);
     (primes ? iv : iq)[k] = 1;
     while (*p == ' ') p++;
     if (*p && *p != ',') {
