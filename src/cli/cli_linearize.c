@@ -410,7 +410,7 @@ static int run(const cli_opts *o, lang_model *lm, const mech_eom *e, const num_s
   return rc;
 }
 
-int cli_linearize(const cli_opts *o) {
+int cli_with_linearization(const cli_opts *o, cli_lin_fn fn) {
   lang_model *lm;
   mech_eom *e;
   int rc = cli_load(o, &lm, &e);
@@ -423,9 +423,11 @@ int cli_linearize(const cli_opts *o) {
       num_lin_build(lm->mech, e, s, o->set, o->nset, &L, &d) != LG_OK)
     rc = cli_report(&d, lm, o->model);
   else
-    rc = run(o, lm, e, s, L);
+    rc = fn(o, lm, e, s, L);
   num_lin_free(L);
   num_system_free(s);
   lang_model_free(lm);
   return rc;
 }
+
+int cli_linearize(const cli_opts *o) { return cli_with_linearization(o, run); }
