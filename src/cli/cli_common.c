@@ -15,6 +15,9 @@ int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
   }
   char buf[1200];
   if (d->status == LG_ERR_NOMEM) snprintf(loc.message, sizeof loc.message, "out of memory");
+  else if (!loc.message[0]) /* a failure that left no diagnostic: never an empty line */
+    snprintf(loc.message, sizeof loc.message, "internal error: a step failed without saying "
+             "why (please report this model)");
   lg_diag_format(&loc, buf, sizeof buf);
   if (d->status == LG_ERR_USAGE) fprintf(stderr, "lagrange: %s\n", d->message);
   else fprintf(stderr, "%s\n", buf);
