@@ -1,7 +1,7 @@
 /* test_num_simulate.c - the simulation layer through its C API: the
  * energy balance (W' = dE/dt against a difference quotient of E along the
  * motion), the stop event against an exact crossing time, the step
- * budget, the explicit table by tolerance, and lang_parse_scalar's
+ * budget, the explicit table by tolerance, and lang_scalar_of_text's
  * diagnostics (columns inside the text). */
 #include "lang.h"
 #include "num.h"
@@ -15,6 +15,11 @@ static const char DAMPED[] =
     "T = 1/2*m*x'^2\nV = 1/2*k*x^2\nD = 1/2*c*x'^2\n"
     "force x: F\n"
     "initial x = 0.5\n";
+
+/* A --stop-when expression read in the model's names. */
+static lg_status stop_when(lang_model *lm, const char *text, const sym_node **g, lg_diag *d) {
+  return lang_scalar_of_text(lm, "--stop-when", text, strlen(text), g, d);
+}
 
 typedef struct model {
   lang_model *lm;
@@ -31,7 +36,7 @@ static int load(model *M, const char *src, const char *stop) {
   return lang_load_string("t.lag", src, strlen(src), &M->lm, &d) == LG_OK &&
          mech_derive_lagrange(M->lm->mech, "t.lag", &M->e, &d) == LG_OK &&
          num_system_build(M->lm->mech, M->e, NULL, 0, &M->s, &d) == LG_OK &&
-         (!stop || lang_parse_scalar(M->lm, stop, "--stop-when", &g, &d) == LG_OK) &&
+         (!stop || stop_when(M->lm, stop, &g, &d) == LG_OK) &&
          num_aux_build(M->lm->mech, M->e, NULL, NULL, 0, g, &M->a, &d) == LG_OK;
 }
 
@@ -107,14 +112,14 @@ static void test_parse_scalar(void) {
   lg_diag d;
   lg_diag_clear(&d);
   const sym_node *g;
-  CHECK(lang_parse_scalar(M.lm, "x' + xx", "--stop-when", &g, &d) != LG_OK);
+  CHECK(stop_when(M.lm, "x' + xx", &g, &d) != LG_OK);
   CHECK(d.line == 1 && d.col == 6);
   lg_diag_clear(&d);
-  CHECK(lang_parse_scalar(M.lm, "x''", "--stop-when", &g, &d) != LG_OK);
+  CHECK(stop_when(M.lm, "x''", &g, &d) != LG_OK);
   lg_diag_clear(&d);
-  CHECK(lang_parse_scalar(M.lm, "x\ny = 1", "--stop-when", &g, &d) != LG_OK);
+  CHECK(stop_when(M.lm, "x\ny = 1", &g, &d) != LG_OK);
   lg_diag_clear(&d);
-  CHECK(lang_parse_scalar(M.lm, "k*x - F + t", "--stop-when", &g, &d) == LG_OK && g);
+  CHECK(stop_when(M.lm, "k*x - F + t", &g, &d) == LG_OK && g);
   unload(&M);
 }
 
