@@ -16,10 +16,14 @@ static int parse_box(const char *text, const lang_model *lm, double *lo, double 
     if (!*p) break;
     const char *name = p;
     while (isalnum((unsigned char)*p) || *p == '_') p++;
-    char buf[128];
     size_t len = (size_t)(p - name);
-    snprintf(buf, sizeof buf, "%.*s", (int)(len < 127 ? len : 127), name);
+    char *buf = lg_strndup(name, len);
+    if (!buf) {
+      fprintf(stderr, "lagrange: out of memory\n");
+      return CLI_EXIT_MODEL;
+    }
     int k = len ? lang_coord_index(lm, buf) : -1;
+    lg_free(buf);
     while (*p == ' ') p++;
     char *end;
     double a = NAN, b = NAN;

@@ -16,11 +16,6 @@ static const char DAMPED[] =
     "force x: F\n"
     "initial x = 0.5\n";
 
-/* A --stop-when expression read in the model's names. */
-static lg_status stop_when(lang_model *lm, const char *text, const sym_node **g, lg_diag *d) {
-  return lang_scalar_of_text(lm, "--stop-when", text, strlen(text), g, d);
-}
-
 typedef struct model {
   lang_model *lm;
   mech_eom *e;
@@ -36,7 +31,7 @@ static int load(model *M, const char *src, const char *stop) {
   return lang_load_string("t.lag", src, strlen(src), &M->lm, &d) == LG_OK &&
          mech_derive_lagrange(M->lm->mech, "t.lag", &M->e, &d) == LG_OK &&
          num_system_build(M->lm->mech, M->e, NULL, 0, &M->s, &d) == LG_OK &&
-         (!stop || stop_when(M->lm, stop, &g, &d) == LG_OK) &&
+         (!stop || lang_scalar_of_text(M->lm, "--stop-when", stop, strlen(stop), &g, &d) == LG_OK) &&
          num_aux_build(M->lm->mech, M->e, NULL, NULL, 0, g, &M->a, &d) == LG_OK;
 }
 
@@ -112,14 +107,14 @@ static void test_parse_scalar(void) {
   lg_diag d;
   lg_diag_clear(&d);
   const sym_node *g;
-  CHECK(stop_when(M.lm, "x' + xx", &g, &d) != LG_OK);
+  CHECK(lang_scalar_of_text(M.lm, "--stop-when", "x' + xx", strlen("x' + xx"), &g, &d) != LG_OK);
   CHECK(d.line == 1 && d.col == 6);
   lg_diag_clear(&d);
-  CHECK(stop_when(M.lm, "x''", &g, &d) != LG_OK);
+  CHECK(lang_scalar_of_text(M.lm, "--stop-when", "x''", strlen("x''"), &g, &d) != LG_OK);
   lg_diag_clear(&d);
-  CHECK(stop_when(M.lm, "x\ny = 1", &g, &d) != LG_OK);
+  CHECK(lang_scalar_of_text(M.lm, "--stop-when", "x\ny = 1", strlen("x\ny = 1"), &g, &d) != LG_OK);
   lg_diag_clear(&d);
-  CHECK(stop_when(M.lm, "k*x - F + t", &g, &d) == LG_OK && g);
+  CHECK(lang_scalar_of_text(M.lm, "--stop-when", "k*x - F + t", strlen("k*x - F + t"), &g, &d) == LG_OK && g);
   unload(&M);
 }
 
