@@ -288,6 +288,13 @@ lg_status num_lin_accel_jacobian(const num_lin *L, num_work *w, double t, const 
 lg_status num_lin_to_speeds(const num_lin *L, mech_model *mm, const num_setting *set,
                             size_t nset, const sym_node *const *u_of, size_t p,
                             const num_lin_point *pt, num_lin_result *res, lg_diag *diag);
+/* The derivatives of Phi = [M q'' - J^T lam - f; J q'' - gc] (dphi: (n+m)
+ * x K) and of the velocity forms Cd (dcd: m x K) along [q, q', r] (K = 2n
+ * + nr), at (t, q, q', q'', lam) as given (not solved), by forward AD; the
+ * inputs at their laws' values. Either output may be NULL. */
+lg_status num_lin_phi_jacobian(const num_lin *L, double t, const double *q, const double *qd,
+                               const double *qdd, const double *lam, double *dphi,
+                               double *dcd);
 /* Doubles of scratch num_linearize uses internally (for sizing). */
 size_t num_lin_work_size(const num_lin *L);
 /* Linearize at (t, q, q') with the dependent variables chosen by pivoting
