@@ -2,16 +2,14 @@
 #ifndef LG_CLI_H
 #define LG_CLI_H
 
+#include "cg.h"
 #include "lang.h"
 #include "lg_base.h"
 #include "num.h"
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_MODEL = 1, CLI_EXIT_USAGE = 2 };
 
-/* Before generating code or integrating, entries up to this DAG size are
- * expanded and collected (cancelling terms), which makes the evaluated
- * code several times smaller. */
-enum { CLI_SIMPLIFY_FOR_CODE = 5000 };
+enum { CLI_SIMPLIFY_FOR_CODE = CG_SIMPLIFY_FOR_CODE };
 
 typedef enum cli_format { CLI_TEXT, CLI_LATEX, CLI_JSON } cli_format;
 

@@ -39,36 +39,10 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
   return CLI_EXIT_OK;
 }
 
-/* The model's initial state and parameter values, for Kane's pivoting. */
-typedef struct pivot_state {
-  const lang_model *lm;
-  double *params;
-} pivot_state;
-
-static int pivot_value(void *ud, const sym_node *atom, double *out) {
-  const pivot_state *ps = ud;
-  mech_model *m = ps->lm->mech;
-  for (size_t i = 0; i < mech_ncoords(m); i++) {
-    if (mech_coord(m, i, 0) == atom) { *out = ps->lm->q0[i]; return 0; }
-    if (mech_coord(m, i, 1) == atom) { *out = ps->lm->qd0[i]; return 0; }
-  }
-  for (size_t i = 0; ps->params && i < mech_nparams(m); i++)
-    if (mech_param(m, i) == atom) { *out = ps->params[i]; return 0; }
-  if (atom->kind == SYM_TIME) { *out = ps->lm->t0; return 0; }
-  return 1;
-}
-
 int cli_load_kane(const cli_opts *o, lang_model *lm, mech_kane **k) {
   lg_diag d;
   lg_diag_clear(&d);
-  pivot_state ps = {lm, lg_calloc(mech_nparams(lm->mech) + 1, sizeof(double))};
-  if (ps.params && mech_resolve_params(lm->mech, o->set, o->nset, ps.params, &d) != LG_OK) {
-    lg_free(ps.params);
-    ps.params = NULL;
-    lg_diag_clear(&d);
-  }
-  lg_status st = mech_derive_kane(lm->mech, o->model, pivot_value, &ps, k, &d);
-  lg_free(ps.params);
+  lg_status st = lang_derive_kane(lm, o->set, o->nset, k, &d);
   return st == LG_OK ? CLI_EXIT_OK : cli_report(&d, lm, o->model);
 }
 
@@ -96,21 +70,7 @@ int cli_method_eom(const cli_opts *o, lang_model *lm, mech_eom **e, mech_kane **
   return CLI_EXIT_OK;
 }
 
-void cli_json_string(lg_str *out, const char *s) {
-  lg_str_putc(out, '"');
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') {
-      lg_str_putc(out, '\\');
-      lg_str_putc(out, (char)ch);
-    } else if (ch < 0x20) {
-      lg_str_printf(out, "\\u%04x", ch);
-    } else {
-      lg_str_putc(out, (char)ch);
-    }
-  }
-  lg_str_putc(out, '"');
-}
+void cli_json_string(lg_str *out, const char *s) { lg_str_json(out, s); }
 
 void cli_json_number(lg_str *out, double x) {
   if (!isfinite(x)) lg_str_puts(out, "null");

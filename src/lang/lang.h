@@ -31,6 +31,11 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
                            lang_model **out, lg_diag *diag);
 void lang_model_free(lang_model *m);
 
+/* Kane's equations of a loaded model, the dependent speeds chosen by
+ * partial pivoting at its initial state (lang_kane.c). */
+lg_status lang_derive_kane(lang_model *lm, const mech_setting *set, size_t nset,
+                           mech_kane **out, lg_diag *diag);
+
 /* Index of coordinate `name`, or -1. */
 int lang_coord_index(const lang_model *m, const char *name);
 

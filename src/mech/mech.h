@@ -208,4 +208,17 @@ lg_status mech_speed_values(mech_model *m, const char *file, const sym_node ***f
  * constrained (so simulate and codegen can use them); NULL otherwise. */
 mech_eom *mech_kane_as_eom(mech_model *m, const mech_eom *lag, const mech_kane *k);
 
+/* ---- printing (mech_print.c) ------------------------------------------------------------ */
+typedef enum mech_format { MECH_FMT_TEXT, MECH_FMT_LATEX, MECH_FMT_JSON } mech_format;
+
+/* Whether the equations are small enough to simplify for reading, judged
+ * by the context's size right after deriving (Lagrange's, or Kane's). */
+int mech_print_wants_simplify(const sym_ctx *c, int kane);
+/* Simplify the small entries of e and k (either may be NULL) for reading. */
+void mech_print_simplify(mech_model *mm, mech_eom *e, mech_kane *k);
+/* The equations (Kane's when k is not NULL, with T, V and momenta from e)
+ * appended to out as `lagrange eom` prints them. */
+lg_status mech_print(mech_model *mm, const mech_eom *e, const mech_kane *k, mech_format fmt,
+                     lg_str *out);
+
 #endif
