@@ -2,6 +2,8 @@
 #ifndef LG_CLI_H
 #define LG_CLI_H
 
+#include <stdio.h>
+
 #include "cg.h"
 #include "lang.h"
 #include "lg_base.h"
@@ -50,6 +52,12 @@ int cli_load_kane(const cli_opts *o, lang_model *lm, mech_kane **k);
  * Lagrange's state (u = q', unconstrained). Otherwise, when kane_out is
  * given, *kane_out gets Kane's equations (state [q; u]); else an error. */
 int cli_method_eom(const cli_opts *o, lang_model *lm, mech_eom **e, mech_kane **kane_out);
+
+/* Help and version (cli_help.c): the usage of every command; one
+ * command's help (NULL: the usage) on stdout, exit 2 for an unknown one. */
+void cli_usage(FILE *f);
+int cli_help(const char *cmd);
+int cli_version(void);
 
 int cli_eom(const cli_opts *o);
 int cli_eval(const cli_opts *o);

@@ -12,6 +12,7 @@ static lg_status coordinates(sema *S, const lang_stmt *st) {
     sema_entry *en = sema_declare(S, it->name, SEMA_COORD, it->line, it->col);
     if (!en) return LG_ERR_MODEL;
     en->index = mech_add_coordinate(S->m, it->name);
+    if (en->index < 0) return LG_ERR_NOMEM;
     if (S->out->coord_line == 0) {
       S->out->coord_line = st->line;
       S->out->coord_col = st->col;
@@ -38,7 +39,8 @@ static lg_status parameters(sema *S, const lang_stmt *st) {
     sema_entry *en = sema_declare(S, it->name, SEMA_PARAM, it->line, it->col);
     if (!en) return LG_ERR_MODEL;
     en->index = mech_add_parameter(S->m, it->name, v);
-    if (en->index >= 0) mech_param_set_pos(S->m, (size_t)en->index, it->line, it->col);
+    if (en->index < 0) return LG_ERR_NOMEM;
+    mech_param_set_pos(S->m, (size_t)en->index, it->line, it->col);
   }
   return LG_OK;
 }
@@ -58,6 +60,7 @@ static lg_status inputs(sema *S, const lang_stmt *st) {
     sema_entry *en = sema_declare(S, it->name, SEMA_INPUT, it->line, it->col);
     if (!en) return LG_ERR_MODEL;
     en->index = mech_add_input(S->m, it->name, law);
+    if (en->index < 0) return LG_ERR_NOMEM;
   }
   return LG_OK;
 }
@@ -68,6 +71,7 @@ static lg_status speeds(sema *S, const lang_stmt *st) {
     sema_entry *en = sema_declare(S, it->name, SEMA_SPEED, it->line, it->col);
     if (!en) return LG_ERR_MODEL;
     en->index = mech_add_speed(S->m, it->name);
+    if (en->index < 0) return LG_ERR_NOMEM;
   }
   return LG_OK;
 }

@@ -1,0 +1,79 @@
+/* cli_help.c - `lagrange help [COMMAND]`, `lagrange COMMAND --help` and
+ * `lagrange --version`: one entry per subcommand (the man page, lagrange.1,
+ * says the same at length). */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct cli_help_entry {
+  const char *name, *usage, *text;
+} cli_help_entry;
+
+static const cli_help_entry entries[] = {
+    {"eom", "lagrange eom MODEL [--format text|latex|json] [--json]",
+     "Prints the equations of motion: coordinates, multipliers, the equations,\n"
+     "mass_matrix, forcing, mass_matrix_full, forcing_full, momenta, T and V.\n"
+     "  --format text|latex|json  output format (default text); --json = --format json\n"},
+    {"eval", "lagrange eval MODEL [--state 'q1=0.3, q1'=0.5'] [--t T] [--json]",
+     "Evaluates everything at one state (unset values: the model's initial ones).\n"
+     "  --state 'NAME=V, NAME'=V'  coordinates and rates (speeds under --method kane)\n"
+     "  --t T                      the time (default 0)\n"
+     "  --json                     one JSON object (qdd, lam, matrices, T, V, ...)\n"},
+    {"simulate",
+     "lagrange simulate MODEL [--t0 A] [--tf B] [--dt H] [--integrator dopri|bdf|ida]\n"
+     "                         [--out FILE.csv] [--plot FILE.svg] [--rtol R] [--atol A]\n"
+     "                         [--project] [--stabilize project|none|baumgarte:A,B] [--jit]",
+     "Integrates from the initial state; CSV of t, q, q', T, V, E, C1..Cm.\n"
+     "  --t0, --tf, --dt        time span and output step (default: the model's)\n"
+     "  --integrator NAME       dopri (default unconstrained), bdf, ida (default\n"
+     "                          constrained)\n"
+     "  --out FILE.csv          write the CSV to a file (default stdout)\n"
+     "  --plot FILE.svg         draw the run with gnuplot\n"
+     "  --rtol R, --atol A      tolerances (default 1e-10)\n"
+     "  --project               move an inconsistent initial state onto the constraints\n"
+     "  --stabilize HOW         project (default), none, baumgarte:ALPHA,BETA\n"
+     "  --jit                   compile the generated C right-hand side with $CC\n"},
+    {"codegen", "lagrange codegen MODEL [--lang c|python] [--name NAME] [-o FILE] [--stats]",
+     "Writes self-contained C (or NumPy) for the equations.\n"
+     "  --lang c|python         the language (default c)\n"
+     "  --name NAME             identifier prefix (default: the model file's stem)\n"
+     "  -o FILE                 write FILE (and FILE.h for C) instead of stdout\n"
+     "  --stats                 operation counts after common-subexpression elimination\n"},
+    {"help", "lagrange help [COMMAND]", "Lists the commands, or describes one.\n"},
+};
+
+enum { NENTRIES = sizeof entries / sizeof entries[0] };
+
+static const char common[] =
+    "common options:\n"
+    "  --set NAME=VALUE        override a parameter or input (repeatable)\n"
+    "  --method lagrange|kane  the formulation (default lagrange)\n"
+    "  -h, --help              this help\n";
+
+void cli_usage(FILE *f) {
+  fputs("usage:", f);
+  for (size_t i = 0; i < NENTRIES; i++) fprintf(f, "%s%s\n", i ? "       " : " ", entries[i].usage);
+  fputs("       lagrange --version\n", f);
+  fputs(common, f);
+  fputs("'lagrange help COMMAND' describes a command; 'man lagrange' has it all.\n", f);
+}
+
+int cli_help(const char *cmd) {
+  if (!cmd) {
+    cli_usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  for (size_t i = 0; i < NENTRIES; i++)
+    if (!strcmp(entries[i].name, cmd)) {
+      printf("usage: %s\n\n%s\n%s", entries[i].usage, entries[i].text, common);
+      return CLI_EXIT_OK;
+    }
+  fprintf(stderr, "lagrange help: unknown command '%s' (see 'lagrange help')\n", cmd);
+  return CLI_EXIT_USAGE;
+}
+
+int cli_version(void) {
+  printf("lagrange %s\n", lg_version());
+  return CLI_EXIT_OK;
+}
