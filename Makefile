@@ -3,7 +3,8 @@
 #   make check      build and run every test (also under ASan+UBSan)
 #   make SAN=1      sanitized build in build-san/
 #   make install    PREFIX=/usr/local DESTDIR= (make uninstall removes it)
-# Packagers: WERROR= turns warnings back into warnings; CFLAGS, LDFLAGS,
+# Packagers: WERROR= turns warnings back into warnings; CFLAGS and LDFLAGS
+# given on the command line are kept (the project's own are appended);
 # PREFIX, LIBDIR, MANDIR and DESTDIR are honoured.
 CC      ?= cc
 WERROR  ?= -Werror
@@ -20,14 +21,14 @@ INC     := $(addprefix -Isrc/,$(LAYERS)) -I/usr/include/suitesparse
 CFLAGS  ?=
 # One set of objects for the static and the shared library: position
 # independent, and only what lagrange.h marks LAGRANGE_API is exported.
-CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra $(WERROR) $(OPT) $(INC) \
+override CFLAGS += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra $(WERROR) $(OPT) $(INC) \
            -fPIC -fvisibility=hidden
 # SUNDIALS and LAPACK (BSD-licensed) are linked statically: loading a dozen
 # shared objects cost a quarter of a small model's run time.
 LDLIBS  := -Wl,-Bstatic -lsundials_arkode -lsundials_cvode -lsundials_ida \
            -lsundials_nvecserial -lsundials_sunlinsoldense -lsundials_sunmatrixdense \
            -llapacke -llapack -lblas -Wl,-Bdynamic -lgfortran -lgmp -ldl -lm
-LDFLAGS += $(filter -fsanitize%,$(OPT))
+override LDFLAGS += $(filter -fsanitize%,$(OPT))
 # The shared library links what Debian 12 ships as shared objects
 # (libsundials-dev, liblapacke-dev, libgmp-dev): packages pull them in.
 SHLIBS  := -lsundials_arkode -lsundials_cvode -lsundials_ida -lsundials_nvecserial \
