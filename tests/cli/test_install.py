@@ -150,6 +150,33 @@ def main():
                 for cc in ("gcc", "clang"):
                     compare_contract(bins["contract_" + cc], run_env, model, method, rng)
 
+        # lg_simulate against `lagrange simulate` (the same integrators; the
+        # command simplifies the expressions first, hence round-off apart)
+        exe = os.path.join(tmp, "simulate")
+        r = run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-o", exe,
+                 os.path.join(ROOT, "examples/api/simulate.c")] + cflags + libs)
+        check(r.returncode == 0, "build simulate: " + r.stderr)
+        for m, tf in (("examples/particle_bowl.lag", "1"), ("examples/cart_pendulum.lag", "2"),
+                      ("examples/spring_mass.lag", "3")):
+            model = os.path.join(ROOT, m)
+            a = run([exe, model, tf], env=run_env)
+            b = run([LAGRANGE, "simulate", model, "--tf", tf])
+            ra = [l.split(",") for l in a.stdout.splitlines()]
+            rb = [l.split(",") for l in b.stdout.splitlines()]
+            ok = a.returncode == 0 and b.returncode == 0 and len(ra) == len(rb) > 2
+            ok = ok and ra[0] == rb[0]
+            for x, y in zip(ra[1:], rb[1:]):
+                ok = ok and len(x) == len(y) and all(
+                    abs(float(u) - float(v)) <= 1e-7 * max(1.0, abs(float(v))) for u, v in zip(x, y))
+            check(ok, "lg_simulate vs simulate on %s: %s" % (m, a.stderr + b.stderr))
+
+        # the header is C++-clean too
+        r = subprocess.run(["g++", "-std=c++11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-x",
+                            "c++", "-fsyntax-only", "-"] + cflags,
+                           input="#include <lagrange.h>\nint main() { return lg_version() ? 0 : 1; }\n",
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "lagrange.h in C++: " + r.stderr)
+
         # the man pages render without a warning
         for page in ("share/man/man1/lagrange.1", "share/man/man5/lagrange-model.5"):
             r = run(["man", "--warnings", "-l", os.path.join(top, page)],
