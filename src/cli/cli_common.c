@@ -14,7 +14,12 @@ int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
     loc.col = m && m->coord_col > 0 ? m->coord_col : 1;
   }
   char buf[1200];
-  if (d->status == LG_ERR_NOMEM) snprintf(loc.message, sizeof loc.message, "out of memory");
+  /* an allocation failed on the way: whatever a layer made of it (Kane's
+   * "cannot solve"), the cause is memory */
+  if (d->status == LG_ERR_NOMEM || lg_alloc_failures() > 0) {
+    snprintf(loc.message, sizeof loc.message, "out of memory");
+    loc.hint[0] = 0;
+  }
   lg_diag_format(&loc, buf, sizeof buf);
   if (d->status == LG_ERR_USAGE) fprintf(stderr, "lagrange: %s\n", d->message);
   else fprintf(stderr, "%s\n", buf);
