@@ -35,6 +35,11 @@ SHLIBS  := -lsundials_arkode -lsundials_cvode -lsundials_ida -lsundials_nvecseri
            -lsundials_sunlinsoldense -lsundials_sunmatrixdense -llapacke -llapack -lblas \
            -lgmp -ldl -lpthread -lm
 
+# A static link needs the Fortran runtime too when it takes LAPACK's archive
+# (cc -static ... $$(pkg-config --static --libs lagrange)).
+PC_PRIVATE := $(filter-out -lgmp -ldl -lpthread -lm,$(SHLIBS)) -lgfortran -lquadmath \
+              -lgmp -ldl -lpthread -lm
+
 VERSION := $(shell sed -n 's/^\#define LAGRANGE_VERSION_STRING "\(.*\)"/\1/p' src/api/lagrange.h)
 MAJOR   := $(firstword $(subst ., ,$(VERSION)))
 SONAME  := liblagrange.so.$(MAJOR)
@@ -111,7 +116,7 @@ Description: Equations of motion from model files: derive, evaluate, simulate, g
 Version: $(VERSION)
 Cflags: -I$${includedir}
 Libs: -L$${libdir} -llagrange
-Libs.private: $(SHLIBS)
+Libs.private: $(PC_PRIVATE)
 endef
 export PC_FILE
 

@@ -118,18 +118,22 @@ def main():
         check("-llagrange" in libs and len(static) > len(libs), "pkg-config libs %s %s" % (libs, static))
         # the static link: the archive by name (the linker would prefer the
         # .so beside it), the rest from Libs.private
-        static = ["-l:liblagrange.a" if x == "-llagrange" else x for x in static]
+        archive = ["-l:liblagrange.a" if x == "-llagrange" else x for x in static]
         run_env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(top, "lib"))
         bins = {}
         src = os.path.join(ROOT, "examples/api/accel.c")
-        for kind, flags in (("shared", libs), ("static", static)):
+        # shared; the archive with shared dependencies; everything static
+        for kind, flags in (("shared", libs), ("static", archive),
+                            ("allstatic", ["-static"] + static)):
             exe = os.path.join(tmp, "accel_" + kind)
             r = run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-o", exe, src] + cflags + flags)
-            check(r.returncode == 0, "build accel %s: %s" % (kind, r.stderr))
+            check(r.returncode == 0 and "error" not in r.stderr,
+                  "build accel %s: %s" % (kind, r.stderr))
             bins[kind] = exe
         ldd = run(["ldd", bins["shared"]], env=run_env).stdout
         check(os.path.join(top, "lib") in ldd, "accel_shared loads the installed .so")
         check("liblagrange" not in run(["ldd", bins["static"]]).stdout, "accel_static has no .so")
+        check(run(["ldd", bins["allstatic"]]).returncode != 0, "accel_allstatic is static")
         contract = os.path.join(ROOT, "tests/api/contract.c")
         for cc in ("gcc", "clang"):
             exe = os.path.join(tmp, "contract_" + cc)
@@ -145,8 +149,9 @@ def main():
         for m in models:
             model = os.path.join(ROOT, m)
             for method in ("lagrange", "kane"):
-                for kind in ("shared", "static"):
-                    compare_accel(bins[kind], run_env, model, method)
+                for kind in ("shared", "static", "allstatic"):
+                    compare_accel(bins[kind], os.environ if kind == "allstatic" else run_env,
+                                  model, method)
                 for cc in ("gcc", "clang"):
                     compare_contract(bins["contract_" + cc], run_env, model, method, rng)
 
