@@ -79,6 +79,12 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange.a
 
 tests: $(TEST_BIN) $(BUILD)/lagrange
 
+# The library's thread rules under ThreadSanitizer (not part of `make
+# check`: a third full build): two and three threads on one system.
+tsan:
+	$(MAKE) BUILD=build-tsan OPT="-O1 -g -fsanitize=thread" build-tsan/tests/test_api
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test_api
+
 # Benchmarks (never part of the tests): the symbolic core alone, then the
 # side-by-side comparisons with SymPy in bench/*.py.
 $(BUILD)/bench/sym_chain: bench/sym_chain.c $(BUILD)/liblagrange.a
@@ -101,7 +107,7 @@ check:
 	bash tests/run_all.sh
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-tsan
 
 # ---- install ---------------------------------------------------------------------------
 # lagrange.pc: Libs for the shared library; Libs.private adds what a static
@@ -138,5 +144,5 @@ uninstall:
 	  $(DESTDIR)$(INCLUDEDIR)/lagrange.h $(DESTDIR)$(PKGCONFIGDIR)/lagrange.pc \
 	  $(DESTDIR)$(MANDIR)/man1/lagrange.1 $(DESTDIR)$(MANDIR)/man5/lagrange-model.5
 
-.PHONY: all tests check clean demo bench install uninstall
+.PHONY: all tests check clean demo bench install uninstall tsan
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

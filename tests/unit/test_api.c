@@ -251,8 +251,8 @@ static void *evaluate_many(void *ud) {
   return NULL;
 }
 
-static void test_threads(void) {
-  lg_system *s = derive_text("cart.lag", CART, LG_KANE);
+static void test_threads(lg_method method) {
+  lg_system *s = derive_text("cart.lag", CART, method);
   job a = {.s = s}, b = {.s = s}, ref = {.s = s};
   evaluate_many(&ref);
   pthread_t ta, tb;
@@ -263,6 +263,58 @@ static void test_threads(void) {
   CHECK(a.ok && b.ok && ref.ok);
   CHECK(memcmp(a.qdd, ref.qdd, sizeof a.qdd) == 0);
   CHECK(memcmp(b.qdd, ref.qdd, sizeof b.qdd) == 0);
+  lg_system_free(s);
+}
+
+/* Evaluation, simulation (Kane's [q; u] system is built on first use),
+ * printing and code generation on one system from three threads. */
+static void *simulate_twice(void *ud) {
+  job *j = ud;
+  lg_sim_options o;
+  lg_sim_options_default(j->s, &o);
+  o.tf = 0.2;
+  trace tr = {0};
+  j->ok = lg_simulate(j->s, &o, NULL, NULL, NULL, on_row, &tr, NULL, NULL) == LG_OK;
+  j->qdd[0] = tr.x;
+  j->ok &= lg_simulate(j->s, &o, NULL, NULL, NULL, on_row, &tr, NULL, NULL) == LG_OK;
+  j->qdd[1] = tr.x;
+  return NULL;
+}
+
+static void *print_and_generate(void *ud) {
+  job *j = ud;
+  char *text = NULL, *src = NULL;
+  j->ok = lg_print(j->s, LG_FORMAT_JSON, &text, NULL) == LG_OK &&
+          lg_codegen(j->s, LG_CODE_C, "b", &src, NULL, NULL) == LG_OK;
+  lg_string_free(text);
+  lg_string_free(src);
+  return NULL;
+}
+
+static void *evaluate_bowl(void *ud) {
+  job *j = ud;
+  j->ok = 1;
+  for (int k = 0; k < 100; k++) {
+    double q[3] = {0.6, 0.01 * k, -0.8}, qd[3] = {0.0, 1.0, 0.01 * k};
+    j->ok &= lg_eval_accel(j->s, 0.0, q, qd, NULL, j->qdd + 3 * k, NULL, NULL) == LG_OK;
+  }
+  return NULL;
+}
+
+static void test_threads_mixed(void) {
+  lg_system *s = derive_text("bowl.lag", BOWL, LG_KANE);
+  job a = {.s = s}, b = {.s = s}, c = {.s = s}, ref = {.s = s};
+  pthread_t ta, tb, tc;
+  CHECK(pthread_create(&ta, NULL, evaluate_bowl, &a) == 0);
+  CHECK(pthread_create(&tb, NULL, simulate_twice, &b) == 0);
+  CHECK(pthread_create(&tc, NULL, print_and_generate, &c) == 0);
+  pthread_join(ta, NULL);
+  pthread_join(tb, NULL);
+  pthread_join(tc, NULL);
+  evaluate_bowl(&ref);
+  CHECK(a.ok && b.ok && c.ok && ref.ok);
+  CHECK(memcmp(a.qdd, ref.qdd, 300 * sizeof *a.qdd) == 0);
+  CHECK(b.qdd[0] == b.qdd[1]); /* the same run twice */
   lg_system_free(s);
 }
 
@@ -403,7 +455,9 @@ int main(void) {
   test_errors();
   test_simulate();
   test_print_codegen();
-  test_threads();
+  test_threads(LG_LAGRANGE);
+  test_threads(LG_KANE);
+  test_threads_mixed();
   test_load_file_oom();
   test_out_of_memory("spring", SPRING, LG_LAGRANGE);
   test_out_of_memory("spring kane", SPRING, LG_KANE);
