@@ -17,16 +17,17 @@ void lg_system_free(lg_system *s) {
   lg_free(s);
 }
 
-/* The model's parameter values (NaN where none), and a stand-in value
+/* The model's parameter values (NaN where none, or where the value uses
+ * a parameter without one), and a stand-in value
  * for each valueless one so the tapes compile: every evaluation passes
  * the real parameter vector. */
-static lg_status resolve_defaults(lg_system *s, lg_diag *d) {
+static lg_status resolve_defaults(lg_system *s) {
   mech_model *mm = s->lm->mech;
   size_t np = mech_nparams(mm);
   s->defaults = lg_calloc(np + 1, sizeof *s->defaults);
   s->dummy = lg_calloc(np + 1, sizeof *s->dummy);
   if (!s->defaults || !s->dummy) return LG_ERR_NOMEM;
-  lg_status st = mech_resolve_params(mm, NULL, 0, s->defaults, d);
+  lg_status st = mech_default_params(mm, s->defaults);
   for (size_t i = 0; st == LG_OK && i < np; i++)
     if (isnan(s->defaults[i])) {
       s->dummy[s->ndummy].name = mech_param_name(mm, i);
@@ -55,7 +56,7 @@ static lg_status derive(const lg_model *m, lg_method method, lg_system *s, lg_di
   lg_status st = lang_load_string(m->name, m->text, m->len, &s->lm, d);
   if (st == LG_OK) st = mech_derive_lagrange(s->lm->mech, s->lm->file, &s->eom, d);
   if (st == LG_OK) s->simplify_eom = mech_print_wants_simplify(s->lm->ctx, 0);
-  if (st == LG_OK) st = resolve_defaults(s, d);
+  if (st == LG_OK) st = resolve_defaults(s);
   if (st == LG_OK)
     st = num_system_build(s->lm->mech, s->eom, s->dummy, s->ndummy, &s->num, d);
   if (st == LG_OK && method == LG_KANE) st = derive_kane(s, d);

@@ -142,6 +142,9 @@ const mech_setting *mech_find_setting(const mech_setting *set, size_t nset,
  * parameter has no value. Errors when a default uses a valueless one. */
 lg_status mech_resolve_params(mech_model *m, const mech_setting *set, size_t nset,
                               double *val, lg_diag *diag);
+/* The defaults alone, NaN for a parameter without a value or whose value
+ * uses one (no error; LG_ERR_NOMEM only). */
+lg_status mech_default_params(mech_model *m, double *val);
 
 /* ---- the equations (Lagrange's method) ------------------------------------------- */
 typedef enum mech_row_kind { MECH_HOLONOMIC, MECH_NONHOLONOMIC } mech_row_kind;

@@ -156,6 +156,19 @@ static void test_errors(void) {
   CHECK_NEAR(a, -2.0, 1e-15);
   CHECK(d.status == LG_OK && lg_diag_text(&d)[0] == 0);
   lg_system_free(s);
+  /* a value written with a valueless parameter has none either */
+  const char dep[] = "coordinates x\nparameters m = 1, k, c = 2*k\nT = 1/2*m*x'^2\n"
+                     "V = c*x^2/2\n";
+  s = derive_text("c.lag", dep, LG_LAGRANGE);
+  CHECK(s != NULL);
+  double pc[3] = {0, 0, 0};
+  lg_default_params(s, pc);
+  CHECK(pc[0] == 1 && isnan(pc[1]) && isnan(pc[2]));
+  CHECK(lg_eval_accel(s, 0, &x, &v, NULL, &a, NULL, &d) == LG_ERR_USAGE);
+  pc[1] = 1, pc[2] = 6;
+  CHECK(lg_eval_accel(s, 0, &x, &v, pc, &a, NULL, NULL) == LG_OK);
+  CHECK_NEAR(a, -3.0, 1e-15);
+  lg_system_free(s);
   lg_system_free(NULL);
   lg_model_free(NULL);
   lg_string_free(NULL);
