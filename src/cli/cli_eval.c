@@ -14,8 +14,8 @@ static int speed_index(const mech_kane *k, const char *name) {
   return -1;
 }
 
-static int parse_state(const char *s, const lang_model *lm, double *q, double *qd,
-                       const mech_kane *kane, double *u, int *have_u) {
+int cli_parse_state(const char *s, const lang_model *lm, double *q, double *qd,
+                    const mech_kane *kane, double *u, int *have_u) {
   const char *p = s;
   while (*p) {
     while (*p == ' ' || *p == ',' || *p == '\t') p++;
@@ -170,7 +170,7 @@ static int evaluate(const cli_opts *o, lang_model *lm, const num_system *s) {
     memcpy(r.qd, lm->qd0, n * sizeof *r.qd);
   }
   int have_u = 0;
-  if (rc == CLI_EXIT_OK && o->state) rc = parse_state(o->state, lm, r.q, r.qd, NULL, NULL, &have_u);
+  if (rc == CLI_EXIT_OK && o->state) rc = cli_parse_state(o->state, lm, r.q, r.qd, NULL, NULL, &have_u);
   if (rc == CLI_EXIT_OK) {
     lg_diag d;
     lg_diag_clear(&d);
@@ -240,7 +240,7 @@ static int evaluate_kane(const cli_opts *o, lang_model *lm, const num_system *s,
   memcpy(q, lm->q0, n * sizeof *q);
   memcpy(qd, lm->qd0, n * sizeof *qd);
   int have_u = 0, rc = CLI_EXIT_OK;
-  if (o->state) rc = parse_state(o->state, lm, q, qd, k, u, &have_u);
+  if (o->state) rc = cli_parse_state(o->state, lm, q, qd, k, u, &have_u);
   num_kane_result r;
   lg_diag d;
   lg_diag_clear(&d);

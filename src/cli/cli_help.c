@@ -40,6 +40,23 @@ static const cli_help_entry entries[] = {
      "  --name NAME             identifier prefix (default: the model file's stem)\n"
      "  -o FILE                 write FILE (and FILE.h for C) instead of stdout\n"
      "  --stats                 operation counts after common-subexpression elimination\n"},
+    {"linearize",
+     "lagrange linearize MODEL [--at 'q1=0, q1'=0'] [--independent 'q1, q1''] [--symbolic]\n"
+     "                          [--format text|latex|json] [--json]",
+     "Linearizes about an operating point: x' = A (x - x0) + B (r - r0), x the\n"
+     "independent coordinates and rates (speeds under --method kane), r the inputs.\n"
+     "  --at 'NAME=V, NAME'=V'  the operating point (default: the initial state),\n"
+     "                          completed to a consistent one\n"
+     "  --independent 'q1, q2'' the independent coordinates and rates (else pivoting)\n"
+     "  --symbolic              A and B as expressions (text, LaTeX or JSON strings)\n"
+     "  --json                  one JSON object (state, inputs, A, B, eigenvalues, ...)\n"},
+    {"equilibria", "lagrange equilibria MODEL [--box 'q1=A:B, ...'] [--t T] [--json]",
+     "Finds the static equilibria (every rate zero, accelerations zero) in a box,\n"
+     "each with its stability and the eigenvalues of the linearization there.\n"
+     "  --box 'NAME=A:B, ...'   the search box (default: (-pi, pi] for angles,\n"
+     "                          [-10, 10] otherwise)\n"
+     "  --t T                   the time for the inputs (default 0)\n"
+     "  --json                  one JSON object (coordinates, free, equilibria)\n"},
     {"help", "lagrange help [COMMAND]", "Lists the commands, or describes one.\n"},
 };
 

@@ -30,6 +30,8 @@ int main(int argc, char **argv) {
   else if (strcmp(cmd, "eval") == 0) run = cli_eval;
   else if (strcmp(cmd, "simulate") == 0) run = cli_simulate;
   else if (strcmp(cmd, "codegen") == 0) run = cli_codegen;
+  else if (strcmp(cmd, "linearize") == 0) run = cli_linearize;
+  else if (strcmp(cmd, "equilibria") == 0) run = cli_equilibria;
   if (!run) {
     fprintf(stderr, "lagrange: unknown subcommand '%s'\n", cmd);
     cli_usage(stderr);
