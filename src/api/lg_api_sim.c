@@ -72,26 +72,24 @@ static lg_status check_initial(const lg_system *s, const num_system *ns, int pro
   return st;
 }
 
-/* Kane's own state [q; u]: the system is built on first use (it needs the
- * symbolic context, hence the lock); the initial speeds come from q'. */
+/* Kane's own state [q; u] (every speed when some are dependent): the
+ * initial speeds come from q' through the kinematical equations. */
 static lg_status simulate_kane(const lg_system *s, const num_sim_opts *so, double *q,
                                double *qd, const double *par, lg_sim_callback cb,
                                void *ud, num_sim_stats *stats, lg_diag *d) {
-  lg_system *mut = (lg_system *)s;
-  pthread_mutex_lock(&mut->lock);
-  lg_status st = LG_OK;
-  if (!mut->ks)
-    st = num_kane_system_build(s->lm->mech, s->kane, s->eom, s->dummy, s->ndummy, &mut->ks,
-                               d);
-  const num_kane_system *ks0 = mut->ks;
-  pthread_mutex_unlock(&mut->lock);
-  if (st != LG_OK) return st;
   num_kane_result r;
-  st = num_kane_evaluator_run(s->kev, par, so->t0, q, qd, NULL, 0, &r, d);
+  lg_status st = num_kane_evaluator_run(s->kev, par, so->t0, q, qd, NULL, 0, &r, d);
   if (st != LG_OK) return st;
-  num_kane_system ks = *ks0; /* the tapes shared, the parameters the call's */
-  ks.params = (double *)par;
-  st = num_simulate_kane(&ks, so, q, r.u, cb, ud, stats, d);
+  double *u0 = lg_calloc(s->ks->p + 1, sizeof *u0);
+  if (u0) {
+    num_kane_initial_speeds(s->kane, &r, u0);
+    num_kane_system ks = *s->ks; /* the tapes shared, the parameters the call's */
+    ks.params = (double *)par;
+    st = num_simulate_kane(&ks, so, q, u0, cb, ud, stats, d);
+  } else {
+    st = LG_ERR_NOMEM;
+  }
+  lg_free(u0);
   num_kane_result_free(&r);
   return st;
 }

@@ -37,8 +37,9 @@ static lg_status resolve_defaults(lg_system *s) {
 }
 
 /* Kane's equations: at one state always; for simulation in Lagrange's
- * state when they share it (else Kane's [q; u] system, built on first
- * use). */
+ * state when they share it, else in Kane's own [q; u]. Everything is
+ * built here: afterwards nothing but printing and codegen touches the
+ * symbolic context (an allocation failure there would poison it). */
 static lg_status derive_kane(lg_system *s, lg_diag *d) {
   mech_model *mm = s->lm->mech;
   lg_status st = lang_derive_kane(s->lm, s->dummy, s->ndummy, &s->kane, d);
@@ -48,6 +49,8 @@ static lg_status derive_kane(lg_system *s, lg_diag *d) {
   if (st == LG_OK) s->kane_eom = mech_kane_as_eom(mm, s->eom, s->kane);
   if (st == LG_OK && s->kane_eom)
     st = num_system_build(mm, s->kane_eom, s->dummy, s->ndummy, &s->sim, d);
+  else if (st == LG_OK)
+    st = num_kane_system_build(mm, s->kane, s->eom, s->dummy, s->ndummy, &s->ks, d);
   return st;
 }
 

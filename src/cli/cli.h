@@ -51,6 +51,9 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom);
 
 /* Kane's equations of a loaded model (prints errors). */
 int cli_load_kane(const cli_opts *o, lang_model *lm, mech_kane **k);
+/* The same with the dependent speeds chosen at the state (t, q, q'). */
+int cli_load_kane_at(const cli_opts *o, lang_model *lm, double t, const double *q,
+                     const double *qd, mech_kane **k);
 /* Replace *e by Kane's equations when --method kane and they share
  * Lagrange's state (u = q', unconstrained). Otherwise, when kane_out is
  * given, *kane_out gets Kane's equations (state [q; u]); else an error. */

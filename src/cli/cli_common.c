@@ -45,9 +45,14 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
 }
 
 int cli_load_kane(const cli_opts *o, lang_model *lm, mech_kane **k) {
+  return cli_load_kane_at(o, lm, lm->t0, lm->q0, lm->qd0, k);
+}
+
+int cli_load_kane_at(const cli_opts *o, lang_model *lm, double t, const double *q,
+                     const double *qd, mech_kane **k) {
   lg_diag d;
   lg_diag_clear(&d);
-  lg_status st = lang_derive_kane(lm, o->set, o->nset, k, &d);
+  lg_status st = lang_derive_kane_at(lm, o->set, o->nset, t, q, qd, k, &d);
   return st == LG_OK ? CLI_EXIT_OK : cli_report(&d, lm, o->model);
 }
 

@@ -35,6 +35,10 @@ void lang_model_free(lang_model *m);
  * partial pivoting at its initial state (lang_kane.c). */
 lg_status lang_derive_kane(lang_model *lm, const mech_setting *set, size_t nset,
                            mech_kane **out, lg_diag *diag);
+/* The same, pivoting at (t, q, q') (n values each). */
+lg_status lang_derive_kane_at(lang_model *lm, const mech_setting *set, size_t nset,
+                              double t, const double *q, const double *qd,
+                              mech_kane **out, lg_diag *diag);
 
 /* Index of coordinate `name`, or -1. */
 int lang_coord_index(const lang_model *m, const char *name);

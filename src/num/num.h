@@ -136,6 +136,8 @@ typedef struct num_kane_result {
   double *qd, *qdd;           /* n */
   double *M, *f;              /* p*p, p */
   double *Mfull, *ffull;      /* (n+p)^2, n+p */
+  size_t ndep;
+  double *udep;               /* ndep: the dependent speeds (mech_kane udep order) */
 } num_kane_result;
 
 /* Evaluate Kane's equations at (t, q) with the independent speeds u (when
@@ -160,21 +162,27 @@ lg_status num_kane_evaluator_run(const num_kane_evaluator *ev, const double *par
                                  lg_diag *diag);
 void num_kane_evaluator_free(num_kane_evaluator *ev);
 
-/* ---- Kane's method over time: x = [q; u_I] ------------------------------------------- */
+/* ---- Kane's method over time: x = [q; u] ---------------------------------------------- */
 typedef struct num_kane_system {
   size_t n, p, m, np, nin;      /* coordinates, speeds, constraint rows, params, inputs */
   double *params;
-  sym_tape *dyn;                /* outputs: q' (n), M (p*p), f (p) */
+  sym_tape *dyn;                /* outputs: q' (n), M (p*p), f (p), A (mc*p), g (mc) */
   sym_tape *all;                /* outputs: q' (n), T, V, C (m) */
+  size_t mc;                    /* velocity constraints solved with the speeds (0: none) */
   size_t o_kq, o_T, o_V, o_C;   /* offsets in the outputs of `all` */
+  size_t o_kkt;                 /* the [M A^T; A 0] system in the work array */
   size_t o_out;                 /* where the outputs start in the work array */
   size_t nwork;                 /* doubles of work */
 } num_kane_system;
 
+/* The state x = [q; u] of num_kane_system: u has p speeds, the independent
+ * ones without dependent speeds, else every speed (num_kane_initial_speeds
+ * fills them from an evaluation at the initial state). */
 lg_status num_kane_system_build(mech_model *mm, const mech_kane *k, const mech_eom *lag,
                                 const num_setting *set, size_t nset, num_kane_system **out,
                                 lg_diag *diag);
 void num_kane_system_free(num_kane_system *k);
+void num_kane_initial_speeds(const mech_kane *k, const num_kane_result *r, double *u);
 /* Work for num_kane_rhs/observe (free with lg_free). */
 double *num_kane_scratch(const num_kane_system *k);
 /* dx = [q'; u'] at x = [q; u] (LG_ERR_NUMERIC when M is singular). */

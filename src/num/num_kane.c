@@ -1,14 +1,16 @@
-/* num_kane.c - Kane's equations evaluated at one state. */
+/* num_kane.c - Kane's equations evaluated at one state (a tape built once,
+ * run per state), and over time. */
 #include "num.h"
 
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
-/* outputs: speeds from (q, q'), then M, f, k~, q'', Mfull, ffull */
+/* outputs: independent speeds from (q, q'), then M, f, k~, q'', Mfull,
+ * ffull, the dependent speeds */
 static const sym_node **outputs(const mech_kane *k, size_t *count) {
   size_t n = k->n, p = k->p, N = n + p;
-  size_t cnt = p + p * p + p + n + n + N * N + N, o = 0;
+  size_t cnt = p + p * p + p + n + n + N * N + N + k->ndep, o = 0;
   const sym_node **v = lg_malloc(cnt * sizeof *v);
   if (!v) return NULL;
   for (size_t i = 0; i < p; i++) v[o++] = k->speed_of_qd[i];
@@ -18,6 +20,7 @@ static const sym_node **outputs(const mech_kane *k, size_t *count) {
   for (size_t i = 0; i < n; i++) v[o++] = k->qdd[i];
   for (size_t i = 0; i < N * N; i++) v[o++] = k->mass_matrix_full->e[i];
   for (size_t i = 0; i < N; i++) v[o++] = k->forcing_full[i];
+  for (size_t i = 0; i < k->ndep; i++) v[o++] = k->udep_expr[i];
   *count = cnt;
   return v;
 }
@@ -26,7 +29,8 @@ static const sym_node **outputs(const mech_kane *k, size_t *count) {
  * per state: first for the speeds and M, f (u' = 0), then with the solved
  * u'. The evaluator is immutable: runs on one evaluator may overlap. */
 struct num_kane_evaluator {
-  size_t n, p, np, nin, nout;
+  const mech_kane *k;   /* for the names in diagnostics */
+  size_t n, p, np, ndep, nin, nout;
   sym_tape *tape;
   int default_speeds;
   int *speed_qd;        /* p: the q' a default speed is, or -1 */
@@ -65,11 +69,13 @@ lg_status num_kane_evaluator_build(mech_model *mm, const mech_kane *k,
   *out = NULL;
   num_kane_evaluator *ev = lg_calloc(1, sizeof *ev);
   if (!ev) return LG_ERR_NOMEM;
+  ev->k = k;
   ev->n = n;
   ev->p = p;
   ev->np = mech_nparams(mm);
+  ev->ndep = k->ndep;
   ev->nin = 1 + 2 * n + 2 * p + ev->np;
-  ev->nout = p + p * p + p + 2 * n + N * N + N;
+  ev->nout = p + p * p + p + 2 * n + N * N + N + k->ndep;
   ev->default_speeds = k->default_speeds;
   ev->speed_qd = lg_malloc((p + 1) * sizeof *ev->speed_qd);
   lg_status st = ev->speed_qd ? build_tape(mm, k, set, nset, ev, diag) : LG_ERR_NOMEM;
@@ -103,16 +109,40 @@ static lg_status run_tape(const num_kane_evaluator *ev, const double *in, double
   return LG_OK;
 }
 
+/* The dependent speeds are solved symbolically for the set chosen where
+ * the model starts; at a state where that set's constraint matrix is
+ * singular they are not finite: say so instead of printing garbage. */
+static lg_status check_dependent(const mech_kane *k, const double *udep, lg_diag *diag) {
+  for (size_t i = 0; i < k->ndep; i++) {
+    if (isfinite(udep[i])) continue;
+    lg_str names;
+    lg_str_init(&names);
+    for (size_t j = 0; j < k->ndep; j++) {
+      if (j) lg_str_puts(&names, ", ");
+      sym_print(&names, k->udep[j], SYM_STYLE_TEXT, NULL, NULL);
+    }
+    lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
+                "the velocity constraints cannot be solved for the dependent speeds %s at this "
+                "state (their coefficients are singular here)",
+                names.s ? names.s : "");
+    lg_diag_hint(diag, "evaluate elsewhere, or declare other dependent speeds");
+    lg_str_free(&names);
+    return LG_ERR_NUMERIC;
+  }
+  return LG_OK;
+}
+
 void num_kane_result_free(num_kane_result *r) {
   lg_free(r->u);
   memset(r, 0, sizeof *r);
 }
 
-static int alloc_result(num_kane_result *r, size_t n, size_t p) {
+static int alloc_result(num_kane_result *r, size_t n, size_t p, size_t nd) {
   size_t N = n + p;
   r->n = n;
   r->p = p;
-  r->u = lg_calloc(2 * p + 2 * n + p * p + p + N * N + N + 1, sizeof(double));
+  r->ndep = nd;
+  r->u = lg_calloc(2 * p + 2 * n + p * p + p + N * N + N + nd + 1, sizeof(double));
   if (!r->u) return 0;
   r->ud = r->u + p;
   r->qd = r->ud + p;
@@ -121,6 +151,7 @@ static int alloc_result(num_kane_result *r, size_t n, size_t p) {
   r->f = r->M + p * p;
   r->Mfull = r->f + p;
   r->ffull = r->Mfull + N * N;
+  r->udep = r->ffull + N;
   return 1;
 }
 
@@ -144,14 +175,25 @@ static lg_status solve_ud(num_kane_result *r, size_t p, lg_diag *diag) {
   return st;
 }
 
+/* The results of the last tape run into r. */
+static void take_results(const num_kane_evaluator *ev, const double *out,
+                         num_kane_result *r) {
+  size_t n = ev->n, p = ev->p, N = n + p, o = p + p * p + p;
+  memcpy(r->qd, out + o, n * sizeof *r->qd);
+  memcpy(r->qdd, out + o + n, n * sizeof *r->qdd);
+  memcpy(r->Mfull, out + o + 2 * n, N * N * sizeof *r->Mfull);
+  memcpy(r->ffull, out + o + 2 * n + N * N, N * sizeof *r->ffull);
+  memcpy(r->udep, out + o + 2 * n + N * N + N, ev->ndep * sizeof *r->udep);
+}
+
 lg_status num_kane_evaluator_run(const num_kane_evaluator *ev, const double *params,
                                  double t, const double *q, const double *qd,
                                  const double *u, int have_u, num_kane_result *r,
                                  lg_diag *diag) {
-  size_t n = ev->n, p = ev->p, N = n + p;
+  size_t n = ev->n, p = ev->p;
   memset(r, 0, sizeof *r);
   double *in = lg_calloc(ev->nin, sizeof *in), *out = lg_calloc(ev->nout + 1, sizeof *out);
-  lg_status st = in && out && alloc_result(r, n, p) ? LG_OK : LG_ERR_NOMEM;
+  lg_status st = in && out && alloc_result(r, n, p, ev->ndep) ? LG_OK : LG_ERR_NOMEM;
   if (st == LG_OK) {
     memcpy(in + 1 + 2 * n + 2 * p, params, ev->np * sizeof *params);
     in[0] = t;
@@ -167,6 +209,7 @@ lg_status num_kane_evaluator_run(const num_kane_evaluator *ev, const double *par
     memcpy(in + 1 + 2 * n, out, p * sizeof *out);
     st = run_tape(ev, in, out);
   }
+  if (st == LG_OK) st = check_dependent(ev->k, out + ev->nout - ev->ndep, diag);
   if (st == LG_OK) {
     memcpy(r->u, in + 1 + 2 * n, p * sizeof *r->u);
     memcpy(r->M, out + p, p * p * sizeof *r->M);
@@ -177,13 +220,7 @@ lg_status num_kane_evaluator_run(const num_kane_evaluator *ev, const double *par
     memcpy(in + 1 + 2 * n + p, r->ud, p * sizeof *r->ud);
     st = run_tape(ev, in, out);
   }
-  if (st == LG_OK) {
-    size_t o = p + p * p + p;
-    memcpy(r->qd, out + o, n * sizeof *r->qd);
-    memcpy(r->qdd, out + o + n, n * sizeof *r->qdd);
-    memcpy(r->Mfull, out + o + 2 * n, N * N * sizeof *r->Mfull);
-    memcpy(r->ffull, out + o + 2 * n + N * N, N * sizeof *r->ffull);
-  }
+  if (st == LG_OK) take_results(ev, out, r);
   lg_free(in);
   lg_free(out);
   if (st != LG_OK) num_kane_result_free(r);
@@ -206,15 +243,29 @@ lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *s
 }
 
 /* ---- Kane's equations over time ------------------------------------------------------ */
+/* Without dependent speeds the state is [q; u] and M u' = f. With them it
+ * is [q; u_all], every speed, and u_all' solves
+ *   [M  A^T] [u']   [ f]
+ *   [A   0 ] [mu] = [-g]
+ * at each state (M, f: Kane's equations for all speeds as if
+ * unconstrained; A u' + g = 0: the velocity constraints differentiated).
+ * That is Kane's projection onto the speeds the constraints allow (any
+ * choice of independent speeds gives the same u'), solved numerically with
+ * LAPACK's pivoting, so no symbolic pivot, and no choice of dependent
+ * speeds made at the start, can vanish along the motion. */
+static const mech_kane *over_time(const mech_kane *k) { return k->ndep ? k->all : k; }
+
 static const sym_node *subst_kq(sym_ctx *c, const mech_kane *k, const sym_node *e) {
   return sym_subst(c, e, k->n, k->qd, k->kq);
 }
 
-static lg_status kane_tapes(mech_model *mm, const mech_kane *k, const mech_eom *lag,
+static lg_status kane_tapes(mech_model *mm, const mech_kane *k0, const mech_eom *lag,
                             const num_setting *set, size_t nset, num_kane_system *s,
                             lg_diag *diag) {
   sym_ctx *c = mech_ctx(mm);
-  size_t n = k->n, p = k->p, m = lag->m, nd = n + p * p + p, na = n + 2 + m;
+  const mech_kane *k = over_time(k0);
+  size_t n = k->n, p = k->p, m = lag->m, mc = s->mc;
+  size_t nd = n + p * p + p + mc * p + mc, na = n + 2 + m;
   const sym_node **od = lg_malloc(nd * sizeof *od), **oa = lg_malloc(na * sizeof *oa);
   const sym_node **in = lg_malloc(s->nin * sizeof *in);
   lg_status st = od && oa && in ? LG_OK : LG_ERR_NOMEM;
@@ -222,6 +273,10 @@ static lg_status kane_tapes(mech_model *mm, const mech_kane *k, const mech_eom *
     memcpy(od, k->kq, n * sizeof *od);
     memcpy(od + n, k->M->e, p * p * sizeof *od);
     memcpy(od + n + p * p, k->f, p * sizeof *od);
+    if (mc) {
+      memcpy(od + n + p * p + p, k0->A->e, mc * p * sizeof *od);
+      memcpy(od + n + p * p + p + mc * p, k0->g, mc * sizeof *od);
+    }
     memcpy(oa, k->kq, n * sizeof *oa);
     oa[n] = subst_kq(c, k, lag->T);
     oa[n + 1] = subst_kq(c, k, lag->V);
@@ -248,14 +303,34 @@ static lg_status kane_tapes(mech_model *mm, const mech_kane *k, const mech_eom *
   return st;
 }
 
+/* Where the outputs, the KKT matrix, its right-hand side and pivots live
+ * in the work array. */
+static void layout(num_kane_system *s) {
+  size_t n = s->n, p = s->p, mc = s->mc, N = p + mc;
+  size_t slots = s->dyn->nslots > s->all->nslots ? s->dyn->nslots : s->all->nslots;
+  size_t nd = n + p * p + p + mc * p + mc, na = n + 2 + s->m;
+  s->o_kq = 0;
+  s->o_T = n;
+  s->o_V = n + 1;
+  s->o_C = n + 2;
+  s->o_out = s->nin + slots;
+  s->o_kkt = s->o_out + (nd > na ? nd : na);
+  s->nwork = s->o_kkt + N * N + N + N + 1; /* matrix, right-hand side, pivots */
+}
+
 lg_status num_kane_system_build(mech_model *mm, const mech_kane *k, const mech_eom *lag,
                                 const num_setting *set, size_t nset, num_kane_system **out,
                                 lg_diag *diag) {
   *out = NULL;
+  if (k->ndep) {
+    lg_status st = mech_kane_derive_all(mm, (mech_kane *)k, diag);
+    if (st != LG_OK) return st;
+  }
   num_kane_system *s = lg_calloc(1, sizeof *s);
   if (!s) return LG_ERR_NOMEM;
   s->n = k->n;
-  s->p = k->p;
+  s->p = over_time(k)->p;
+  s->mc = k->ndep;
   s->m = lag->m;
   s->np = mech_nparams(mm);
   s->nin = 1 + s->n + s->p + s->np;
@@ -274,17 +349,22 @@ lg_status num_kane_system_build(mech_model *mm, const mech_kane *k, const mech_e
     num_kane_system_free(s);
     return st;
   }
-  s->o_kq = 0;
-  s->o_T = s->n;
-  s->o_V = s->n + 1;
-  s->o_C = s->n + 2;
-  size_t slots = s->dyn->nslots > s->all->nslots ? s->dyn->nslots : s->all->nslots;
-  size_t nout = s->n + s->p * s->p + s->p > s->n + 2 + s->m ? s->n + s->p * s->p + s->p
-                                                             : s->n + 2 + s->m;
-  s->o_out = s->nin + slots;
-  s->nwork = s->o_out + nout + s->p * s->p + 2 * s->p + 1;
+  layout(s);
   *out = s;
   return LG_OK;
+}
+
+void num_kane_initial_speeds(const mech_kane *k, const num_kane_result *r, double *u) {
+  if (!k->ndep) {
+    memcpy(u, r->u, k->p * sizeof *u);
+    return;
+  }
+  for (size_t j = 0; j < k->nu; j++) {
+    for (size_t i = 0; i < k->p; i++)
+      if (k->u[i] == k->uall[j]) u[j] = r->u[i];
+    for (size_t d = 0; d < k->ndep; d++)
+      if (k->udep[d] == k->uall[j]) u[j] = r->udep[d];
+  }
 }
 
 void num_kane_system_free(num_kane_system *k) {
@@ -308,19 +388,28 @@ static void load_state(const num_kane_system *k, double *w, double t, const doub
 
 lg_status num_kane_rhs(const num_kane_system *k, double *w, double t, const double *x,
                        double *dx, lg_diag *diag) {
-  size_t n = k->n, p = k->p;
+  size_t n = k->n, p = k->p, mc = k->mc, N = p + mc;
   load_state(k, w, t, x);
-  double *out = w + k->o_out, *A = out + n + p * p + p;
+  double *out = w + k->o_out, *K = w + k->o_kkt, *b = K + N * N;
+  lapack_int *piv = (lapack_int *)(b + N);
   sym_tape_eval(k->dyn, w, out, w + k->nin);
+  const double *M = out + n, *f = M + p * p, *A = f + p, *g = A + mc * p;
   memcpy(dx, out, n * sizeof *dx);
-  memcpy(A, out + n, p * p * sizeof *A); /* Kane's M is symmetric: either layout */
-  memcpy(dx + n, out + n + p * p, p * sizeof *dx);
-  lapack_int piv[p + 1];
-  if (p && LAPACKE_dgesv_work(LAPACK_COL_MAJOR, (lapack_int)p, 1, A, (lapack_int)p, piv,
-                              dx + n, (lapack_int)p) != 0) {
-    lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0, "Kane's mass matrix is singular");
+  for (size_t j = 0; j < N; j++) /* column-major [M A^T; A 0] */
+    for (size_t i = 0; i < N; i++)
+      K[i + j * N] = i < p && j < p ? M[i * p + j]
+                     : i >= p && j < p ? A[(i - p) * p + j]
+                     : i < p && j >= p ? A[(j - p) * p + i] : 0;
+  memcpy(b, f, p * sizeof *b);
+  for (size_t r = 0; r < mc; r++) b[p + r] = -g[r];
+  if (N && LAPACKE_dgesv_work(LAPACK_COL_MAJOR, (lapack_int)N, 1, K, (lapack_int)N, piv, b,
+                              (lapack_int)N) != 0) {
+    lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
+                mc ? "Kane's equations are singular (mass matrix, or the velocity constraints)"
+                   : "Kane's mass matrix is singular");
     return LG_ERR_NUMERIC;
   }
+  memcpy(dx + n, b, p * sizeof *dx);
   return LG_OK;
 }
 

@@ -279,7 +279,7 @@ static void test_threads(lg_method method) {
   lg_system_free(s);
 }
 
-/* Evaluation, simulation (Kane's [q; u] system is built on first use),
+/* Evaluation, simulation (Kane's own [q; u] with a dependent speed),
  * printing and code generation on one system from three threads. */
 static void *simulate_twice(void *ud) {
   job *j = ud;
