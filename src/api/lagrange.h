@@ -24,10 +24,12 @@
  *   matrices are row-major.
  * - Threads: two threads may use two different objects at once. An
  *   lg_system is immutable after lg_derive: any number of threads may call
- *   the evaluation functions (lg_eval_accel, lg_eval, lg_simulate and the
- *   queries) on one system at once; each call uses its own scratch memory.
- *   lg_print and lg_codegen work on the system's symbolic expressions and
- *   serialize on a lock inside the system (safe, but not concurrent).
+ *   the evaluation functions (lg_eval_accel, lg_eval, lg_simulate,
+ *   lg_linearize and the queries) on one system at once; each call uses its
+ *   own scratch memory. lg_print, lg_codegen and the first lg_linearize
+ *   (which compiles the linearization) work on the system's symbolic
+ *   expressions and serialize on a lock inside the system (safe, but not
+ *   concurrent).
  *   lg_model objects are only read after loading (lg_derive works on its
  *   own copy), so one model may be derived by several threads at once.
  */
@@ -155,6 +157,38 @@ typedef struct lg_eval_result {
 LAGRANGE_API lg_status lg_eval(const lg_system *s, double t, const double *q,
                                const double *qd, const double *p, const lg_eval_result *r,
                                lg_diag *diag);
+
+/* ---- linearization ----------------------------------------------------------------- */
+/* The model's inputs (`inputs F = ...`): the r of lg_linearize. */
+LAGRANGE_API size_t lg_ninputs(const lg_system *s);
+LAGRANGE_API const char *lg_input_name(const lg_system *s, size_t i);
+
+/* x' = A (x - x0) + B (r - r0) to first order, as `lagrange linearize`:
+ * x holds the independent coordinates, then the independent rates (nx of
+ * them); r the inputs at their values at t (nr = lg_ninputs). The caller
+ * provides the room (n = nq); the library sets nx, nr and the arrays. */
+typedef struct lg_linearization {
+  size_t nx, nr;
+  size_t *state;   /* 2n room: x[k] is q[state[k]] when state[k] < n, else
+                      q'[state[k] - n] */
+  double *A;       /* 4n^2 room: nx x nx */
+  double *B;       /* 2n * nr room: nx x nr */
+  double *x0;      /* 2n room */
+  double *r0;      /* nr room (may be NULL when there are no inputs) */
+  double *q, *qd;  /* n each, or NULL: the operating point completed onto the
+                      constraints */
+} lg_linearization;
+
+/* Linearize about (t, q, q') (either NULL: the model's initial values),
+ * completed onto the constraints (dependent values solved; q and qd are
+ * not written). independent: NULL (chosen by pivoting) or 2n flags, 1
+ * where q_i (first n) or q_i' (last n) must stay independent. Under Kane's
+ * method the rates Kane's method makes dependent are dependent here too
+ * (default speeds u = q' only: else LG_ERR_USAGE). */
+LAGRANGE_API lg_status lg_linearize(const lg_system *s, double t, const double *q,
+                                    const double *qd, const double *p,
+                                    const int *independent, lg_linearization *res,
+                                    lg_diag *diag);
 
 /* ---- simulation ------------------------------------------------------------------ */
 typedef enum lg_integrator {

@@ -6,7 +6,7 @@
  * model is never written after loading. An lg_system owns that context,
  * the derived equations and their compiled tapes; the tapes are only read
  * after lg_derive, and everything that still touches the symbolic context
- * (printing, code generation) holds `lock`. */
+ * (printing, code generation, compiling the linearization) holds `lock`. */
 #ifndef LG_API_INTERNAL_H
 #define LG_API_INTERNAL_H
 
@@ -36,6 +36,7 @@ struct lg_system {
   num_system *sim;       /* what simulate integrates in x = [q; q']:
                             num, or Kane's in Lagrange's shape */
   num_kane_evaluator *kev; /* Kane's equations at one state */
+  num_lin *lin;          /* the linearization, compiled on first use (lock) */
   num_kane_system *ks;   /* Kane's state [q; u], when kane_eom is NULL */
   mech_setting *dummy;   /* values for parameters without one: every
                             evaluation passes the real values */

@@ -9,6 +9,7 @@ void lg_system_free(lg_system *s) {
   num_system_free(s->num);
   if (s->sim != s->num) num_system_free(s->sim);
   num_kane_evaluator_free(s->kev);
+  num_lin_free(s->lin);
   num_kane_system_free(s->ks);
   lang_model_free(s->lm);
   lg_free(s->dummy);
@@ -103,6 +104,12 @@ const char *lg_coordinate_name(const lg_system *s, size_t i) {
 
 const char *lg_parameter_name(const lg_system *s, size_t i) {
   return s && i < s->num->np ? s->num->param_names[i] : NULL;
+}
+
+size_t lg_ninputs(const lg_system *s) { return s ? mech_ninputs(s->lm->mech) : 0; }
+
+const char *lg_input_name(const lg_system *s, size_t i) {
+  return s && i < mech_ninputs(s->lm->mech) ? mech_input_name(s->lm->mech, i) : NULL;
 }
 
 void lg_default_params(const lg_system *s, double *p) {

@@ -247,6 +247,49 @@ static void test_print_codegen(void) {
   lg_system_free(s);
 }
 
+/* ---- linearization ------------------------------------------------------------------- */
+/* The cart pendulum upright: x = [x, theta, x', theta'], A = [[0, I], [M0^-1 K, 0]]
+ * with M0 = [[M+m, M l], [M l, M l^2]] and K = [[0, 0], [0, M g l]]. */
+static void test_linearize(lg_method method) {
+  lg_system *s = derive_text("cart.lag", CART, method);
+  CHECK(s != NULL && lg_ninputs(s) == 0);
+  size_t state[4];
+  double A[16], x0[4], q[2] = {0.3, 0.0}, qd[2] = {0, 0};
+  lg_linearization L = {.state = state, .A = A, .x0 = x0};
+  CHECK(lg_linearize(s, 0, q, qd, NULL, NULL, &L, NULL) == LG_OK);
+  CHECK(L.nx == 4 && L.nr == 0);
+  for (size_t k = 0; k < 4; k++) CHECK(state[k] == k);
+  double m = 1, M = 0.5, l = 0.8, g = 9.81, det = (M + m) * M * l * l - M * l * M * l;
+  /* M0^-1 = [[M l^2, -M l], [-M l, M + m]] / det; column theta of K: M g l */
+  CHECK_NEAR(A[2 * 4 + 1], -M * l * M * g * l / det, 1e-12); /* dx''/dtheta */
+  CHECK_NEAR(A[3 * 4 + 1], (M + m) * M * g * l / det, 1e-12); /* dtheta''/dtheta */
+  CHECK_NEAR(A[0 * 4 + 2], 1.0, 1e-15);
+  CHECK_NEAR(A[2 * 4 + 0], 0.0, 1e-15);
+  CHECK_NEAR(x0[0], 0.3, 1e-15);
+  lg_system_free(s);
+}
+
+/* On the sphere: one coordinate and one rate are dependent. */
+static void test_linearize_constrained(void) {
+  lg_system *s = derive_text("bowl.lag", BOWL, LG_LAGRANGE);
+  size_t state[6];
+  double A[36], x0[6], qc[3], qdc[3];
+  double q[3] = {0.0, 0.0, -1.2}, qd[3] = {0, 0, 0}; /* off the sphere: completed */
+  int indep[6] = {1, 1, 0, 1, 1, 0};
+  lg_linearization L = {.state = state, .A = A, .x0 = x0, .q = qc, .qd = qdc};
+  lg_diag d = {0};
+  CHECK(lg_linearize(s, 0, q, qd, NULL, indep, &L, &d) == LG_OK);
+  CHECK(L.nx == 4);
+  CHECK(state[0] == 0 && state[1] == 1 && state[2] == 3 && state[3] == 4);
+  CHECK_NEAR(qc[2], -1.0, 1e-12); /* q3 solved onto the sphere */
+  /* small oscillations at the bottom: q1'' = -(g/r) q1 */
+  CHECK_NEAR(A[2 * 4 + 0], -9.81, 1e-9);
+  CHECK_NEAR(A[3 * 4 + 1], -9.81, 1e-9);
+  lg_linearization bad = {.state = state};
+  CHECK(lg_linearize(s, 0, q, qd, NULL, NULL, &bad, &d) == LG_ERR_USAGE);
+  lg_system_free(s);
+}
+
 /* ---- threads ----------------------------------------------------------------------------- */
 typedef struct job {
   const lg_system *s;
@@ -404,6 +447,14 @@ static lg_status do_simulate(void *ud, lg_diag *d) {
   return lg_simulate(c->s, &o, NULL, NULL, NULL, NULL, NULL, NULL, d);
 }
 
+static lg_status do_linearize(void *ud, lg_diag *d) {
+  ctx *c = ud;
+  size_t state[6];
+  double A[36], x0[6], B[6], r0[1];
+  lg_linearization L = {.state = state, .A = A, .x0 = x0, .B = B, .r0 = r0};
+  return lg_linearize(c->s, 0, NULL, NULL, NULL, NULL, &L, d);
+}
+
 static lg_status do_print(void *ud, lg_diag *d) {
   ctx *c = ud;
   char *out = NULL;
@@ -436,6 +487,8 @@ static void test_out_of_memory(const char *name, const char *text, lg_method met
   fault_inject(what, do_eval, &c);
   snprintf(what, sizeof what, "%s simulate", name);
   fault_inject(what, do_simulate, &c);
+  snprintf(what, sizeof what, "%s linearize", name);
+  fault_inject(what, do_linearize, &c);
   for (c.fmt = LG_FORMAT_TEXT; c.fmt <= LG_FORMAT_JSON; c.fmt++) {
     snprintf(what, sizeof what, "%s print %d", name, (int)c.fmt);
     fault_inject(what, do_print, &c);
@@ -467,6 +520,9 @@ int main(void) {
   test_constrained();
   test_errors();
   test_simulate();
+  test_linearize(LG_LAGRANGE);
+  test_linearize(LG_KANE);
+  test_linearize_constrained();
   test_print_codegen();
   test_threads(LG_LAGRANGE);
   test_threads(LG_KANE);
