@@ -323,9 +323,14 @@ static void test_threads(lg_method method) {
 }
 
 /* Evaluation, simulation (Kane's own [q; u] with a dependent speed),
- * printing and code generation on one system from three threads. */
+ * linearization (compiled by whichever thread comes first), printing and
+ * code generation on one system from three threads. */
 static void *simulate_twice(void *ud) {
   job *j = ud;
+  size_t state[6];
+  double A[36], x0[6];
+  lg_linearization L = {.state = state, .A = A, .x0 = x0};
+  if (lg_linearize(j->s, 0, NULL, NULL, NULL, NULL, &L, NULL) != LG_OK) return NULL;
   lg_sim_options o;
   lg_sim_options_default(j->s, &o);
   o.tf = 0.2;
@@ -340,7 +345,11 @@ static void *simulate_twice(void *ud) {
 static void *print_and_generate(void *ud) {
   job *j = ud;
   char *text = NULL, *src = NULL;
+  size_t state[6];
+  double A[36], x0[6];
+  lg_linearization L = {.state = state, .A = A, .x0 = x0};
   j->ok = lg_print(j->s, LG_FORMAT_JSON, &text, NULL) == LG_OK &&
+          lg_linearize(j->s, 0, NULL, NULL, NULL, NULL, &L, NULL) == LG_OK &&
           lg_codegen(j->s, LG_CODE_C, "b", &src, NULL, NULL) == LG_OK;
   lg_string_free(text);
   lg_string_free(src);
