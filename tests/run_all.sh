@@ -28,6 +28,8 @@ if ! make -s -j"$JOBS" all tests >"$log/build.txt" 2>&1 ||
   exit 1
 fi
 
+# the JIT's cache of compiled objects: private to this run, not ~/.cache
+export LAGRANGE_CACHE_DIR="$log/jit-cache"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 echo "== unit tests (ASan+UBSan+LSan)"

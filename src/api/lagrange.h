@@ -91,7 +91,8 @@ typedef struct lg_model lg_model;     /* a parsed, checked model file */
 typedef struct lg_system lg_system;   /* derived equations, ready to use */
 typedef enum lg_method { LG_LAGRANGE = 0, LG_KANE = 1 } lg_method;
 
-/* Read, parse and check a model file (the language of lagrange-model(5)). */
+/* Read, parse and check a model file (the language of lagrange-model(5)),
+ * as the command reads it: at most 64 MB; "-" reads standard input. */
 LAGRANGE_API lg_status lg_model_load_file(const char *path, lg_model **out, lg_diag *diag);
 /* The same from text in memory: len bytes (no NUL needed). `name` is what
  * diagnostics call the text (like a file name); NULL: "<string>". */

@@ -1,29 +1,10 @@
 /* lg_api_model.c - loading a model: the text is kept (lg_derive parses it
  * again into a context of its own) and checked now, so that errors in the
- * file are reported by the load. */
+ * file are reported by the load. Files are read as the command reads them
+ * (lg_read_input: at most 64 MB, "-" is standard input). */
 #include "lg_api_internal.h"
 
-#include <stdio.h>
 #include <string.h>
-
-static lg_status read_file(const char *path, lg_str *buf, lg_diag *d) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    lg_diag_set(d, LG_ERR_IO, path, 0, 0, "cannot read the model file");
-    lg_diag_hint(d, "check the path");
-    return LG_ERR_IO;
-  }
-  char chunk[16384];
-  size_t k;
-  while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) lg_str_putn(buf, chunk, k);
-  int err = ferror(f);
-  fclose(f);
-  if (err) {
-    lg_diag_set(d, LG_ERR_IO, path, 0, 0, "cannot read the model file");
-    return LG_ERR_IO;
-  }
-  return buf->oom ? LG_ERR_NOMEM : LG_OK;
-}
 
 void lg_model_free(lg_model *m) {
   if (!m) return;
@@ -83,15 +64,11 @@ lg_status lg_model_load_file(const char *path, lg_model **out, lg_diag *diag) {
   }
   if (out) *out = NULL;
   lg_model *m = NULL;
-  lg_str buf;
-  lg_str_init(&buf);
-  if (st == LG_OK) st = read_file(path, &buf, d);
-  if (st == LG_OK) {
-    size_t len = buf.len;
-    char *text = buf.s ? lg_str_take(&buf) : lg_strdup("");
-    st = text ? load(path, text, len, &m, d) : LG_ERR_NOMEM;
-  }
-  lg_str_free(&buf);
+  char *text = NULL;
+  size_t len = 0;
+  /* the command's reader: bounded, NUL bytes and lone CRs as it treats them */
+  if (st == LG_OK) st = lg_read_input(path, path, LG_INPUT_LIMIT, &text, &len, d);
+  if (st == LG_OK) st = load(path, text, len, &m, d);
   st = api_end(&c, st, path, 0, 0);
   if (st != LG_OK) lg_model_free(m);
   else *out = m;

@@ -62,7 +62,7 @@ static lg_status generate(lg_system *s, lg_code_lang lang, const char *name, lg_
     mech_eom_simplify(s->lm->mech, e, CG_SIMPLIFY_FOR_CODE);
     if (k) mech_kane_simplify(s->lm->mech, s->kane, CG_SIMPLIFY_FOR_CODE);
   }
-  cg_request r = {name, s->lm->file, s->lm->mech, e, k, NULL, 0, NULL};
+  cg_request r = {name, s->lm->file, s->lm->mech, e, k, NULL, 0, NULL, 0};
   cg_stats stats;
   return cg_generate(&r, lang == LG_CODE_C ? CG_C : CG_PYTHON, src,
                      lang == LG_CODE_C ? hdr : NULL, &stats, d);

@@ -45,7 +45,7 @@ static const char *const valued[] = {"--set", "--method", "--format", "--state",
                                      "--t0", "--tf", "--dt", "--rtol", "--atol",
                                      "--integrator", "--out", "--plot", "--stabilize",
                                      "--lang", "--name", "-o", "--at", "--independent",
-                                     "--box", NULL};
+                                     "--box", "--max-rows", NULL};
 
 static int takes_value(const char *opt) {
   for (int i = 0; valued[i]; i++)
@@ -62,6 +62,11 @@ static int apply_number(const char *cmd, const char *opt, const char *val, cli_o
   else if (!strcmp(opt, "--dt")) { o->dt = v; o->has_dt = 1; }
   else if (!strcmp(opt, "--rtol")) o->rtol = v;
   else if (!strcmp(opt, "--atol")) o->atol = v;
+  else if (!strcmp(opt, "--max-rows")) {
+    if (!(v >= 1) || v != floor(v))
+      return bad(cmd, "--max-rows needs a whole number >= 1, not '%s'", val);
+    o->max_rows = v;
+  }
   return CLI_EXIT_OK;
 }
 
@@ -81,7 +86,11 @@ static int apply(const char *cmd, const char *opt, const char *val, cli_opts *o)
   } else if (!strcmp(opt, "--state")) o->state = val;
   else if (!strcmp(opt, "--integrator")) o->integrator = val;
   else if (!strcmp(opt, "--out")) o->out = val;
-  else if (!strcmp(opt, "--plot")) o->plot = val;
+  else if (!strcmp(opt, "--plot")) {
+    if (!cli_plot_supported(val))
+      return bad(cmd, "--plot draws .svg, .png or .pdf files, not '%s'", val);
+    o->plot = val;
+  }
   else if (!strcmp(opt, "--stabilize")) o->stabilize = val;
   else if (!strcmp(opt, "--lang")) o->lang = val;
   else if (!strcmp(opt, "--name")) o->name = val;
@@ -121,6 +130,10 @@ int cli_parse_opts(const char *cmd, int argc, char **argv, cli_opts *o) {
     if (rc != CLI_EXIT_OK) return rc;
   }
   if (!o->model) return bad(cmd, "%s", "no model file given");
+  if (!strcmp(o->model, "-")) { /* read from stdin; messages name it <stdin> */
+    o->model = "<stdin>";
+    o->model_stdin = 1;
+  }
   return CLI_EXIT_OK;
 }
 

@@ -26,12 +26,25 @@ int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
   return d->status == LG_ERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_MODEL;
 }
 
+/* The model file ("-": stdin, named <stdin>) through the bounded reader
+ * (LG_INPUT_LIMIT, NUL bytes, lone CRs), then the language. */
+static lg_status load_model(const cli_opts *o, lang_model **lm, lg_diag *d) {
+  char *src;
+  size_t len;
+  lg_status st = lg_read_input(o->model_stdin ? "-" : o->model, o->model, LG_INPUT_LIMIT, &src,
+                               &len, d);
+  if (st != LG_OK) return st;
+  st = lang_load_string(o->model, src, len, lm, d);
+  lg_free(src);
+  return st;
+}
+
 int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
   lg_diag d;
   lg_diag_clear(&d);
   *lm = NULL;
   *eom = NULL;
-  lg_status st = lang_load_file(o->model, lm, &d);
+  lg_status st = load_model(o, lm, &d);
   if (st != LG_OK) return cli_report(&d, NULL, o->model);
   for (size_t i = 0; i < (*lm)->nnotes; i++) fprintf(stderr, "%s\n", (*lm)->notes[i]);
   st = mech_derive_lagrange((*lm)->mech, o->model, eom, &d);

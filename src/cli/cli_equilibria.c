@@ -203,7 +203,6 @@ int cli_equilibria(const cli_opts *o) {
   num_lin *L = NULL;
   lg_diag d;
   lg_diag_clear(&d);
-  mech_eom_simplify(lm->mech, e, CLI_SIMPLIFY_FOR_CODE);
   if (num_system_build(lm->mech, e, o->set, o->nset, &s, &d) != LG_OK ||
       num_lin_build(lm->mech, e, s, o->set, o->nset, &L, &d) != LG_OK)
     rc = cli_report(&d, lm, o->model);

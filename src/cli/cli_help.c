@@ -22,18 +22,20 @@ static const cli_help_entry entries[] = {
      "  --json                     one JSON object (qdd, lam, matrices, T, V, ...)\n"},
     {"simulate",
      "lagrange simulate MODEL [--t0 A] [--tf B] [--dt H] [--integrator dopri|bdf|ida]\n"
-     "                         [--out FILE.csv] [--plot FILE.svg] [--rtol R] [--atol A]\n"
-     "                         [--project] [--stabilize project|none|baumgarte:A,B] [--jit]",
+     "                         [--out FILE.csv] [--plot FILE.svg|png|pdf] [--rtol R] [--atol A]\n"
+     "                         [--project] [--stabilize project|none|baumgarte:A,B] [--jit]\n"
+     "                         [--max-rows N]",
      "Integrates from the initial state; CSV of t, q, q', T, V, E, C1..Cm.\n"
      "  --t0, --tf, --dt        time span and output step (default: the model's)\n"
      "  --integrator NAME       dopri (default unconstrained), bdf, ida (default\n"
      "                          constrained)\n"
      "  --out FILE.csv          write the CSV to a file (default stdout)\n"
-     "  --plot FILE.svg         draw the run with gnuplot\n"
+     "  --plot FILE.svg         draw the run with gnuplot (.svg, .png or .pdf)\n"
      "  --rtol R, --atol A      tolerances (default 1e-10)\n"
      "  --project               move an inconsistent initial state onto the constraints\n"
      "  --stabilize HOW         project (default), none, baumgarte:ALPHA,BETA\n"
-     "  --jit                   compile the generated C right-hand side with $CC\n"},
+     "  --jit                   compile the generated C right-hand side with $CC\n"
+     "  --max-rows N            refuse a run of more rows (default 10000000)\n"},
     {"codegen", "lagrange codegen MODEL [--lang c|python] [--name NAME] [-o FILE] [--stats]",
      "Writes self-contained C (or NumPy) for the equations.\n"
      "  --lang c|python         the language (default c)\n"
@@ -66,7 +68,8 @@ static const char common[] =
     "common options:\n"
     "  --set NAME=VALUE        override a parameter or input (repeatable)\n"
     "  --method lagrange|kane  the formulation (default lagrange)\n"
-    "  -h, --help              this help\n";
+    "  -h, --help              this help\n"
+    "MODEL '-' reads the model from standard input.\n";
 
 void cli_usage(FILE *f) {
   fputs("usage:", f);

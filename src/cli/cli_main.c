@@ -16,14 +16,14 @@ int main(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   const char *cmd = argv[1];
-  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) return cli_help(NULL);
-  if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) return cli_version();
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) return cli_finish_stdout(cli_help(NULL));
+  if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) return cli_finish_stdout(cli_version());
   if (!strcmp(cmd, "help")) {
     if (argc > 3) {
       fprintf(stderr, "lagrange help: one command at most (see 'lagrange help')\n");
       return CLI_EXIT_USAGE;
     }
-    return cli_help(argc > 2 ? argv[2] : NULL);
+    return cli_finish_stdout(cli_help(argc > 2 ? argv[2] : NULL));
   }
   int (*run)(const cli_opts *) = NULL;
   if (strcmp(cmd, "eom") == 0) run = cli_eom;
@@ -37,10 +37,11 @@ int main(int argc, char **argv) {
     cli_usage(stderr);
     return CLI_EXIT_USAGE;
   }
-  if (wants_help(argc - 2, argv + 2)) return cli_help(cmd);
+  if (wants_help(argc - 2, argv + 2)) return cli_finish_stdout(cli_help(cmd));
+  cli_install_signals();
   cli_opts o;
   int rc = cli_parse_opts(cmd, argc - 2, argv + 2, &o);
   if (rc == CLI_EXIT_OK) rc = run(&o);
   cli_opts_free(&o);
-  return rc;
+  return cli_finish_stdout(rc);
 }

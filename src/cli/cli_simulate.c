@@ -67,7 +67,8 @@ static int sim_options(const cli_opts *o, const lang_model *lm, const num_system
                     "(got t0=%g tf=%g dt=%g)\n", so->t0, so->tf, so->dt);
     return 0;
   }
-  return pick_integrator(o, s, so) && pick_stabilization(o, so);
+  return cli_check_rows(o, so->t0, so->tf, so->dt) && pick_integrator(o, s, so) &&
+         pick_stabilization(o, so);
 }
 
 /* ---- output rows ---------------------------------------------------------------------- */
@@ -103,6 +104,7 @@ static void row(FILE *f, const num_system *s, double t, const double *q, const d
 static int on_output(void *ud, double t, const double *q, const double *qd, double T,
                      double V, const double *C) {
   sink *k = ud;
+  if (ferror(k->csv)) return 1; /* a failed write stops the run; reported at the end */
   if (k->csv) row(k->csv, k->s, t, q, qd, T, V, C);
   if (k->plot) row(k->plot, k->s, t, q, qd, T, V, C);
   double now = wall_now();
@@ -167,42 +169,6 @@ static int check_initial(const cli_opts *o, const lang_model *lm, const mech_eom
   return rc;
 }
 
-/* ---- plot through gnuplot ------------------------------------------------------------------ */
-static int draw_plot(const char *svg, const char *data, const num_system *s) {
-  char script[] = "/tmp/lagrange-plot-XXXXXX";
-  int fd = mkstemp(script);
-  if (fd < 0) return 0;
-  FILE *f = fdopen(fd, "w");
-  if (!f) { close(fd); unlink(script); return 0; }
-  size_t n = s->n, m = s->m;
-  fprintf(f, "set terminal svg size 900,%d dynamic font 'sans,11'\nset output '%s'\n",
-          m ? 900 : 640, svg);
-  fprintf(f, "set datafile separator ','\nset key outside right\nset grid\n"
-             "set multiplot layout %d,1\nset xlabel 't'\n", m ? 3 : 2);
-  fprintf(f, "set title 'coordinates'\nset ylabel 'q'\nplot ");
-  for (size_t i = 0; i < n; i++)
-    fprintf(f, "%s'%s' using 1:%zu with lines title '%s'", i ? ", " : "", data, i + 2,
-            s->coord_names[i]);
-  fprintf(f, "\nset title 'energy'\nset ylabel 'E = T + V'\n"
-             "plot '%s' using 1:%zu with lines title 'T', '' using 1:%zu with lines "
-             "title 'V', '' using 1:%zu with lines title 'E'\n",
-          data, 2 * n + 2, 2 * n + 3, 2 * n + 4);
-  if (m) {
-    fprintf(f, "set title 'constraint residuals'\nset ylabel 'C'\nset format y '%%.1e'\nplot ");
-    for (size_t r = 0; r < m; r++)
-      fprintf(f, "%s'%s' using 1:%zu with lines title 'C%zu'", r ? ", " : "", data,
-              2 * n + 5 + r, r + 1);
-    fputc('\n', f);
-  }
-  fprintf(f, "unset multiplot\n");
-  fclose(f);
-  char cmd[1024];
-  snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", script);
-  int ok = system(cmd) == 0;
-  unlink(script);
-  return ok;
-}
-
 /* ---- the command ------------------------------------------------------------------------------ */
 static void summary(const cli_opts *o, const num_system *s, const num_sim_stats *st,
                     double wall, int tty) {
@@ -214,55 +180,26 @@ static void summary(const cli_opts *o, const num_system *s, const num_sim_stats 
   fputc('\n', stderr);
 }
 
-/* Open the outputs: the CSV goes to FILE.part and is renamed at the end
- * (a model error never leaves a file behind); the plot data to a temp. */
-static int open_sinks(const cli_opts *o, sink *k, char *part, size_t np, char *pdata) {
-  if (o->out) {
-    snprintf(part, np, "%s.part", o->out);
-    k->csv = fopen(part, "w");
-    if (!k->csv) {
-      fprintf(stderr, "lagrange simulate: cannot write '%s'\n", o->out);
-      return 0;
-    }
-  } else {
-    k->csv = stdout;
-  }
-  if (o->plot) {
-    int fd = mkstemp(pdata);
-    k->plot = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!k->plot) {
-      fprintf(stderr, "lagrange simulate: cannot create a temporary file for the plot\n");
-      return 0;
-    }
-  }
-  return 1;
-}
-
-static int finish_sinks(const cli_opts *o, sink *k, const char *part, const char *pdata,
-                        int rc) {
-  if (k->csv && k->csv != stdout) {
-    fclose(k->csv);
-    if (rename(part, o->out) != 0) {
-      fprintf(stderr, "lagrange simulate: cannot write '%s'\n", o->out);
-      rc = CLI_EXIT_MODEL;
-    }
-  } else if (k->csv) {
-    fflush(stdout);
-  }
-  if (k->plot) {
-    fclose(k->plot);
-    if (!draw_plot(o->plot, pdata, k->s)) {
-      fprintf(stderr, "lagrange simulate: gnuplot could not draw '%s' (is gnuplot "
-                      "installed? scripts/install-deps.sh installs it)\n", o->plot);
-      rc = CLI_EXIT_MODEL;
-    }
-    unlink(pdata);
-  }
-  return rc;
-}
-
 static int run_sim(const cli_opts *o, lang_model *lm, const num_system *s,
                    num_sim_opts *so_in, double *q, double *qd);
+
+/* --jit: the compiled right-hand side (cached, see cg_jit.c) where the
+ * integrator calls one: the ODE integrators without Baumgarte terms. */
+static void use_jit(const cli_opts *o, lang_model *lm, const mech_eom *e, num_sim_opts *so,
+                    cg_jit *jit) {
+  if (so->integrator == NUM_INT_IDA || so->stabilize == NUM_STAB_BAUMGARTE) {
+    fprintf(stderr, "%s: note: --jit compiles the right-hand side of dopri and bdf (without "
+                    "Baumgarte terms); this run evaluates the tape\n", o->model);
+    return;
+  }
+  lg_diag d;
+  lg_diag_clear(&d);
+  cg_request r = {"lg_jit", o->model, lm->mech, e, NULL, o->set, o->nset, NULL, 1};
+  if (cg_jit_compile(&r, jit, &d) != LG_OK)
+    fprintf(stderr, "%s: warning: --jit: %s%s%s%s; using the evaluation tape instead\n",
+            o->model, d.message, d.hint[0] ? " (" : "", d.hint, d.hint[0] ? ")" : "");
+  so->jit_rhs = jit->rhs;
+}
 
 static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
                      const num_system *s) {
@@ -275,17 +212,7 @@ static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
   int rc = check_initial(o, lm, e, s, so.t0, q, qd);
   if (rc != CLI_EXIT_OK) return rc;
   cg_jit jit = {0};
-  if (o->jit) {
-    lg_diag d;
-    lg_diag_clear(&d);
-    char *name = cg_default_name(o->model);
-    cg_request r = {name, o->model, lm->mech, e, NULL, o->set, o->nset, NULL};
-    if (!name || cg_jit_compile(&r, &jit, &d) != LG_OK)
-      fprintf(stderr, "%s: warning: --jit: %s; using the evaluation tape instead\n",
-              o->model, name ? d.message : "out of memory");
-    so.jit_rhs = jit.rhs;
-    lg_free(name);
-  }
+  if (o->jit) use_jit(o, lm, e, &so, &jit);
   rc = run_sim(o, lm, s, &so, q, qd);
   cg_jit_free(&jit);
   return rc;
@@ -296,11 +223,10 @@ static int run_sim(const cli_opts *o, lang_model *lm, const num_system *s,
   const num_sim_opts so = *so_in;
   int rc = CLI_EXIT_OK;
   sink k = {.s = s, .tf = so.tf, .tty = isatty(2)};
-  char part[4200], pdata[] = "/tmp/lagrange-data-XXXXXX";
-  if (!open_sinks(o, &k, part, sizeof part, pdata)) {
-    if (k.csv && k.csv != stdout) { fclose(k.csv); unlink(part); }
-    return CLI_EXIT_MODEL;
-  }
+  cli_sim_out out;
+  if ((rc = cli_sim_out_open(o, &out)) != CLI_EXIT_OK) return rc;
+  k.csv = out.csv;
+  k.plot = out.plot;
   header(k.csv, s);
   k.start = wall_now();
   num_sim_stats st;
@@ -309,7 +235,7 @@ static int run_sim(const cli_opts *o, lang_model *lm, const num_system *s,
   lg_status status = num_simulate(s, &so, q, qd, on_output, &k, &st, &d);
   summary(o, s, &st, wall_now() - k.start, k.tty);
   if (status != LG_OK) rc = cli_report(&d, lm, o->model);
-  return finish_sinks(o, &k, part, pdata, rc);
+  return cli_sim_out_finish(o, &out, s, rc);
 }
 
 /* Kane's equations in their own state [q; u]: the initial speeds come from
@@ -333,11 +259,10 @@ static int integrate_kane(const cli_opts *o, lang_model *lm, const mech_eom *e,
   } else {
     double *q = lm->q0;
     sink snk = {.s = s, .tf = so.tf, .tty = isatty(2)};
-    char part[4200], pdata[] = "/tmp/lagrange-data-XXXXXX";
-    if (!open_sinks(o, &snk, part, sizeof part, pdata)) {
-      if (snk.csv && snk.csv != stdout) { fclose(snk.csv); unlink(part); }
-      rc = CLI_EXIT_MODEL;
-    } else {
+    cli_sim_out out;
+    if ((rc = cli_sim_out_open(o, &out)) == CLI_EXIT_OK) {
+      snk.csv = out.csv;
+      snk.plot = out.plot;
       header(snk.csv, s);
       snk.start = wall_now();
       num_sim_stats st;
@@ -353,7 +278,7 @@ static int integrate_kane(const cli_opts *o, lang_model *lm, const mech_eom *e,
       lg_free(u0);
       summary(o, s, &st, wall_now() - snk.start, snk.tty);
       if (status != LG_OK) rc = cli_report(&d, lm, o->model);
-      rc = finish_sinks(o, &snk, part, pdata, rc);
+      rc = cli_sim_out_finish(o, &out, s, rc);
     }
     num_kane_result_free(&r);
   }

@@ -173,26 +173,11 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
 
 lg_status lang_load_file(const char *path, lang_model **out, lg_diag *diag) {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    lg_diag_set(diag, LG_ERR_IO, path, 0, 0, "cannot read the model file");
-    lg_diag_hint(diag, "check the path");
-    return LG_ERR_IO;
-  }
-  lg_str buf;
-  lg_str_init(&buf);
-  char chunk[65536];
-  size_t k;
-  while ((k = fread(chunk, 1, sizeof chunk, f)) > 0) lg_str_putn(&buf, chunk, k);
-  int err = ferror(f);
-  fclose(f);
-  if (err || buf.oom) {
-    lg_str_free(&buf);
-    lg_diag_set(diag, err ? LG_ERR_IO : LG_ERR_NOMEM, path, 0, 0,
-                err ? "cannot read the model file" : "out of memory reading the model");
-    return diag->status;
-  }
-  lg_status st = lang_load_string(path, buf.s ? buf.s : "", buf.len, out, diag);
-  lg_str_free(&buf);
+  char *src; /* bounded (LG_INPUT_LIMIT), NUL bytes refused, lone CRs read as LF */
+  size_t len;
+  lg_status st = lg_read_input(path, path, LG_INPUT_LIMIT, &src, &len, diag);
+  if (st != LG_OK) return st;
+  st = lang_load_string(path, src, len, out, diag);
+  lg_free(src);
   return st;
 }

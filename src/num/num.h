@@ -201,7 +201,7 @@ typedef struct num_lin {
   const num_system *s;        /* borrowed: must outlive this */
   size_t n, m, nr, nin;
   sym_tape *tape;             /* inputs: t, q, q', q'', lam, r, params */
-  size_t o_Pq, o_Pv, o_Pr, o_Cdq, o_r0, nout;
+  size_t o_Phi, o_Cd, o_r0, nout;  /* Phi = [M q'' - J^T lam - f; J q'' - gc] */
 } num_lin;
 
 lg_status num_lin_build(mech_model *mm, const mech_eom *e, const num_system *s,

@@ -51,15 +51,14 @@ static const sym_node *phi_row(sym_ctx *c, const mech_eom *e, const sym_node *co
   return sym_sub(c, acc, gc[r]);
 }
 
-/* The outputs: Phi_q, Phi_v, Phi_r ((n+m) x n, n, nr), Cd_q (m x n), r0. */
+/* The outputs: Phi (n+m), the velocity forms Cd (m) and the inputs' values
+ * r0 (nr); their derivatives come from forward AD over the tape. */
 static const sym_node **collect(mech_model *mm, const mech_eom *e, num_lin *L,
                                 const num_setting *set, size_t nset) {
   sym_ctx *c = mech_ctx(mm);
   size_t n = e->n, m = e->m, N = n + m, nr = L->nr, k = 0;
-  L->o_Pq = k; k += N * n;
-  L->o_Pv = k; k += N * n;
-  L->o_Pr = k; k += N * nr;
-  L->o_Cdq = k; k += m * n;
+  L->o_Phi = k; k += N;
+  L->o_Cd = k; k += m;
   L->o_r0 = k; k += nr;
   L->nout = k;
   const sym_node **o = lg_calloc(k + 1, sizeof *o);
@@ -76,17 +75,9 @@ static const sym_node **collect(mech_model *mm, const mech_eom *e, num_lin *L,
     cons[m * n + m + r] = e->kind[r] == MECH_HOLONOMIC ? sym_dt(c, e->C[r]) : e->C[r];
   }
   if (num_substitute_inputs(mm, set, nset, cons, m * n + 2 * m) != LG_OK) goto fail;
-  for (size_t i = 0; i < N; i++) {
-    const sym_node *row = sym_subst(c, phi_row(c, e, cons, cons + m * n, i), nmap, from, to);
-    for (size_t j = 0; j < n; j++) {
-      o[L->o_Pq + i * n + j] = sym_diff(c, row, e->q[j]);
-      o[L->o_Pv + i * n + j] = sym_diff(c, row, e->qd[j]);
-    }
-    for (size_t j = 0; j < nr; j++) o[L->o_Pr + i * nr + j] = sym_diff(c, row, mech_input(mm, j, 0));
-  }
-  for (size_t r = 0; r < m; r++)
-    for (size_t j = 0; j < n; j++)
-      o[L->o_Cdq + r * n + j] = sym_diff(c, cons[m * n + m + r], e->q[j]);
+  for (size_t i = 0; i < N; i++)
+    o[L->o_Phi + i] = sym_subst(c, phi_row(c, e, cons, cons + m * n, i), nmap, from, to);
+  for (size_t r = 0; r < m; r++) o[L->o_Cd + r] = cons[m * n + m + r];
   for (size_t j = 0; j < nr; j++) {
     const num_setting *s = mech_find_setting(set, nset, mech_input_name(mm, j));
     o[L->o_r0 + j] = s ? sym_float(c, s->value) : mech_input_law(mm, j);
@@ -307,15 +298,17 @@ lg_status num_lin_operating_point(const num_lin *L, num_work *w, num_lin_point *
 
 /* ---- the linearization ------------------------------------------------------------------- */
 /* Full-coordinate derivatives of q'' at (t, q, q'): G = -(Aug^-1 Phi_z)[0:n]
- * for z = q, q', r (n x (2n + nr)); also Cd_q (m x n) and r0 (nr). */
+ * for z = q, q', r (n x (2n + nr)); also Cd_q (m x n) and r0 (nr). Phi_z
+ * and Cd_q by forward AD over the tape, along the 2n + nr directions. */
 static lg_status accel_jacobian(const num_lin *L, num_work *w, double t, const double *q,
                                 const double *qd, double *G, double *Cdq, double *r0,
                                 double *lin_work, lg_diag *diag) {
   const num_system *s = L->s;
-  size_t n = L->n, m = L->m, N = n + m, nr = L->nr, cols = 2 * n + nr;
+  size_t n = L->n, m = L->m, N = n + m, nr = L->nr, K = 2 * n + nr;
   double *in = lin_work, *out = in + L->nin, *slots = out + L->nout;
-  double *Aug = slots + L->tape->nslots, *X = Aug + N * N;
-  double *qdd = X + N * cols, *lam = qdd + n;
+  double *din = slots + L->tape->nslots, *dout = din + L->nin * K;
+  double *dslots = dout + L->nout * K, *Aug = dslots + L->tape->nslots * K;
+  double *X = Aug + N * N, *qdd = X + N * K, *lam = qdd + n;
   num_evaluate(s, w, t, q, qd);
   lg_status st = num_solve_accel(s, w, qdd, lam, diag);
   if (st != LG_OK) return st;
@@ -333,8 +326,17 @@ static lg_status accel_jacobian(const num_lin *L, num_work *w, double t, const d
   sym_tape_eval(L->tape, in, out, slots); /* r0 does not depend on r */
   if (r0) memcpy(r0, out + L->o_r0, nr * sizeof *r0);
   memcpy(in + kr, out + L->o_r0, nr * sizeof *in);
-  sym_tape_eval(L->tape, in, out, slots);
-  if (Cdq) memcpy(Cdq, out + L->o_Cdq, m * n * sizeof *Cdq);
+  /* seeds: q_j -> direction j, q'_j -> n + j, r_j -> 2n + j */
+  memset(din, 0, L->nin * K * sizeof *din);
+  for (size_t j = 0; j < n; j++) {
+    din[(1 + j) * K + j] = 1;
+    din[(1 + n + j) * K + n + j] = 1;
+  }
+  for (size_t j = 0; j < nr; j++) din[(kr + j) * K + 2 * n + j] = 1;
+  sym_tape_eval_fwd(L->tape, K, in, din, out, dout, slots, dslots);
+  if (Cdq)
+    for (size_t r = 0; r < m; r++)
+      memcpy(Cdq + r * n, dout + (L->o_Cd + r) * K, n * sizeof *Cdq);
   /* Aug = [[M, -J^T], [J, 0]]; X = -[Phi_q | Phi_v | Phi_r] */
   memset(Aug, 0, N * N * sizeof *Aug);
   for (size_t i = 0; i < n; i++) {
@@ -344,19 +346,13 @@ static lg_status accel_jacobian(const num_lin *L, num_work *w, double t, const d
       Aug[(n + r) * N + i] = w->out[s->o_J + r * n + i];
     }
   }
-  for (size_t i = 0; i < N; i++) {
-    for (size_t j = 0; j < n; j++) {
-      X[i * cols + j] = -out[L->o_Pq + i * n + j];
-      X[i * cols + n + j] = -out[L->o_Pv + i * n + j];
-    }
-    for (size_t j = 0; j < nr; j++) X[i * cols + 2 * n + j] = -out[L->o_Pr + i * nr + j];
-  }
-  if (!solve(Aug, X, N, cols)) {
+  for (size_t i = 0; i < N * K; i++) X[i] = -dout[L->o_Phi * K + i];
+  if (!solve(Aug, X, N, K)) {
     lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
                 "the augmented mass matrix is singular at the operating point");
     return LG_ERR_NUMERIC;
   }
-  memcpy(G, X, n * cols * sizeof *G);
+  memcpy(G, X, n * K * sizeof *G);
   return LG_OK;
 }
 
@@ -370,8 +366,8 @@ lg_status num_lin_accel_jacobian(const num_lin *L, num_work *w, double t, const 
 }
 
 size_t num_lin_work_size(const num_lin *L) {
-  size_t n = L->n, N = n + L->m;
-  return L->nin + L->nout + L->tape->nslots + N * N + N * (2 * n + L->nr) + N + 1;
+  size_t n = L->n, N = n + L->m, K = 2 * n + L->nr;
+  return (L->nin + L->nout + L->tape->nslots) * (K + 1) + N * N + N * K + N + 1;
 }
 
 /* Rows D of  -A_D^-1 * rhs  (rhs m x c) into res (n x c), zero elsewhere. */

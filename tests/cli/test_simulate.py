@@ -123,16 +123,18 @@ check("--project moves the state onto the constraint and says so",
       abs(first.get("x", 9) * first.get("x'", 9) + first.get("y", 9) * first.get("y'", 9)) < 1e-10,
       r.stderr)
 
-# ---- failures mid-run keep a valid CSV ----
+# ---- failures mid-run: no FILE, the rows so far in FILE.partial.csv ----
 for name, what in [("singular.lag", "singular"), ("blowup.lag", "finite")]:
     with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "o.csv")
+        out, part = os.path.join(tmp, "o.csv"), os.path.join(tmp, "o.partial.csv")
         r, _ = sim(os.path.join(SIM, name), "--out", out)
         ok = r.returncode == 1 and "at t = " in r.stderr and what in r.stderr
-        rows = list(csv.reader(open(out))) if os.path.exists(out) else []
+        ok = ok and not os.path.exists(out) and part in r.stderr
+        rows = list(csv.reader(open(part))) if os.path.exists(part) else []
         ok = ok and len(rows) > 2 and all(len(x) == len(rows[0]) for x in rows)
         ok = ok and all(math.isfinite(float(v)) for x in rows[1:] for v in x)
-        check(f"{name}: stops with the time, CSV complete so far", ok, r.stderr)
+        check(f"{name}: stops with the time, rows so far in o.partial.csv, no o.csv", ok,
+              r.stderr)
 
 # ---- plot, JIT, temporary files ----
 before = {f for f in os.listdir("/tmp") if f.startswith("lagrange-")}

@@ -30,7 +30,7 @@ static void compare(const char *name, const char *text) {
   CHECK(lang_load_string(name, text, strlen(text), &lm, &d) == LG_OK);
   CHECK(mech_derive_lagrange(lm->mech, name, &e, &d) == LG_OK);
   CHECK(num_system_build(lm->mech, e, NULL, 0, &s, &d) == LG_OK);
-  cg_request r = {"t", name, lm->mech, e, NULL, NULL, 0, NULL};
+  cg_request r = {"t", name, lm->mech, e, NULL, NULL, 0, NULL, 1};
   cg_jit jit = {0};
   lg_status st = cg_jit_compile(&r, &jit, &d);
   CHECK(st == LG_OK);
