@@ -4,14 +4,17 @@
  * This is the one installed header. Every name it exports starts with lg_,
  * LG_ or LAGRANGE_; it includes only <stddef.h>. Find the library with
  *   cc prog.c $(pkg-config --cflags --libs lagrange)            (shared)
- *   cc prog.c $(pkg-config --static --cflags --libs lagrange)   (static)
+ *   cc -static prog.c $(pkg-config --static --cflags --libs lagrange)
+ * (or replace -llagrange by -l:liblagrange.a to link only the library
+ * statically: the linker prefers the .so beside the archive).
  *
  * The rules, for every function below:
  * - Errors: a function returns an lg_status and, when `diag` is not NULL,
  *   fills *diag (cleared on entry) with where and why; lg_diag_text gives
  *   the one-line message "file:line:col: what is wrong (how to fix it)".
  *   `diag` may be NULL everywhere. Running out of memory is LG_ERR_NOMEM
- *   at every entry, and leaves nothing allocated and no output set.
+ *   at every entry, and leaves nothing allocated (*out stays NULL; arrays
+ *   the caller passed may be partly written).
  *   The library never prints and never exits.
  * - Ownership: objects returned through `**out` belong to the caller, who
  *   frees them with the matching _free (lg_model_free, lg_system_free,
