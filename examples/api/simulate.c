@@ -1,5 +1,5 @@
 /* simulate.c - integrate a model with the lagrange library and write the
- * CSV `lagrange simulate` writes (t, q, q', T, V, E, C1..Cm).
+ * CSV `lagrange simulate` writes (t, q, q', T, V, E, C1..Cm, W).
  *
  *   cc simulate.c $(pkg-config --cflags --libs lagrange) -o simulate
  *   ./simulate examples/particle_bowl.lag [TF] > bowl.csv
@@ -13,15 +13,14 @@ typedef struct csv {
 } csv;
 
 /* one row per output point */
-static int row(void *ud, double t, const double *q, const double *qd, double T, double V,
-               const double *C) {
+static int row(void *ud, const lg_sim_point *p) {
   const csv *c = ud;
-  printf("%.17g", t);
-  for (size_t i = 0; i < c->n; i++) printf(",%.17g", q[i]);
-  for (size_t i = 0; i < c->n; i++) printf(",%.17g", qd[i]);
-  printf(",%.17g,%.17g,%.17g", T, V, T + V);
-  for (size_t r = 0; r < c->m; r++) printf(",%.17g", C[r]);
-  printf("\n");
+  printf("%.17g", p->t);
+  for (size_t i = 0; i < c->n; i++) printf(",%.17g", p->q[i]);
+  for (size_t i = 0; i < c->n; i++) printf(",%.17g", p->qd[i]);
+  printf(",%.17g,%.17g,%.17g", p->T, p->V, p->E);
+  for (size_t r = 0; r < c->m; r++) printf(",%.17g", p->C[r]);
+  printf(",%.17g\n", p->W);
   return 0;
 }
 
@@ -48,11 +47,12 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < c.n; i++) printf(",%s'", lg_coordinate_name(s, i));
   printf(",T,V,E");
   for (size_t r = 0; r < c.m; r++) printf(",C%zu", r + 1);
-  printf("\n");
+  printf(",W\n");
   lg_sim_stats st;
   lg_status rc = lg_simulate(s, &o, NULL, NULL, NULL, row, &c, &st, &d);
   if (rc != LG_OK) fprintf(stderr, "%s\n", lg_diag_text(&d));
-  else fprintf(stderr, "%ld steps, max |E - E0| = %.3g\n", st.steps, st.max_energy_drift);
+  else fprintf(stderr, "%ld steps, max |(E - W) - (E0 - W0)| = %.3g\n", st.steps,
+                st.max_energy_drift);
   lg_system_free(s);
   return rc == LG_OK ? 0 : 1;
 }

@@ -196,10 +196,14 @@ LAGRANGE_API lg_status lg_linearize(const lg_system *s, double t, const double *
 
 /* ---- simulation ------------------------------------------------------------------ */
 typedef enum lg_integrator {
-  LG_INT_AUTO = 0, /* IDA for a constrained model, Dormand-Prince else */
+  LG_INT_AUTO = 0, /* IDA for a constrained model (projection asked), an
+                      explicit Runge-Kutta pair chosen by the tolerance else */
   LG_INT_DOPRI,    /* ARKODE explicit Dormand-Prince 5(4) */
   LG_INT_BDF,      /* CVODE BDF (stiff) */
-  LG_INT_IDA       /* IDA on the index-2 (GGL) DAE */
+  LG_INT_IDA,      /* IDA on the index-2 (GGL) DAE */
+  LG_INT_ERK,      /* the explicit pair `simulate --integrator erk` picks */
+  LG_INT_VERNER,   /* Verner 6(5) */
+  LG_INT_FEHLBERG  /* Fehlberg 8(7) */
 } lg_integrator;
 
 typedef enum lg_stabilize {
@@ -222,15 +226,24 @@ typedef struct lg_sim_options {
  * tolerances 1e-10, LG_INT_AUTO, projection. */
 LAGRANGE_API void lg_sim_options_default(const lg_system *s, lg_sim_options *o);
 
-/* Called at t0 and at every output time: the state (q, q': nq each), the
- * energies and the constraint residuals C (nc). Nonzero stops the run. */
-typedef int (*lg_sim_callback)(void *ud, double t, const double *q, const double *qd,
-                               double T, double V, const double *C);
+/* One output point: simulate's CSV row. E is T + V (the energy function h
+ * for a model given as `L =`); W the work done since t0 by everything not
+ * in V, so that E - W is conserved by the exact motion. */
+typedef struct lg_sim_point {
+  double t;
+  const double *q, *qd;       /* nq each */
+  double T, V, E, W;
+  const double *C;            /* nc: the constraint residuals */
+} lg_sim_point;
+
+/* Called at t0 and at every output time; nonzero stops the run. The
+ * point's arrays live until the callback returns. */
+typedef int (*lg_sim_callback)(void *ud, const lg_sim_point *p);
 
 typedef struct lg_sim_stats {
   long steps, rhs_evals;
   double t_end;               /* where the run stopped */
-  double max_energy_drift;    /* max |E - E0| over the output points */
+  double max_energy_drift;    /* max |(E - W) - (E0 - W0)| over the output points */
   double max_residual;        /* max |C| and |C'| over the output points */
 } lg_sim_stats;
 

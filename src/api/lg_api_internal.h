@@ -38,6 +38,7 @@ struct lg_system {
   num_kane_evaluator *kev; /* Kane's equations at one state */
   num_lin *lin;          /* the linearization, compiled on first use (lock) */
   num_kane_system *ks;   /* Kane's state [q; u], when kane_eom is NULL */
+  num_aux *aux;          /* E and W over the simulated state */
   mech_setting *dummy;   /* values for parameters without one: every
                             evaluation passes the real values */
   size_t ndummy;

@@ -57,8 +57,8 @@ static lg_status linearize(const lg_system *s, const num_lin *L0, double t, doub
   if (num_work_init(&ns, &w) != LG_OK) return LG_ERR_NOMEM;
   num_lin_point pt = {t, x, x + n, flags, flags + n, flags + 2 * n, flags + 3 * n, 0, 0};
   double none[2]; /* B and r0 may be NULL without inputs */
-  num_lin_result r = {0, L.nr, res->A, res->B ? res->B : none, res->x0,
-                      res->r0 ? res->r0 : none + 1};
+  num_lin_result r = {.nr = L.nr, .A = res->A, .B = res->B ? res->B : none,
+                      .x0 = res->x0, .r0 = res->r0 ? res->r0 : none + 1};
   lg_status st = num_lin_operating_point(&L, &w, &pt, d);
   if (st == LG_OK) st = num_linearize(&L, &w, &pt, &r, d);
   if (st == LG_OK) {

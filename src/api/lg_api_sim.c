@@ -28,10 +28,11 @@ static lg_status to_num_options(const lg_system *s, const lg_sim_options *o,
   so->alpha = o->alpha;
   so->beta = o->beta;
   static const num_stabilize stab[] = {NUM_STAB_PROJECT, NUM_STAB_BAUMGARTE, NUM_STAB_NONE};
-  static const num_integrator integ[] = {NUM_INT_DOPRI, NUM_INT_DOPRI, NUM_INT_BDF,
-                                         NUM_INT_IDA};
+  static const num_integrator integ[] = {NUM_INT_ERK, NUM_INT_DOPRI, NUM_INT_BDF,
+                                         NUM_INT_IDA, NUM_INT_ERK, NUM_INT_VERNER,
+                                         NUM_INT_FEHLBERG};
   if (!(o->tf > o->t0) || !(o->dt > 0) || !(o->rtol > 0) || !(o->atol > 0) ||
-      (unsigned)o->stabilize > LG_STAB_NONE || (unsigned)o->integrator > LG_INT_IDA) {
+      (unsigned)o->stabilize > LG_STAB_NONE || (unsigned)o->integrator > LG_INT_FEHLBERG) {
     lg_diag_set(d, LG_ERR_USAGE, s->lm->file, 0, 0,
                 "simulation options: need t0 < tf, dt > 0, positive tolerances and a "
                 "known integrator and stabilization");
@@ -39,7 +40,10 @@ static lg_status to_num_options(const lg_system *s, const lg_sim_options *o,
   }
   so->stabilize = stab[o->stabilize];
   so->integrator = integ[o->integrator];
-  if (o->integrator == LG_INT_AUTO && s->num->m && o->stabilize == LG_STAB_PROJECT)
+  /* as simulate: IDA for a constrained model unless a stabilization of the
+   * ODE is asked for; Kane's [q; u] has no algebraic part */
+  if (o->integrator == LG_INT_AUTO && s->num->m && o->stabilize == LG_STAB_PROJECT &&
+      !s->ks)
     so->integrator = NUM_INT_IDA;
   return LG_OK;
 }
@@ -72,11 +76,30 @@ static lg_status check_initial(const lg_system *s, const num_system *ns, int pro
   return st;
 }
 
+/* The caller's callback over the layer's output points. */
+typedef struct relay {
+  lg_sim_callback cb;
+  void *ud;
+} relay;
+
+static int relay_point(void *ud, const num_sim_point *p) {
+  const relay *r = ud;
+  lg_sim_point pt = {p->t, p->q, p->qd, p->T, p->V, p->E, p->W, p->C};
+  return r->cb(r->ud, &pt);
+}
+
+/* The energy balance with the call's parameters (tapes shared). */
+static num_aux aux_for(const lg_system *s, const double *par) {
+  num_aux a = *s->aux;
+  a.params = (double *)par;
+  return a;
+}
+
 /* Kane's own state [q; u] (every speed when some are dependent): the
  * initial speeds come from q' through the kinematical equations. */
 static lg_status simulate_kane(const lg_system *s, const num_sim_opts *so, double *q,
-                               double *qd, const double *par, lg_sim_callback cb,
-                               void *ud, num_sim_stats *stats, lg_diag *d) {
+                               double *qd, const double *par, relay *rl,
+                               num_sim_stats *stats, lg_diag *d) {
   num_kane_result r;
   lg_status st = num_kane_evaluator_run(s->kev, par, so->t0, q, qd, NULL, 0, &r, d);
   if (st != LG_OK) return st;
@@ -85,7 +108,7 @@ static lg_status simulate_kane(const lg_system *s, const num_sim_opts *so, doubl
     num_kane_initial_speeds(s->kane, &r, u0);
     num_kane_system ks = *s->ks; /* the tapes shared, the parameters the call's */
     ks.params = (double *)par;
-    st = num_simulate_kane(&ks, so, q, u0, cb, ud, stats, d);
+    st = num_simulate_kane(&ks, so, q, u0, relay_point, rl, stats, d);
   } else {
     st = LG_ERR_NOMEM;
   }
@@ -95,23 +118,23 @@ static lg_status simulate_kane(const lg_system *s, const num_sim_opts *so, doubl
 }
 
 static lg_status simulate(const lg_system *s, const lg_sim_options *o, double *q,
-                          double *qd, const double *par, lg_sim_callback cb, void *ud,
-                          num_sim_stats *stats, lg_diag *d) {
+                          double *qd, const double *par, relay *rl, num_sim_stats *stats,
+                          lg_diag *d) {
   num_sim_opts so;
   lg_status st = to_num_options(s, o, &so, d);
   if (st != LG_OK) return st;
-  if (s->method == LG_KANE && !s->kane_eom)
-    return simulate_kane(s, &so, q, qd, par, cb, ud, stats, d);
+  num_aux aux = aux_for(s, par);
+  so.aux = &aux;
+  if (s->ks) return simulate_kane(s, &so, q, qd, par, rl, stats, d);
   num_system ns = *s->sim; /* the tapes shared, the parameters the call's */
   ns.params = (double *)par;
   st = check_initial(s, &ns, o->project, so.t0, q, qd, d);
-  if (st == LG_OK) st = num_simulate(&ns, &so, q, qd, cb, ud, stats, d);
+  if (st == LG_OK) st = num_simulate(&ns, &so, q, qd, relay_point, rl, stats, d);
   return st;
 }
 
-static int no_output(void *ud, double t, const double *q, const double *qd, double T,
-                     double V, const double *C) {
-  (void)ud, (void)t, (void)q, (void)qd, (void)T, (void)V, (void)C;
+static int no_output(void *ud, const lg_sim_point *p) {
+  (void)ud, (void)p;
   return 0;
 }
 
@@ -139,7 +162,8 @@ lg_status lg_simulate(const lg_system *s, const lg_sim_options *o, const double 
   if (st == LG_OK) {
     memcpy(x, q0 ? q0 : s->lm->q0, n * sizeof *x);
     memcpy(x + n, qd0 ? qd0 : s->lm->qd0, n * sizeof *x);
-    st = simulate(s, o, x, x + n, par, cb, ud, &ns, d);
+    relay rl = {cb, ud};
+    st = simulate(s, o, x, x + n, par, &rl, &ns, d);
   }
   lg_free(x);
   if (stats) {

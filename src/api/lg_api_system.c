@@ -11,6 +11,7 @@ void lg_system_free(lg_system *s) {
   num_kane_evaluator_free(s->kev);
   num_lin_free(s->lin);
   num_kane_system_free(s->ks);
+  num_aux_free(s->aux);
   lang_model_free(s->lm);
   lg_free(s->dummy);
   lg_free(s->defaults);
@@ -65,6 +66,10 @@ static lg_status derive(const lg_model *m, lg_method method, lg_system *s, lg_di
     st = num_system_build(s->lm->mech, s->eom, s->dummy, s->ndummy, &s->num, d);
   if (st == LG_OK && method == LG_KANE) st = derive_kane(s, d);
   if (!s->sim) s->sim = s->num;
+  /* the energy balance over the state simulate integrates */
+  if (st == LG_OK)
+    st = num_aux_build(s->lm->mech, s->kane_eom ? s->kane_eom : s->eom, s->ks ? s->kane : NULL,
+                       s->dummy, s->ndummy, NULL, &s->aux, d);
   return st;
 }
 

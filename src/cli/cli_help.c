@@ -24,8 +24,8 @@ static const cli_help_entry entries[] = {
      "lagrange simulate MODEL [--t0 A] [--tf B] [--dt H] [--integrator dopri|bdf|ida]\n"
      "                         [--out FILE.csv] [--plot FILE.svg|png|pdf] [--rtol R] [--atol A]\n"
      "                         [--project] [--stabilize project|none|baumgarte:A,B] [--jit]\n"
-     "                         [--max-rows N]",
-     "Integrates from the initial state; CSV of t, q, q', T, V, E, C1..Cm.\n"
+     "                         [--max-rows N] [--stop-when EXPR]",
+     "Integrates from the initial state; CSV of t, q, q', T, V, E, C1..Cm, W.\n"
      "  --t0, --tf, --dt        time span and output step (default: the model's)\n"
      "  --integrator NAME       dopri (default unconstrained), bdf, ida (default\n"
      "                          constrained)\n"
@@ -35,7 +35,8 @@ static const cli_help_entry entries[] = {
      "  --project               move an inconsistent initial state onto the constraints\n"
      "  --stabilize HOW         project (default), none, baumgarte:ALPHA,BETA\n"
      "  --jit                   compile the generated C right-hand side with $CC\n"
-     "  --max-rows N            refuse a run of more rows (default 10000000)\n"},
+     "  --max-rows N            refuse a run of more rows (default 10000000)\n"
+     "  --stop-when EXPR        end at EXPR's first zero crossing (t, q, q', parameters)\n"},
     {"codegen", "lagrange codegen MODEL [--lang c|python] [--name NAME] [-o FILE] [--stats]",
      "Writes self-contained C (or NumPy) for the equations.\n"
      "  --lang c|python         the language (default c)\n"

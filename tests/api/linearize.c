@@ -34,7 +34,8 @@ int main(int argc, char **argv) {
   double *buf = calloc(4 * n * n + 2 * n * (nr + 1) + nr + 1, sizeof *buf);
   lg_linearization L = {.state = state, .A = buf, .B = buf + 4 * n * n,
                         .x0 = buf + 4 * n * n + 2 * n * nr, .r0 = buf + 4 * n * n + 2 * n * (nr + 1)};
-  int rc = lg_linearize(s, 0.0, NULL, NULL, NULL, NULL, &L, &d) == LG_OK ? 0 : 1;
+  lg_status st = lg_linearize(s, 0.0, NULL, NULL, NULL, NULL, &L, &d);
+  int rc = st == LG_OK ? 0 : st == LG_ERR_USAGE ? 3 : 1;
   if (rc) fprintf(stderr, "%s\n", lg_diag_text(&d));
   nx = L.nx;
   if (!rc) {

@@ -177,16 +177,16 @@ static void test_errors(void) {
 /* ---- simulation, printing, code ------------------------------------------------------ */
 typedef struct trace {
   int calls;
-  double t, x;
+  double t, x, E, W;
 } trace;
 
-static int on_row(void *ud, double t, const double *q, const double *qd, double T,
-                  double V, const double *C) {
+static int on_row(void *ud, const lg_sim_point *p) {
   trace *tr = ud;
-  (void)qd, (void)T, (void)V, (void)C;
   tr->calls++;
-  tr->t = t;
-  tr->x = q[0];
+  tr->t = p->t;
+  tr->x = p->q[0];
+  tr->E = p->E;
+  tr->W = p->W;
   return 0;
 }
 
@@ -204,6 +204,8 @@ static void test_simulate(void) {
   CHECK(tr.calls == 5);
   CHECK_NEAR(tr.t, 1.0, 1e-15);
   CHECK_NEAR(tr.x, 0.3 * cos(2.0), 1e-8); /* w = sqrt(k/m) = 2 */
+  CHECK_NEAR(tr.E, 0.5 * 8 * 0.09, 1e-9); /* conservative: E constant, W = 0 */
+  CHECK(tr.W == 0);
   double p[2] = {2, 32}, x0 = 1, v0 = 0; /* w = 4 */
   tr.calls = 0;
   CHECK(lg_simulate(s, &o, &x0, &v0, p, on_row, &tr, NULL, NULL) == LG_OK);
