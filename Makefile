@@ -12,6 +12,11 @@ SAN     ?= 0
 ifeq ($(SAN),1)
   BUILD ?= build-san
   OPT   := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(SAN),fuzz)
+  # coverage-instrumented for libFuzzer (clang only; see `make fuzz`)
+  BUILD ?= build-fuzz
+  OPT   := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+           -fno-sanitize-recover=undefined
 else
   BUILD ?= build
   OPT   := -O2 -g
@@ -57,7 +62,7 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-all: $(BUILD)/lagrange $(BUILD)/liblagrange.a $(if $(filter 1,$(SAN)),,$(BUILD)/$(SONAME))
+all: $(BUILD)/lagrange $(BUILD)/liblagrange.a $(if $(filter 0,$(SAN)),$(BUILD)/$(SONAME))
 
 $(BUILD)/liblagrange.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -86,15 +91,26 @@ tsan:
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test_api
 
 # Benchmarks (never part of the tests): the symbolic core alone, then the
-# side-by-side comparisons with SymPy in bench/*.py.
+# side-by-side comparisons in bench/*.py, all under one interpreter,
+# Debian's python3 with SymPy, NumPy and SciPy (scripts/install-bench-deps.sh).
+# `make bench-quick` runs the small sizes only.
+BENCH_PY ?= /usr/bin/python3
 $(BUILD)/bench/sym_chain: bench/sym_chain.c $(BUILD)/liblagrange.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/liblagrange.a $(LDFLAGS) $(LDLIBS)
 
 bench: $(BUILD)/bench/sym_chain $(BUILD)/lagrange
+	bash scripts/install-bench-deps.sh
 	$(BUILD)/bench/sym_chain
-	python3 bench/chain.py $(BUILD)/lagrange
-	python3 bench/codegen.py $(BUILD)/lagrange
+	$(BENCH_PY) bench/codegen.py $(BUILD)/lagrange
+	$(BENCH_PY) bench/eom.py $(BUILD)/lagrange
+	$(BENCH_PY) bench/simulate.py $(BUILD)/lagrange
+
+bench-quick: $(BUILD)/lagrange
+	bash scripts/install-bench-deps.sh
+	$(BENCH_PY) bench/codegen.py $(BUILD)/lagrange --quick
+	$(BENCH_PY) bench/eom.py $(BUILD)/lagrange --quick
+	$(BENCH_PY) bench/simulate.py $(BUILD)/lagrange --quick
 
 # The main job: install what is missing, build, derive the cart pendulum.
 demo:
@@ -102,12 +118,33 @@ demo:
 	$(MAKE) all
 	$(BUILD)/lagrange eom examples/cart_pendulum.lag
 
+# Fuzzing (tests/fuzz/): libFuzzer over the whole pipeline, built by clang in
+# build-fuzz/, then the generator of valid models; FUZZ_SECONDS in total.
+# cli_main.c is compiled once more with its main renamed, so the harness
+# enters the program exactly as the command line does.
+FUZZ_SECONDS ?= 600
+FUZZ_CC      ?= clang
+$(BUILD)/fuzz/cli_entry.o: src/cli/cli_main.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Dmain=lg_cli_main -c $< -o $@
+
+$(BUILD)/fuzz/fuzz_lagrange: tests/fuzz/fuzz_lagrange.c $(BUILD)/fuzz/cli_entry.o \
+                             $(filter-out %/cli_main.o,$(CLI_OBJ)) $(BUILD)/liblagrange.a
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+fuzz-build:
+	$(MAKE) SAN=fuzz CC=$(FUZZ_CC) build-fuzz/fuzz/fuzz_lagrange
+	$(MAKE) SAN=1 all
+
+fuzz: fuzz-build
+	bash tests/fuzz/run_fuzz.sh $(FUZZ_SECONDS)
+
 # The test command: plain and sanitized builds, every suite, one summary line.
 check:
 	bash tests/run_all.sh
 
 clean:
-	rm -rf build build-san build-tsan
+	rm -rf build build-san build-tsan build-fuzz
 
 # ---- install ---------------------------------------------------------------------------
 # lagrange.pc: Libs for the shared library; Libs.private adds what a static
@@ -144,5 +181,5 @@ uninstall:
 	  $(DESTDIR)$(INCLUDEDIR)/lagrange.h $(DESTDIR)$(PKGCONFIGDIR)/lagrange.pc \
 	  $(DESTDIR)$(MANDIR)/man1/lagrange.1 $(DESTDIR)$(MANDIR)/man5/lagrange-model.5
 
-.PHONY: all tests check clean demo bench install uninstall tsan
+.PHONY: all tests check clean demo bench bench-quick fuzz fuzz-build install uninstall tsan
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
