@@ -141,6 +141,8 @@ typedef enum num_integrator {
 } num_integrator;
 typedef enum num_stabilize { NUM_STAB_PROJECT, NUM_STAB_BAUMGARTE, NUM_STAB_NONE } num_stabilize;
 
+typedef struct num_lin num_lin; /* the linearization tape (below) */
+
 typedef struct num_sim_opts {
   double t0, tf, dt, rtol, atol;
   num_integrator integrator;
@@ -151,6 +153,10 @@ typedef struct num_sim_opts {
   int (*jit_rhs)(double t, const double *x, const double *u, const double *p,
                  double *xdot);
   const num_aux *aux;   /* E, W and the stop event (NULL: E = T + V, W = 0) */
+  /* Optional: CVODE BDF's Newton matrix from the exact Jacobian
+   * [[0, I], [dq''/dq, dq''/dq']] (forward AD, num_lin_accel_jacobian)
+   * instead of difference quotients; Lagrange's state, no Baumgarte. */
+  const num_lin *jac;
 } num_sim_opts;
 
 /* The ERK table NUM_INT_ERK picks at a tolerance (DOPRI, VERNER or FEHLBERG). */
