@@ -1,8 +1,13 @@
 # lagrange - one Makefile, one library per layer folder, one binary.
-#   make            build build/lagrange (optimized)
+#   make            build build/lagrange, build/liblagrange.a and .so (optimized)
 #   make check      build and run every test (also under ASan+UBSan)
 #   make SAN=1      sanitized build in build-san/
+#   make install    PREFIX=/usr/local DESTDIR= (make uninstall removes it)
+# Packagers: WERROR= turns warnings back into warnings; CFLAGS and LDFLAGS
+# given on the command line are kept (the project's own are appended);
+# PREFIX, LIBDIR, MANDIR and DESTDIR are honoured.
 CC      ?= cc
+WERROR  ?= -Werror
 SAN     ?= 0
 ifeq ($(SAN),1)
   BUILD ?= build-san
@@ -16,16 +21,39 @@ else
   BUILD ?= build
   OPT   := -O2 -g
 endif
-LAYERS  := base sym mech lang num cg cli
+LAYERS  := base sym mech lang num cg api cli
 INC     := $(addprefix -Isrc/,$(LAYERS)) -I/usr/include/suitesparse
 CFLAGS  ?=
-CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) $(INC)
+# One set of objects for the static and the shared library: position
+# independent, and only what lagrange.h marks LAGRANGE_API is exported.
+override CFLAGS += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra $(WERROR) $(OPT) $(INC) \
+           -fPIC -fvisibility=hidden
 # SUNDIALS and LAPACK (BSD-licensed) are linked statically: loading a dozen
 # shared objects cost a quarter of a small model's run time.
 LDLIBS  := -Wl,-Bstatic -lsundials_arkode -lsundials_cvode -lsundials_ida \
            -lsundials_nvecserial -lsundials_sunlinsoldense -lsundials_sunmatrixdense \
            -llapacke -llapack -lblas -Wl,-Bdynamic -lgfortran -lgmp -ldl -lm
-LDFLAGS += $(filter -fsanitize%,$(OPT))
+override LDFLAGS += $(filter -fsanitize%,$(OPT))
+# The shared library links what Debian 12 ships as shared objects
+# (libsundials-dev, liblapacke-dev, libgmp-dev): packages pull them in.
+SHLIBS  := -lsundials_arkode -lsundials_cvode -lsundials_ida -lsundials_nvecserial \
+           -lsundials_sunlinsoldense -lsundials_sunmatrixdense -llapacke -llapack -lblas \
+           -lgmp -ldl -lpthread -lm
+
+# A static link needs the Fortran runtime too when it takes LAPACK's archive
+# (cc -static ... $$(pkg-config --static --libs lagrange)).
+PC_PRIVATE := $(filter-out -lgmp -ldl -lpthread -lm,$(SHLIBS)) -lgfortran -lquadmath \
+              -lgmp -ldl -lpthread -lm
+
+VERSION := $(shell sed -n 's/^\#define LAGRANGE_VERSION_STRING "\(.*\)"/\1/p' src/api/lagrange.h)
+MAJOR   := $(firstword $(subst ., ,$(VERSION)))
+SONAME  := liblagrange.so.$(MAJOR)
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+LIBDIR  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR  ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 LIB_SRC := $(foreach l,$(filter-out cli,$(LAYERS)),$(wildcard src/$(l)/*.c))
 CLI_SRC := $(wildcard src/cli/*.c)
@@ -34,11 +62,14 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-all: $(BUILD)/lagrange
+all: $(BUILD)/lagrange $(BUILD)/liblagrange.a $(if $(filter 0,$(SAN)),$(BUILD)/$(SONAME))
 
 $(BUILD)/liblagrange.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
+
+$(BUILD)/$(SONAME): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined $(LDFLAGS) -o $@ $^ $(SHLIBS)
 
 $(BUILD)/lagrange: $(CLI_OBJ) $(BUILD)/liblagrange.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -52,6 +83,12 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange.a
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/liblagrange.a $(LDFLAGS) $(LDLIBS)
 
 tests: $(TEST_BIN) $(BUILD)/lagrange
+
+# The library's thread rules under ThreadSanitizer (not part of `make
+# check`: a third full build): two and three threads on one system.
+tsan:
+	$(MAKE) BUILD=build-tsan OPT="-O1 -g -fsanitize=thread" build-tsan/tests/test_api
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test_api
 
 # Benchmarks (never part of the tests): the symbolic core alone, then the
 # side-by-side comparisons in bench/*.py, all under one interpreter,
@@ -107,7 +144,42 @@ check:
 	bash tests/run_all.sh
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-tsan build-fuzz
 
-.PHONY: all tests check clean demo bench bench-quick fuzz fuzz-build
+# ---- install ---------------------------------------------------------------------------
+# lagrange.pc: Libs for the shared library; Libs.private adds what a static
+# link of liblagrange.a needs (pkg-config --static).
+define PC_FILE
+prefix=$(PREFIX)
+libdir=$(LIBDIR)
+includedir=$(INCLUDEDIR)
+
+Name: lagrange
+Description: Equations of motion from model files: derive, evaluate, simulate, generate C
+Version: $(VERSION)
+Cflags: -I$${includedir}
+Libs: -L$${libdir} -llagrange
+Libs.private: $(PC_PRIVATE)
+endef
+export PC_FILE
+
+install: $(BUILD)/lagrange $(BUILD)/liblagrange.a $(BUILD)/$(SONAME)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	install -m 755 $(BUILD)/lagrange $(DESTDIR)$(BINDIR)/lagrange
+	install -m 644 $(BUILD)/liblagrange.a $(DESTDIR)$(LIBDIR)/liblagrange.a
+	install -m 755 $(BUILD)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/liblagrange.so
+	install -m 644 src/api/lagrange.h $(DESTDIR)$(INCLUDEDIR)/lagrange.h
+	printf '%s\n' "$$PC_FILE" > $(DESTDIR)$(PKGCONFIGDIR)/lagrange.pc
+	install -m 644 man/lagrange.1 $(DESTDIR)$(MANDIR)/man1/lagrange.1
+	install -m 644 man/lagrange-model.5 $(DESTDIR)$(MANDIR)/man5/lagrange-model.5
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/lagrange $(DESTDIR)$(LIBDIR)/liblagrange.a \
+	  $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/liblagrange.so \
+	  $(DESTDIR)$(INCLUDEDIR)/lagrange.h $(DESTDIR)$(PKGCONFIGDIR)/lagrange.pc \
+	  $(DESTDIR)$(MANDIR)/man1/lagrange.1 $(DESTDIR)$(MANDIR)/man5/lagrange-model.5
+
+.PHONY: all tests check clean demo bench bench-quick fuzz fuzz-build install uninstall tsan
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

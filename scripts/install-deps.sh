@@ -5,8 +5,10 @@ set -eu
 need=()
 have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
 # libgfortran-12-dev: the static LAPACK needs the Fortran runtime to link.
+# pkgconf, man-db, groff-base, clang: the install test builds the examples
+# through pkg-config with gcc and clang and renders the man pages.
 for p in libsundials-dev liblapacke-dev liblapack-dev libblas-dev libgfortran-12-dev libgmp-dev \
-         gnuplot-nox python3-numpy texlive-latex-base; do
+         gnuplot-nox python3-numpy texlive-latex-base pkgconf man-db groff-base clang; do
   have_pkg "$p" || need+=("$p")
 done
 # SymPy is the independent reference for the tests: only install when the

@@ -7,28 +7,41 @@
 /* Countdown to an injected failure; negative means never fail. */
 static long fail_countdown = -1;
 
+/* Failed allocations in this thread (see lg_alloc_failures). */
+static _Thread_local unsigned long failures;
+
 void lg_alloc_fail_after(long n) { fail_countdown = n; }
+
+unsigned long lg_alloc_failures(void) { return failures; }
 
 static int injected_failure(void) {
   if (fail_countdown < 0) return 0;
-  if (fail_countdown == 0) return 1;
+  if (fail_countdown == 0) {
+    failures++;
+    return 1;
+  }
   fail_countdown--;
   return 0;
 }
 
+static void *counted(void *p) {
+  if (!p) failures++;
+  return p;
+}
+
 void *lg_malloc(size_t n) {
   if (injected_failure()) return NULL;
-  return malloc(n ? n : 1);
+  return counted(malloc(n ? n : 1));
 }
 
 void *lg_calloc(size_t count, size_t size) {
   if (injected_failure()) return NULL;
-  return calloc(count ? count : 1, size ? size : 1);
+  return counted(calloc(count ? count : 1, size ? size : 1));
 }
 
 void *lg_realloc(void *p, size_t n) {
   if (injected_failure()) return NULL;
-  return realloc(p, n ? n : 1);
+  return counted(realloc(p, n ? n : 1));
 }
 
 void lg_free(void *p) { free(p); }

@@ -89,3 +89,19 @@ char *lg_str_take(lg_str *b) {
   lg_str_init(b);
   return s;
 }
+
+void lg_str_json(lg_str *b, const char *s) {
+  lg_str_putc(b, '"');
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') {
+      lg_str_putc(b, '\\');
+      lg_str_putc(b, (char)ch);
+    } else if (ch < 0x20) {
+      lg_str_printf(b, "\\u%04x", ch);
+    } else {
+      lg_str_putc(b, (char)ch);
+    }
+  }
+  lg_str_putc(b, '"');
+}

@@ -14,15 +14,10 @@
 
 #define LG_PI 3.14159265358979323846
 
-/* ---- status codes ------------------------------------------------------ */
-typedef enum lg_status {
-  LG_OK = 0,
-  LG_ERR_MODEL,   /* bad model input: a diagnostic says where and why */
-  LG_ERR_NUMERIC, /* numeric failure: singular matrix, non-finite value */
-  LG_ERR_NOMEM,   /* out of memory */
-  LG_ERR_USAGE,   /* bad call (CLI: exit 2) */
-  LG_ERR_IO       /* file could not be read or written */
-} lg_status;
+/* ---- status codes and diagnostics -------------------------------------- */
+/* lg_status and lg_diag are the public ones (one definition, in the
+ * installed header, which includes nothing internal). */
+#include "lagrange.h"
 
 /* ---- allocation -------------------------------------------------------- */
 /* malloc/realloc/free with optional fault injection. Return NULL on failure. */
@@ -32,8 +27,13 @@ void *lg_realloc(void *p, size_t n);
 void lg_free(void *p);
 char *lg_strdup(const char *s);
 char *lg_strndup(const char *s, size_t n);
-/* Make the allocation after `n` more successful ones fail (n < 0: never). */
+/* Make the allocation after `n` more successful ones fail (n < 0: never).
+ * For tests, from one thread. */
 void lg_alloc_fail_after(long n);
+/* How many allocations have failed in the calling thread so far (injected
+ * or real): the public entries compare it before and after a call to
+ * report out of memory as LG_ERR_NOMEM whatever the layer below said. */
+unsigned long lg_alloc_failures(void);
 /* Grow *buf (element size `elem`) so it holds at least `need` elements. */
 int lg_grow(void **buf, size_t *cap, size_t need, size_t elem);
 
@@ -76,20 +76,14 @@ void lg_str_double(lg_str *b, double x);
  * CSV output are printed this way. */
 #define LG_DOUBLE_CHARS 32
 const char *lg_fmt_double(char buf[LG_DOUBLE_CHARS], double x);
+/* s as a JSON string literal (quotes, escapes). */
+void lg_str_json(lg_str *b, const char *s);
 /* Returns the buffer (caller owns it, free with lg_free) and resets b. */
 char *lg_str_take(lg_str *b);
 
 /* ---- diagnostics ------------------------------------------------------- */
-/* A structured diagnostic: where, what, and how to fix it. The library fills
- * one in; only the CLI prints it (lg_diag_format). */
-typedef struct lg_diag {
-  lg_status status;
-  char file[256];
-  int line, col;       /* 1-based; 0 when unknown */
-  char message[512];
-  char hint[256];      /* empty when there is no fix to suggest */
-} lg_diag;
-
+/* A structured diagnostic (lg_diag, in lagrange.h): where, what, and how to
+ * fix it. The library fills one in; only the CLI prints it. */
 void lg_diag_clear(lg_diag *d);
 /* Record an error (the first one wins: later calls do not overwrite). */
 void lg_diag_set(lg_diag *d, lg_status st, const char *file, int line, int col,

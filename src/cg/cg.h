@@ -11,6 +11,11 @@
 
 typedef enum cg_lang { CG_C, CG_PYTHON } cg_lang;
 
+/* Before generating code or integrating, entries up to this DAG size are
+ * expanded and collected (cancelling terms), which makes the evaluated
+ * code several times smaller. */
+enum { CG_SIMPLIFY_FOR_CODE = 5000 };
+
 typedef struct cg_request {
   const char *name;        /* identifier prefix (NAME_rhs, ...) */
   const char *model_path;  /* for the header comment */

@@ -2,16 +2,16 @@
 #ifndef LG_CLI_H
 #define LG_CLI_H
 
+#include <stdio.h>
+
+#include "cg.h"
 #include "lang.h"
 #include "lg_base.h"
 #include "num.h"
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_MODEL = 1, CLI_EXIT_USAGE = 2 };
 
-/* Before generating code or integrating, entries up to this DAG size are
- * expanded and collected (cancelling terms), which makes the evaluated
- * code several times smaller. */
-enum { CLI_SIMPLIFY_FOR_CODE = 5000 };
+enum { CLI_SIMPLIFY_FOR_CODE = CG_SIMPLIFY_FOR_CODE };
 
 typedef enum cli_format { CLI_TEXT, CLI_LATEX, CLI_JSON } cli_format;
 
@@ -81,6 +81,12 @@ int cli_load_kane_at(const cli_opts *o, lang_model *lm, double t, const double *
  * Lagrange's state (u = q', unconstrained). Otherwise, when kane_out is
  * given, *kane_out gets Kane's equations (state [q; u]); else an error. */
 int cli_method_eom(const cli_opts *o, lang_model *lm, mech_eom **e, mech_kane **kane_out);
+
+/* Help and version (cli_help.c): the usage of every command; one
+ * command's help (NULL: the usage) on stdout, exit 2 for an unknown one. */
+void cli_usage(FILE *f);
+int cli_help(const char *cmd);
+int cli_version(void);
 
 int cli_eom(const cli_opts *o);
 int cli_eval(const cli_opts *o);

@@ -14,10 +14,15 @@ int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
     loc.col = m && m->coord_col > 0 ? m->coord_col : 1;
   }
   char buf[1200];
-  if (d->status == LG_ERR_NOMEM) snprintf(loc.message, sizeof loc.message, "out of memory");
-  else if (!loc.message[0]) /* a failure that left no diagnostic: never an empty line */
+  /* an allocation failed on the way: whatever a layer made of it (Kane's
+   * "cannot solve"), the cause is memory */
+  if (d->status == LG_ERR_NOMEM || lg_alloc_failures() > 0) {
+    snprintf(loc.message, sizeof loc.message, "out of memory");
+    loc.hint[0] = 0;
+  } else if (!loc.message[0]) { /* a failure that left no diagnostic: never an empty line */
     snprintf(loc.message, sizeof loc.message, "internal error: a step failed without saying "
              "why (please report this model)");
+  }
   lg_diag_format(&loc, buf, sizeof buf);
   if (d->status == LG_ERR_USAGE) fprintf(stderr, "lagrange: %s\n", d->message);
   else fprintf(stderr, "%s\n", buf);
@@ -79,28 +84,6 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
   return CLI_EXIT_OK;
 }
 
-/* A state (the model's initial one unless given) and parameter values,
- * for Kane's pivoting. */
-typedef struct pivot_state {
-  const lang_model *lm;
-  const double *q, *qd;
-  double t;
-  double *params;
-} pivot_state;
-
-static int pivot_value(void *ud, const sym_node *atom, double *out) {
-  const pivot_state *ps = ud;
-  mech_model *m = ps->lm->mech;
-  for (size_t i = 0; i < mech_ncoords(m); i++) {
-    if (mech_coord(m, i, 0) == atom) { *out = ps->q[i]; return 0; }
-    if (mech_coord(m, i, 1) == atom) { *out = ps->qd[i]; return 0; }
-  }
-  for (size_t i = 0; ps->params && i < mech_nparams(m); i++)
-    if (mech_param(m, i) == atom) { *out = ps->params[i]; return 0; }
-  if (atom->kind == SYM_TIME) { *out = ps->t; return 0; }
-  return 1;
-}
-
 int cli_load_kane(const cli_opts *o, lang_model *lm, mech_kane **k) {
   return cli_load_kane_at(o, lm, lm->t0, lm->q0, lm->qd0, k);
 }
@@ -109,14 +92,7 @@ int cli_load_kane_at(const cli_opts *o, lang_model *lm, double t, const double *
                      const double *qd, mech_kane **k) {
   lg_diag d;
   lg_diag_clear(&d);
-  pivot_state ps = {lm, q, qd, t, lg_calloc(mech_nparams(lm->mech) + 1, sizeof(double))};
-  if (ps.params && mech_resolve_params(lm->mech, o->set, o->nset, ps.params, &d) != LG_OK) {
-    lg_free(ps.params);
-    ps.params = NULL;
-    lg_diag_clear(&d);
-  }
-  lg_status st = mech_derive_kane(lm->mech, o->model, pivot_value, &ps, k, &d);
-  lg_free(ps.params);
+  lg_status st = lang_derive_kane_at(lm, o->set, o->nset, t, q, qd, k, &d);
   return st == LG_OK ? CLI_EXIT_OK : cli_report(&d, lm, o->model);
 }
 
@@ -144,21 +120,7 @@ int cli_method_eom(const cli_opts *o, lang_model *lm, mech_eom **e, mech_kane **
   return CLI_EXIT_OK;
 }
 
-void cli_json_string(lg_str *out, const char *s) {
-  lg_str_putc(out, '"');
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') {
-      lg_str_putc(out, '\\');
-      lg_str_putc(out, (char)ch);
-    } else if (ch < 0x20) {
-      lg_str_printf(out, "\\u%04x", ch);
-    } else {
-      lg_str_putc(out, (char)ch);
-    }
-  }
-  lg_str_putc(out, '"');
-}
+void cli_json_string(lg_str *out, const char *s) { lg_str_json(out, s); }
 
 void cli_json_number(lg_str *out, double x) {
   if (!isfinite(x)) lg_str_puts(out, "null");

@@ -79,39 +79,18 @@ static void json_array(lg_str *o, const char *key, const double *x, size_t n) {
   lg_str_putc(o, ']');
 }
 
-/* rows x cols, element (i, j) from a callback */
-static void json_matrix(lg_str *o, const char *key, const result *r, size_t rows,
-                        size_t cols, double (*at)(const result *, size_t, size_t)) {
+static void json_matrix_raw(lg_str *o, const char *key, const double *a, size_t rows,
+                            size_t cols) {
   lg_str_printf(o, ",\n  \"%s\": [", key);
   for (size_t i = 0; i < rows; i++) {
     lg_str_puts(o, i ? ",\n    [" : "\n    [");
     for (size_t j = 0; j < cols; j++) {
       if (j) lg_str_puts(o, ", ");
-      cli_json_number(o, at(r, i, j));
+      cli_json_number(o, a[i * cols + j]);
     }
     lg_str_putc(o, ']');
   }
   lg_str_putc(o, ']');
-}
-
-static double Mv(const result *r, size_t i, size_t j) {
-  return r->w->out[r->s->o_M + i * r->s->n + j];
-}
-static double Jv(const result *r, size_t k, size_t j) {
-  return r->w->out[r->s->o_J + k * r->s->n + j];
-}
-/* [M, -J^T] */
-static double mass_matrix_at(const result *r, size_t i, size_t j) {
-  size_t n = r->s->n;
-  return j < n ? Mv(r, i, j) : -Jv(r, j - n, i);
-}
-/* [[I,0,0],[0,M,-J^T],[0,J,0]] */
-static double mass_full_at(const result *r, size_t i, size_t j) {
-  size_t n = r->s->n;
-  if (i < n) return i == j ? 1.0 : 0.0;
-  if (j < n) return 0.0;
-  if (i < 2 * n) return mass_matrix_at(r, i - n, j - n);
-  return j < 2 * n ? Jv(r, i - 2 * n, j - n) : 0.0;
 }
 
 static void write_json(lg_str *o, const result *r) {
@@ -131,19 +110,19 @@ static void write_json(lg_str *o, const result *r) {
   json_array(o, "qd", r->qd, n);
   json_array(o, "qdd", r->qdd, n);
   json_array(o, "lam", r->lam, m);
-  double *cf = lg_calloc(n + 1, sizeof *cf), *ff = lg_calloc(2 * n + m + 1, sizeof *ff);
-  for (size_t i = 0; cf && i < n; i++)
-    for (size_t k = 0; k < m; k++) cf[i] += Jv(r, k, i) * r->lam[k];
+  /* J^T lam and the assembled matrices: the library's (num_forms.c) */
+  size_t N = 2 * n + m;
+  double *cf = lg_calloc(n + 1, sizeof *cf), *ff = lg_calloc(N + 1, sizeof *ff);
+  double *mm = lg_calloc(n * (n + m) + 1, sizeof *mm), *mf = lg_calloc(N * N + 1, sizeof *mf);
+  if (cf) num_constraint_forces(s, r->w, r->lam, cf);
   if (cf) json_array(o, "constraint_forces", cf, n);
-  json_matrix(o, "mass_matrix", r, n, n + m, mass_matrix_at);
+  if (mm) num_mass_matrix(s, r->w, mm);
+  if (mm) json_matrix_raw(o, "mass_matrix", mm, n, n + m);
   json_array(o, "forcing", out + s->o_f, n);
-  json_matrix(o, "mass_matrix_full", r, 2 * n + m, 2 * n + m, mass_full_at);
-  for (size_t i = 0; ff && i < n; i++) {
-    ff[i] = r->qd[i];
-    ff[n + i] = out[s->o_f + i];
-  }
-  for (size_t k = 0; ff && k < m; k++) ff[2 * n + k] = out[s->o_gc + k];
-  if (ff) json_array(o, "forcing_full", ff, 2 * n + m);
+  if (mf) num_mass_matrix_full(s, r->w, mf);
+  if (mf) json_matrix_raw(o, "mass_matrix_full", mf, N, N);
+  if (ff) num_forcing_full(s, r->w, r->qd, ff);
+  if (ff) json_array(o, "forcing_full", ff, N);
   lg_str_puts(o, ",\n  \"T\": ");
   cli_json_number(o, out[s->o_T]);
   lg_str_puts(o, ",\n  \"V\": ");
@@ -153,6 +132,8 @@ static void write_json(lg_str *o, const result *r) {
   lg_str_puts(o, "\n}\n");
   lg_free(cf);
   lg_free(ff);
+  lg_free(mm);
+  lg_free(mf);
 }
 
 /* "name = value" with the shortest round-trip form of the value */
@@ -212,20 +193,6 @@ static int evaluate(const cli_opts *o, lang_model *lm, const num_system *s) {
 }
 
 /* ---- Kane's method -------------------------------------------------------------------- */
-static void json_matrix_raw(lg_str *o, const char *key, const double *a, size_t rows,
-                            size_t cols) {
-  lg_str_printf(o, ",\n  \"%s\": [", key);
-  for (size_t i = 0; i < rows; i++) {
-    lg_str_puts(o, i ? ",\n    [" : "\n    [");
-    for (size_t j = 0; j < cols; j++) {
-      if (j) lg_str_puts(o, ", ");
-      cli_json_number(o, a[i * cols + j]);
-    }
-    lg_str_putc(o, ']');
-  }
-  lg_str_putc(o, ']');
-}
-
 static void write_kane_json(lg_str *o, const num_system *s, const num_work *w,
                             const mech_kane *k, const num_kane_result *r, double t,
                             const double *q) {

@@ -45,6 +45,14 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
                            lang_model **out, lg_diag *diag);
 void lang_model_free(lang_model *m);
 
+/* Kane's equations of a loaded model, the dependent speeds chosen by
+ * partial pivoting at its initial state (lang_kane.c). */
+lg_status lang_derive_kane(lang_model *lm, const mech_setting *set, size_t nset,
+                           mech_kane **out, lg_diag *diag);
+/* The same, pivoting at (t, q, q') (n values each). */
+lg_status lang_derive_kane_at(lang_model *lm, const mech_setting *set, size_t nset,
+                              double t, const double *q, const double *qd,
+                              mech_kane **out, lg_diag *diag);
 /* The scalar expression text[0..len) in the model's terms: coordinates and
  * their derivatives, speeds, parameters, inputs, t, named intermediates,
  * and points and frames through pos, vel, angvel, A.x, ... (no

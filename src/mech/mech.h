@@ -148,6 +148,9 @@ const mech_setting *mech_find_setting(const mech_setting *set, size_t nset,
  * parameter has no value. Errors when a default uses a valueless one. */
 lg_status mech_resolve_params(mech_model *m, const mech_setting *set, size_t nset,
                               double *val, lg_diag *diag);
+/* The defaults alone, NaN for a parameter without a value or whose value
+ * uses one (no error; LG_ERR_NOMEM only). */
+lg_status mech_default_params(mech_model *m, double *val);
 
 /* ---- the equations (Lagrange's method) ------------------------------------------- */
 typedef enum mech_row_kind { MECH_HOLONOMIC, MECH_NONHOLONOMIC } mech_row_kind;
@@ -252,5 +255,18 @@ lg_status mech_speed_values(mech_model *m, const char *file, const sym_node ***f
 /* Kane's equations in Lagrange's shape, when u = q' and nothing is
  * constrained (so simulate and codegen can use them); NULL otherwise. */
 mech_eom *mech_kane_as_eom(mech_model *m, const mech_eom *lag, const mech_kane *k);
+
+/* ---- printing (mech_print.c) ------------------------------------------------------------ */
+typedef enum mech_format { MECH_FMT_TEXT, MECH_FMT_LATEX, MECH_FMT_JSON } mech_format;
+
+/* Whether the equations are small enough to simplify for reading, judged
+ * by the context's size right after deriving (Lagrange's, or Kane's). */
+int mech_print_wants_simplify(const sym_ctx *c, int kane);
+/* Simplify the small entries of e and k (either may be NULL) for reading. */
+void mech_print_simplify(mech_model *mm, mech_eom *e, mech_kane *k);
+/* The equations (Kane's when k is not NULL, with T, V and momenta from e)
+ * appended to out as `lagrange eom` prints them. */
+lg_status mech_print(mech_model *mm, const mech_eom *e, const mech_kane *k, mech_format fmt,
+                     lg_str *out);
 
 #endif

@@ -24,8 +24,10 @@ const mech_setting *mech_find_setting(const mech_setting *set, size_t nset,
   return NULL;
 }
 
-lg_status mech_resolve_params(mech_model *mm, const mech_setting *set, size_t nset,
-                              double *val, lg_diag *diag) {
+/* strict: a default that uses a valueless parameter is an error; else
+ * it is NaN too. */
+static lg_status resolve(mech_model *mm, const mech_setting *set, size_t nset, double *val,
+                         lg_diag *diag, int strict) {
   sym_ctx *c = mech_ctx(mm);
   size_t np = mech_nparams(mm);
   for (size_t i = 0; i < np; i++) {
@@ -41,6 +43,10 @@ lg_status mech_resolve_params(mech_model *mm, const mech_setting *set, size_t ns
     const sym_node *missing = NULL;
     lg_status st = sym_eval(c, def, param_value, &pe, &val[i], &missing);
     if (st == LG_ERR_NOMEM) return st;
+    if (st != LG_OK && !strict) {
+      val[i] = NAN;
+      continue;
+    }
     if (st != LG_OK) {
       int line, col;
       mech_param_pos(mm, i, &line, &col);
@@ -52,4 +58,13 @@ lg_status mech_resolve_params(mech_model *mm, const mech_setting *set, size_t ns
     }
   }
   return LG_OK;
+}
+
+lg_status mech_resolve_params(mech_model *mm, const mech_setting *set, size_t nset,
+                              double *val, lg_diag *diag) {
+  return resolve(mm, set, nset, val, diag, 1);
+}
+
+lg_status mech_default_params(mech_model *mm, double *val) {
+  return resolve(mm, NULL, 0, val, NULL, 0);
 }

@@ -62,6 +62,17 @@ void num_evaluate_dynamics(const num_system *s, num_work *w, double t, const dou
 lg_status num_solve_accel(const num_system *s, num_work *w, double *qdd, double *lam,
                           lg_diag *diag);
 
+/* ---- the forms `eval` reports (num_forms.c), after num_evaluate ------------------------ */
+/* res = J^T lam (n): the constraint forces */
+void num_constraint_forces(const num_system *s, const num_work *w, const double *lam,
+                           double *res);
+/* res = [M, -J^T] (n x (n+m), row-major) */
+void num_mass_matrix(const num_system *s, const num_work *w, double *res);
+/* res = [[I, 0, 0], [0, M, -J^T], [0, J, 0]] ((2n+m)^2, row-major) */
+void num_mass_matrix_full(const num_system *s, const num_work *w, double *res);
+/* res = [q'; f; gc] (2n+m) */
+void num_forcing_full(const num_system *s, const num_work *w, const double *qd,
+                      double *res);
 /* Reciprocal condition number of [[M, -J^T], [J, 0]] after num_evaluate*
  * (0 when singular); *where is the unknown with the smallest pivot
  * (coordinate i < n, multiplier n + r), *pivot its magnitude, *norm the
@@ -81,6 +92,12 @@ void num_residuals(const num_system *s, num_work *w, double t, const double *q,
 lg_status num_project(const num_system *s, num_work *w, double t, double *q, double *qd,
                       double tol, lg_diag *diag);
 
+/* The initial-state test of simulate: C, Cd (m each) as num_residuals;
+ * bad[r] (m) gets bit 1 when holonomic row r is off by more than tol at
+ * the position level, bit 2 at the velocity level. Returns how many rows
+ * are bad. */
+size_t num_check_consistent(const num_system *s, num_work *w, double t, const double *q,
+                            const double *qd, double tol, double *C, double *Cd, int *bad);
 /* ---- energy balance and events (num_aux.c) ------------------------------------------
  * Small tapes over the simulation state [t, q, v, params, v'] (v = q', or
  * Kane's independent speeds): the energy E (T + V, or h for `L =`), its
@@ -203,6 +220,19 @@ lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *s
                         size_t nset, double t, const double *q, const double *qd,
                         const double *u, int have_u, num_kane_result *r, lg_diag *diag);
 void num_kane_result_free(num_kane_result *r);
+
+/* The same split in two: the tape built once (immutable afterwards), then
+ * run at any number of states, with the parameter values given per run
+ * (np values, declaration order). num_kane_eval is build + run. */
+typedef struct num_kane_evaluator num_kane_evaluator;
+lg_status num_kane_evaluator_build(mech_model *mm, const mech_kane *k,
+                                   const num_setting *set, size_t nset,
+                                   num_kane_evaluator **out, lg_diag *diag);
+lg_status num_kane_evaluator_run(const num_kane_evaluator *ev, const double *params,
+                                 double t, const double *q, const double *qd,
+                                 const double *u, int have_u, num_kane_result *r,
+                                 lg_diag *diag);
+void num_kane_evaluator_free(num_kane_evaluator *ev);
 
 /* ---- Kane's method over time: x = [q; u] ---------------------------------------------- */
 typedef struct num_kane_system {

@@ -1,4 +1,5 @@
-/* num_kane.c - Kane's equations evaluated at one state. */
+/* num_kane.c - Kane's equations evaluated at one state (a tape built once,
+ * run per state), and over time. */
 #include "num.h"
 
 #include <lapacke.h>
@@ -24,16 +25,23 @@ static const sym_node **outputs(const mech_kane *k, size_t *count) {
   return v;
 }
 
-/* One tape over [t, q, q', u, u', params]; evaluated twice: first for the
- * speeds and M, f (u' = 0), then with the solved u'. */
-static lg_status evaluate(mech_model *mm, const mech_kane *k, const num_setting *set,
-                          size_t nset, const double *in, double *out, size_t nin,
-                          lg_diag *diag) {
+/* One tape over [t, q, q', u, u', params], built once; evaluated twice
+ * per state: first for the speeds and M, f (u' = 0), then with the solved
+ * u'. The evaluator is immutable: runs on one evaluator may overlap. */
+struct num_kane_evaluator {
+  const mech_kane *k;   /* for the names in diagnostics */
+  size_t n, p, np, ndep, nin, nout;
+  sym_tape *tape;
+  int default_speeds;
+  int *speed_qd;        /* p: the q' a default speed is, or -1 */
+};
+
+static lg_status build_tape(mech_model *mm, const mech_kane *k, const num_setting *set,
+                            size_t nset, num_kane_evaluator *ev, lg_diag *diag) {
   sym_ctx *c = mech_ctx(mm);
-  size_t n = k->n, p = k->p, np = mech_nparams(mm), cnt;
+  size_t n = k->n, p = k->p, cnt;
   const sym_node **o = outputs(k, &cnt);
-  const sym_node **atoms = lg_malloc(nin * sizeof *atoms);
-  sym_tape *tape = NULL;
+  const sym_node **atoms = lg_malloc(ev->nin * sizeof *atoms);
   lg_status st = o && atoms ? num_substitute_inputs(mm, set, nset, o, cnt) : LG_ERR_NOMEM;
   if (st == LG_OK) {
     size_t a = 0;
@@ -42,23 +50,63 @@ static lg_status evaluate(mech_model *mm, const mech_kane *k, const num_setting 
     for (size_t i = 0; i < n; i++) atoms[a++] = k->qd[i];
     for (size_t i = 0; i < p; i++) atoms[a++] = k->u[i];
     for (size_t i = 0; i < p; i++) atoms[a++] = k->ud[i];
-    for (size_t i = 0; i < np; i++) atoms[a++] = mech_param(mm, i);
+    for (size_t i = 0; i < ev->np; i++) atoms[a++] = mech_param(mm, i);
     const sym_node *missing = NULL;
-    st = sym_tape_build(c, nin, atoms, cnt, o, &tape, &missing);
+    st = sym_tape_build(c, ev->nin, atoms, cnt, o, &ev->tape, &missing);
     if (st == LG_ERR_MODEL)
       lg_diag_set(diag, LG_ERR_MODEL, NULL, 0, 0, "'%s' has no numeric value",
                   missing && missing->v.name ? missing->v.name : "?");
   }
-  if (st == LG_OK) {
-    double *w = lg_malloc(tape->nslots * sizeof *w);
-    if (w) sym_tape_eval(tape, in, out, w);
-    else st = LG_ERR_NOMEM;
-    lg_free(w);
-  }
-  sym_tape_free(tape);
   lg_free(o);
   lg_free(atoms);
   return st;
+}
+
+lg_status num_kane_evaluator_build(mech_model *mm, const mech_kane *k,
+                                   const num_setting *set, size_t nset,
+                                   num_kane_evaluator **out, lg_diag *diag) {
+  size_t n = k->n, p = k->p, N = n + p;
+  *out = NULL;
+  num_kane_evaluator *ev = lg_calloc(1, sizeof *ev);
+  if (!ev) return LG_ERR_NOMEM;
+  ev->k = k;
+  ev->n = n;
+  ev->p = p;
+  ev->np = mech_nparams(mm);
+  ev->ndep = k->ndep;
+  ev->nin = 1 + 2 * n + 2 * p + ev->np;
+  ev->nout = p + p * p + p + 2 * n + N * N + N + k->ndep;
+  ev->default_speeds = k->default_speeds;
+  ev->speed_qd = lg_malloc((p + 1) * sizeof *ev->speed_qd);
+  lg_status st = ev->speed_qd ? build_tape(mm, k, set, nset, ev, diag) : LG_ERR_NOMEM;
+  /* u = q': the speeds are the q' atoms themselves (later tape inputs
+   * win), so they take the independent q' values */
+  for (size_t i = 0; st == LG_OK && i < p; i++) {
+    ev->speed_qd[i] = -1;
+    for (size_t j = 0; j < n; j++)
+      if (k->u[i] == k->qd[j]) ev->speed_qd[i] = (int)j;
+  }
+  if (st != LG_OK) {
+    num_kane_evaluator_free(ev);
+    return st;
+  }
+  *out = ev;
+  return LG_OK;
+}
+
+void num_kane_evaluator_free(num_kane_evaluator *ev) {
+  if (!ev) return;
+  sym_tape_free(ev->tape);
+  lg_free(ev->speed_qd);
+  lg_free(ev);
+}
+
+static lg_status run_tape(const num_kane_evaluator *ev, const double *in, double *out) {
+  double *w = lg_malloc((ev->tape->nslots + 1) * sizeof *w);
+  if (!w) return LG_ERR_NOMEM;
+  sym_tape_eval(ev->tape, in, out, w);
+  lg_free(w);
+  return LG_OK;
 }
 
 /* The dependent speeds are solved symbolically for the set chosen where
@@ -107,67 +155,90 @@ static int alloc_result(num_kane_result *r, size_t n, size_t p, size_t nd) {
   return 1;
 }
 
-lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *set,
-                        size_t nset, double t, const double *q, const double *qd,
-                        const double *u, int have_u, num_kane_result *r, lg_diag *diag) {
-  size_t n = k->n, p = k->p, N = n + p, np = mech_nparams(mm);
-  size_t nin = 1 + 2 * n + 2 * p + np, nout = p + p * p + p + 2 * n + N * N + N + k->ndep;
+/* u' = M^-1 f (row-major M, LAPACK) */
+static lg_status solve_ud(num_kane_result *r, size_t p, lg_diag *diag) {
+  lg_status st = LG_OK;
+  double *A = lg_malloc((p * p + 1) * sizeof *A);
+  lapack_int *ipiv = lg_malloc((p + 1) * sizeof *ipiv);
+  memcpy(r->ud, r->f, p * sizeof *r->ud);
+  if (!A || !ipiv) st = LG_ERR_NOMEM;
+  else if (p) {
+    memcpy(A, r->M, p * p * sizeof *A);
+    if (LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)p, 1, A, (lapack_int)p, ipiv, r->ud, 1)) {
+      lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
+                  "Kane's mass matrix is singular at this state");
+      st = LG_ERR_NUMERIC;
+    }
+  }
+  lg_free(A);
+  lg_free(ipiv);
+  return st;
+}
+
+/* The results of the last tape run into r. */
+static void take_results(const num_kane_evaluator *ev, const double *out,
+                         num_kane_result *r) {
+  size_t n = ev->n, p = ev->p, N = n + p, o = p + p * p + p;
+  memcpy(r->qd, out + o, n * sizeof *r->qd);
+  memcpy(r->qdd, out + o + n, n * sizeof *r->qdd);
+  memcpy(r->Mfull, out + o + 2 * n, N * N * sizeof *r->Mfull);
+  memcpy(r->ffull, out + o + 2 * n + N * N, N * sizeof *r->ffull);
+  memcpy(r->udep, out + o + 2 * n + N * N + N, ev->ndep * sizeof *r->udep);
+}
+
+lg_status num_kane_evaluator_run(const num_kane_evaluator *ev, const double *params,
+                                 double t, const double *q, const double *qd,
+                                 const double *u, int have_u, num_kane_result *r,
+                                 lg_diag *diag) {
+  size_t n = ev->n, p = ev->p;
   memset(r, 0, sizeof *r);
-  double *in = lg_calloc(nin, sizeof *in), *out = lg_calloc(nout, sizeof *out);
-  lg_status st = in && out && alloc_result(r, n, p, k->ndep) ? LG_OK : LG_ERR_NOMEM;
-  if (st == LG_OK) st = mech_resolve_params(mm, set, nset, in + 1 + 2 * n + 2 * p, diag);
+  double *in = lg_calloc(ev->nin, sizeof *in), *out = lg_calloc(ev->nout + 1, sizeof *out);
+  lg_status st = in && out && alloc_result(r, n, p, ev->ndep) ? LG_OK : LG_ERR_NOMEM;
   if (st == LG_OK) {
+    memcpy(in + 1 + 2 * n + 2 * p, params, ev->np * sizeof *params);
     in[0] = t;
     memcpy(in + 1, q, n * sizeof *q);
     memcpy(in + 1 + n, qd, n * sizeof *qd);
     if (have_u) memcpy(in + 1 + 2 * n, u, p * sizeof *u);
-    /* u = q': the speeds are the q' atoms themselves (later tape inputs
-     * win), so they take the independent q' values */
-    for (size_t i = 0; k->default_speeds && !have_u && i < p; i++)
-      for (size_t j = 0; j < n; j++)
-        if (k->u[i] == k->qd[j]) in[1 + 2 * n + i] = qd[j];
-    if (k->default_speeds) have_u = 1;
-    st = evaluate(mm, k, set, nset, in, out, nin, diag);
+    for (size_t i = 0; ev->default_speeds && !have_u && i < p; i++)
+      if (ev->speed_qd[i] >= 0) in[1 + 2 * n + i] = qd[ev->speed_qd[i]];
+    if (ev->default_speeds) have_u = 1;
+    st = run_tape(ev, in, out);
   }
   if (st == LG_OK && !have_u) { /* speeds from q' through the kinematics */
     memcpy(in + 1 + 2 * n, out, p * sizeof *out);
-    st = evaluate(mm, k, set, nset, in, out, nin, diag);
+    st = run_tape(ev, in, out);
   }
-  if (st == LG_OK) st = check_dependent(k, out + nout - k->ndep, diag);
+  if (st == LG_OK) st = check_dependent(ev->k, out + ev->nout - ev->ndep, diag);
   if (st == LG_OK) {
     memcpy(r->u, in + 1 + 2 * n, p * sizeof *r->u);
     memcpy(r->M, out + p, p * p * sizeof *r->M);
     memcpy(r->f, out + p + p * p, p * sizeof *r->f);
-    double *A = lg_malloc((p * p + 1) * sizeof *A);
-    lapack_int *ipiv = lg_malloc((p + 1) * sizeof *ipiv);
-    memcpy(r->ud, r->f, p * sizeof *r->ud);
-    if (!A || !ipiv) st = LG_ERR_NOMEM;
-    else if (p) {
-      memcpy(A, r->M, p * p * sizeof *A);
-      if (LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)p, 1, A, (lapack_int)p, ipiv, r->ud, 1)) {
-        lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
-                    "Kane's mass matrix is singular at this state");
-        st = LG_ERR_NUMERIC;
-      }
-    }
-    lg_free(A);
-    lg_free(ipiv);
+    st = solve_ud(r, p, diag);
   }
   if (st == LG_OK) { /* again with u' for q'' */
     memcpy(in + 1 + 2 * n + p, r->ud, p * sizeof *r->ud);
-    st = evaluate(mm, k, set, nset, in, out, nin, diag);
+    st = run_tape(ev, in, out);
   }
-  if (st == LG_OK) {
-    size_t o = p + p * p + p;
-    memcpy(r->qd, out + o, n * sizeof *r->qd);
-    memcpy(r->qdd, out + o + n, n * sizeof *r->qdd);
-    memcpy(r->Mfull, out + o + 2 * n, N * N * sizeof *r->Mfull);
-    memcpy(r->ffull, out + o + 2 * n + N * N, N * sizeof *r->ffull);
-    memcpy(r->udep, out + o + 2 * n + N * N + N, k->ndep * sizeof *r->udep);
-  }
+  if (st == LG_OK) take_results(ev, out, r);
   lg_free(in);
   lg_free(out);
   if (st != LG_OK) num_kane_result_free(r);
+  return st;
+}
+
+lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *set,
+                        size_t nset, double t, const double *q, const double *qd,
+                        const double *u, int have_u, num_kane_result *r, lg_diag *diag) {
+  memset(r, 0, sizeof *r);
+  double *params = lg_calloc(mech_nparams(mm) + 1, sizeof *params);
+  if (!params) return LG_ERR_NOMEM;
+  num_kane_evaluator *ev = NULL;
+  lg_status st = mech_resolve_params(mm, set, nset, params, diag);
+  if (st == LG_OK) st = num_kane_evaluator_build(mm, k, set, nset, &ev, diag);
+  if (st == LG_OK) st = num_kane_evaluator_run(ev, params, t, q, qd, u, have_u, r, diag);
+  num_kane_evaluator_free(ev);
+  lg_free(params);
   return st;
 }
 

@@ -1,0 +1,285 @@
+/* lagrange.h - the lagrange library: model files in, equations of motion
+ * out, evaluated, integrated, printed and turned into C.
+ *
+ * This is the one installed header. Every name it exports starts with lg_,
+ * LG_ or LAGRANGE_; it includes only <stddef.h>. Find the library with
+ *   cc prog.c $(pkg-config --cflags --libs lagrange)            (shared)
+ *   cc -static prog.c $(pkg-config --static --cflags --libs lagrange)
+ * (or replace -llagrange by -l:liblagrange.a to link only the library
+ * statically: the linker prefers the .so beside the archive).
+ *
+ * The rules, for every function below:
+ * - Errors: a function returns an lg_status and, when `diag` is not NULL,
+ *   fills *diag (cleared on entry) with where and why; lg_diag_text gives
+ *   the one-line message "file:line:col: what is wrong (how to fix it)".
+ *   `diag` may be NULL everywhere. Running out of memory is LG_ERR_NOMEM
+ *   at every entry, and leaves nothing allocated (*out stays NULL; arrays
+ *   the caller passed may be partly written).
+ *   The library never prints and never exits.
+ * - Ownership: objects returned through `**out` belong to the caller, who
+ *   frees them with the matching _free (lg_model_free, lg_system_free,
+ *   lg_string_free); every _free(NULL) does nothing. On error *out is NULL.
+ *   Strings returned by the name queries belong to the object and live as
+ *   long as it does.
+ * - Pointers: every object and array argument must be valid unless its
+ *   comment says it may be NULL. Arrays are sized by lg_nq (coordinates),
+ *   lg_nc (constraint rows, one multiplier each) and lg_np (parameters);
+ *   matrices are row-major.
+ * - Threads: two threads may use two different objects at once. An
+ *   lg_system is immutable after lg_derive: any number of threads may call
+ *   the evaluation functions (lg_eval_accel, lg_eval, lg_simulate,
+ *   lg_linearize and the queries) on one system at once; each call uses its
+ *   own scratch memory. lg_print, lg_codegen and the first lg_linearize
+ *   (which compiles the linearization) work on the system's symbolic
+ *   expressions and serialize on a lock inside the system (safe, but not
+ *   concurrent).
+ *   lg_model objects are only read after loading (lg_derive works on its
+ *   own copy), so one model may be derived by several threads at once.
+ */
+#ifndef LAGRANGE_H
+#define LAGRANGE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LAGRANGE_VERSION_MAJOR 0
+#define LAGRANGE_VERSION_MINOR 1
+#define LAGRANGE_VERSION_PATCH 0
+#define LAGRANGE_VERSION_STRING "0.1.0"
+
+/* What the shared library exports (everything else is hidden). */
+#if defined(__GNUC__) || defined(__clang__)
+#define LAGRANGE_API __attribute__((visibility("default")))
+#else
+#define LAGRANGE_API
+#endif
+
+/* "MAJOR.MINOR.PATCH" of the library actually linked. */
+LAGRANGE_API const char *lg_version(void);
+
+/* ---- status and diagnostics ---------------------------------------------------- */
+typedef enum lg_status {
+  LG_OK = 0,
+  LG_ERR_MODEL,   /* bad model input: the diagnostic says where and why */
+  LG_ERR_NUMERIC, /* numeric failure: singular matrix, non-finite value */
+  LG_ERR_NOMEM,   /* out of memory */
+  LG_ERR_USAGE,   /* bad call: a NULL where a value is needed, a bad option */
+  LG_ERR_IO       /* a file could not be read or written */
+} lg_status;
+
+/* "ok", "model error", "numeric error", "out of memory", "usage error",
+ * "i/o error" (a static string). */
+LAGRANGE_API const char *lg_status_name(lg_status st);
+
+/* A diagnostic. The caller allocates it (lg_diag d = {0};) and may read the
+ * fields; the library fills it. */
+typedef struct lg_diag {
+  lg_status status;    /* LG_OK when nothing went wrong */
+  char file[256];      /* the model's name; empty when there is none */
+  int line, col;       /* 1-based; 0 when unknown */
+  char message[512];   /* what is wrong */
+  char hint[256];      /* how to fix it; empty when there is no fix to suggest */
+  char text[1100];     /* the whole line (lg_diag_text) */
+} lg_diag;
+
+/* "file:line:col: what is wrong (how to fix it)"; "" when d is NULL or
+ * holds no error. The string lives in *d. */
+LAGRANGE_API const char *lg_diag_text(const lg_diag *d);
+
+/* ---- models and systems -------------------------------------------------------- */
+typedef struct lg_model lg_model;     /* a parsed, checked model file */
+typedef struct lg_system lg_system;   /* derived equations, ready to use */
+typedef enum lg_method { LG_LAGRANGE = 0, LG_KANE = 1 } lg_method;
+
+/* Read, parse and check a model file (the language of lagrange-model(5)),
+ * as the command reads it: at most 64 MB; "-" reads standard input. */
+LAGRANGE_API lg_status lg_model_load_file(const char *path, lg_model **out, lg_diag *diag);
+/* The same from text in memory: len bytes (no NUL needed). `name` is what
+ * diagnostics call the text (like a file name); NULL: "<string>". */
+LAGRANGE_API lg_status lg_model_load_string(const char *name, const char *text, size_t len,
+                                            lg_model **out, lg_diag *diag);
+LAGRANGE_API void lg_model_free(lg_model *m);
+/* The name given at load (the path for a file). */
+LAGRANGE_API const char *lg_model_name(const lg_model *m);
+/* Remarks the model's check made that are not errors (for example a
+ * dropped identically zero constraint row), "file:line:col: note: ...". */
+LAGRANGE_API size_t lg_model_nnotes(const lg_model *m);
+LAGRANGE_API const char *lg_model_note(const lg_model *m, size_t i);
+
+/* Derive the equations of motion by Lagrange's method (with multipliers
+ * for the constraints) or Kane's, and compile them for evaluation. The
+ * system does not refer to the model: the model may be freed afterwards.
+ * Parameters without a value in the model are allowed: pass p then. */
+LAGRANGE_API lg_status lg_derive(const lg_model *m, lg_method method, lg_system **out,
+                                 lg_diag *diag);
+LAGRANGE_API void lg_system_free(lg_system *s);
+
+LAGRANGE_API lg_method lg_system_method(const lg_system *s);
+LAGRANGE_API size_t lg_nq(const lg_system *s);   /* coordinates */
+LAGRANGE_API size_t lg_nc(const lg_system *s);   /* constraint rows (multipliers) */
+LAGRANGE_API size_t lg_np(const lg_system *s);   /* parameters */
+/* Names in declaration order; NULL when i is out of range. */
+LAGRANGE_API const char *lg_coordinate_name(const lg_system *s, size_t i);
+LAGRANGE_API const char *lg_parameter_name(const lg_system *s, size_t i);
+/* p[np]: the model's values, in declaration order (NaN for a parameter
+ * the model gives no value). */
+LAGRANGE_API void lg_default_params(const lg_system *s, double *p);
+/* q[nq], qd[nq]: the model's `initial` state (0 where unset). Either may
+ * be NULL. */
+LAGRANGE_API void lg_initial_state(const lg_system *s, double *q, double *qd);
+
+/* ---- evaluation ------------------------------------------------------------------ */
+/* Accelerations qdd[nq] (and multipliers, when lam is not NULL: nc values)
+ * at (t, q, q') with parameters p[np] (NULL: the defaults), as `lagrange
+ * eval` computes them. LG_ERR_NUMERIC when the mass matrix is singular
+ * there; LG_ERR_USAGE when p is NULL and a parameter has no value. Under
+ * Kane's method qdd is the time derivative of q' along the motion and the
+ * multipliers (eliminated by the method) are NaN. */
+LAGRANGE_API lg_status lg_eval_accel(const lg_system *s, double t, const double *q,
+                                     const double *qd, const double *p, double *qdd,
+                                     double *lam, lg_diag *diag);
+
+/* Everything `lagrange eval --json` prints, in Lagrange's form whatever the
+ * method (qdd and lam as lg_eval_accel gives them). Each pointer may be
+ * NULL (not wanted); sizes with n = nq, m = nc. */
+typedef struct lg_eval_result {
+  double *qdd;                /* n */
+  double *lam;                /* m */
+  double *constraint_forces;  /* n: J^T lam */
+  double *mass_matrix;        /* n x (n + m): [M, -J^T] */
+  double *forcing;            /* n */
+  double *mass_matrix_full;   /* (2n + m) x (2n + m): [[I,0,0],[0,M,-J^T],[0,J,0]] */
+  double *forcing_full;       /* 2n + m: [q'; f; gc] */
+  double *momenta;            /* n: dL/dq' */
+  double *residuals;          /* m: the constraints at the state */
+  double *T, *V;              /* 1 each: kinetic and potential energy */
+} lg_eval_result;
+
+LAGRANGE_API lg_status lg_eval(const lg_system *s, double t, const double *q,
+                               const double *qd, const double *p, const lg_eval_result *r,
+                               lg_diag *diag);
+
+/* ---- linearization ----------------------------------------------------------------- */
+/* The model's inputs (`inputs F = ...`): the r of lg_linearize. */
+LAGRANGE_API size_t lg_ninputs(const lg_system *s);
+LAGRANGE_API const char *lg_input_name(const lg_system *s, size_t i);
+
+/* x' = A (x - x0) + B (r - r0) to first order, as `lagrange linearize`:
+ * x holds the independent coordinates, then the independent rates (nx of
+ * them); r the inputs at their values at t (nr = lg_ninputs). The caller
+ * provides the room (n = nq); the library sets nx, nr and the arrays. */
+typedef struct lg_linearization {
+  size_t nx, nr;
+  size_t *state;   /* 2n room: x[k] is q[state[k]] when state[k] < n, else
+                      q'[state[k] - n] */
+  double *A;       /* 4n^2 room: nx x nx */
+  double *B;       /* 2n * nr room: nx x nr */
+  double *x0;      /* 2n room */
+  double *r0;      /* nr room (may be NULL when there are no inputs) */
+  double *q, *qd;  /* n each, or NULL: the operating point completed onto the
+                      constraints */
+} lg_linearization;
+
+/* Linearize about (t, q, q') (either NULL: the model's initial values),
+ * completed onto the constraints (dependent values solved; q and qd are
+ * not written). independent: NULL (chosen by pivoting) or 2n flags, 1
+ * where q_i (first n) or q_i' (last n) must stay independent. Under Kane's
+ * method the rates Kane's method makes dependent are dependent here too
+ * (default speeds u = q' only: else LG_ERR_USAGE). */
+LAGRANGE_API lg_status lg_linearize(const lg_system *s, double t, const double *q,
+                                    const double *qd, const double *p,
+                                    const int *independent, lg_linearization *res,
+                                    lg_diag *diag);
+
+/* ---- simulation ------------------------------------------------------------------ */
+typedef enum lg_integrator {
+  LG_INT_AUTO = 0, /* IDA for a constrained model (projection asked), an
+                      explicit Runge-Kutta pair chosen by the tolerance else */
+  LG_INT_DOPRI,    /* ARKODE explicit Dormand-Prince 5(4) */
+  LG_INT_BDF,      /* CVODE BDF (stiff) */
+  LG_INT_IDA,      /* IDA on the index-2 (GGL) DAE */
+  LG_INT_ERK,      /* the explicit pair `simulate --integrator erk` picks */
+  LG_INT_VERNER,   /* Verner 6(5) */
+  LG_INT_FEHLBERG  /* Fehlberg 8(7) */
+} lg_integrator;
+
+typedef enum lg_stabilize {
+  LG_STAB_PROJECT = 0, /* project q, q' onto the constraints after a step */
+  LG_STAB_BAUMGARTE,   /* C'' + 2 alpha C' + beta^2 C = 0 */
+  LG_STAB_NONE
+} lg_stabilize;
+
+typedef struct lg_sim_options {
+  double t0, tf, dt;          /* output every dt from t0 to tf */
+  double rtol, atol;
+  lg_integrator integrator;
+  lg_stabilize stabilize;     /* for DOPRI and BDF on a constrained model */
+  double alpha, beta;         /* Baumgarte's constants */
+  int project;                /* nonzero: move an inconsistent initial state
+                                 onto the constraints instead of refusing it */
+} lg_sim_options;
+
+/* The model's `simulate` line (t0 0, tf 10, dt 0.01 when absent),
+ * tolerances 1e-10, LG_INT_AUTO, projection. */
+LAGRANGE_API void lg_sim_options_default(const lg_system *s, lg_sim_options *o);
+
+/* One output point: simulate's CSV row. E is T + V (the energy function h
+ * for a model given as `L =`); W the work done since t0 by everything not
+ * in V, so that E - W is conserved by the exact motion. */
+typedef struct lg_sim_point {
+  double t;
+  const double *q, *qd;       /* nq each */
+  double T, V, E, W;
+  const double *C;            /* nc: the constraint residuals */
+} lg_sim_point;
+
+/* Called at t0 and at every output time; nonzero stops the run. The
+ * point's arrays live until the callback returns. */
+typedef int (*lg_sim_callback)(void *ud, const lg_sim_point *p);
+
+typedef struct lg_sim_stats {
+  long steps, rhs_evals;
+  double t_end;               /* where the run stopped */
+  double max_energy_drift;    /* max |(E - W) - (E0 - W0)| over the output points */
+  double max_residual;        /* max |C| and |C'| over the output points */
+} lg_sim_stats;
+
+/* Integrate from (q0, qd0) (either NULL: the model's initial values) with
+ * parameters p (NULL: the defaults). o NULL: lg_sim_options_default.
+ * An initial state off a constraint by more than 1e-9 is LG_ERR_MODEL
+ * (diag at the constraint) unless o->project. A failure on the way
+ * (singular mass matrix, blow-up) is LG_ERR_NUMERIC after every output
+ * before it was delivered. cb and stats may be NULL. */
+LAGRANGE_API lg_status lg_simulate(const lg_system *s, const lg_sim_options *o,
+                                   const double *q0, const double *qd0, const double *p,
+                                   lg_sim_callback cb, void *ud, lg_sim_stats *stats,
+                                   lg_diag *diag);
+
+/* ---- printing and code generation -------------------------------------------------- */
+typedef enum lg_format { LG_FORMAT_TEXT = 0, LG_FORMAT_LATEX, LG_FORMAT_JSON } lg_format;
+
+/* The equations as `lagrange eom --format ...` prints them, into *out (a
+ * NUL-terminated string: free it with lg_string_free). */
+LAGRANGE_API lg_status lg_print(const lg_system *s, lg_format fmt, char **out,
+                                lg_diag *diag);
+
+typedef enum lg_code_lang { LG_CODE_C = 0, LG_CODE_PYTHON = 1 } lg_code_lang;
+
+/* Self-contained code as `lagrange codegen` writes it: *source, and for C
+ * *header (NAME.h, which the source includes). name: the identifier prefix
+ * (a C identifier; NULL: "model"). header may be NULL (not wanted; for
+ * Python it is set to NULL). Free both with lg_string_free. */
+LAGRANGE_API lg_status lg_codegen(const lg_system *s, lg_code_lang lang, const char *name,
+                                  char **source, char **header, lg_diag *diag);
+
+/* Frees a string the library returned; NULL does nothing. */
+LAGRANGE_API void lg_string_free(char *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,71 @@
+/* lg_api_internal.h - what the public objects hold, and the discipline
+ * every public entry follows (lg_api_*.c only; never installed).
+ *
+ * An lg_model keeps the model text: lg_derive parses it again into a
+ * context of its own, so a system shares nothing with its model and the
+ * model is never written after loading. An lg_system owns that context,
+ * the derived equations and their compiled tapes; the tapes are only read
+ * after lg_derive, and everything that still touches the symbolic context
+ * (printing, code generation, compiling the linearization) holds `lock`. */
+#ifndef LG_API_INTERNAL_H
+#define LG_API_INTERNAL_H
+
+#include <pthread.h>
+
+#include "lagrange.h"
+#include "lang.h"
+#include "lg_base.h"
+#include "mech.h"
+#include "num.h"
+
+struct lg_model {
+  char *name;
+  char *text;
+  size_t len;
+  lang_model *lm;        /* the checked model (notes, names) */
+};
+
+struct lg_system {
+  lg_method method;
+  lang_model *lm;        /* owns the context everything below lives in */
+  mech_eom *eom;         /* Lagrange's equations (also for T, V, momenta) */
+  mech_kane *kane;       /* Kane's, under LG_KANE */
+  mech_eom *kane_eom;    /* Kane's in Lagrange's shape (u = q', no
+                            constraints), else NULL */
+  num_system *num;       /* Lagrange's equations, compiled */
+  num_system *sim;       /* what simulate integrates in x = [q; q']:
+                            num, or Kane's in Lagrange's shape */
+  num_kane_evaluator *kev; /* Kane's equations at one state */
+  num_lin *lin;          /* the linearization, compiled on first use (lock) */
+  num_kane_system *ks;   /* Kane's state [q; u], when kane_eom is NULL */
+  num_aux *aux;          /* E and W over the simulated state */
+  mech_setting *dummy;   /* values for parameters without one: every
+                            evaluation passes the real values */
+  size_t ndummy;
+  double *defaults;      /* np, NaN where the model gives no value */
+  int simplify_eom, simplify_kane;       /* for printing, decided at derive */
+  int simplified_print, simplified_code;  /* done (under the lock) */
+  pthread_mutex_t lock;
+};
+
+/* One public call: the caller's diag or a local one, cleared, and the
+ * thread's failed-allocation count at entry. */
+typedef struct api_call {
+  lg_diag *d;
+  lg_diag local;
+  unsigned long fails;
+} api_call;
+
+lg_diag *api_begin(api_call *c, lg_diag *user);
+/* The status to return: LG_ERR_NOMEM when an allocation failed during the
+ * call (whatever the layers below made of it); the diagnostic completed
+ * (status, file, a position for errors without one: line/col, and the
+ * text). */
+lg_status api_end(api_call *c, lg_status st, const char *file, int line, int col);
+
+/* The parameter vector of a call: p, or the defaults (LG_ERR_USAGE when
+ * one has no value). */
+lg_status api_params(const lg_system *s, const double *p, const double **out,
+                     lg_diag *d);
+
+#endif

@@ -1,0 +1,84 @@
+/* lg_api_model.c - loading a model: the text is kept (lg_derive parses it
+ * again into a context of its own) and checked now, so that errors in the
+ * file are reported by the load. Files are read as the command reads them
+ * (lg_read_input: at most 64 MB, "-" is standard input). */
+#include "lg_api_internal.h"
+
+#include <string.h>
+
+void lg_model_free(lg_model *m) {
+  if (!m) return;
+  lang_model_free(m->lm);
+  lg_free(m->name);
+  lg_free(m->text);
+  lg_free(m);
+}
+
+/* Takes the text (len bytes, NUL-terminated) whatever happens. */
+static lg_status load(const char *name, char *text, size_t len, lg_model **out,
+                      lg_diag *d) {
+  lg_model *m = lg_calloc(1, sizeof *m);
+  if (!m) {
+    lg_free(text);
+    return LG_ERR_NOMEM;
+  }
+  m->text = text;
+  m->len = len;
+  m->name = lg_strdup(name);
+  lg_status st = m->name ? lang_load_string(name, text, len, &m->lm, d) : LG_ERR_NOMEM;
+  if (st != LG_OK) {
+    lg_model_free(m);
+    return st;
+  }
+  *out = m;
+  return LG_OK;
+}
+
+lg_status lg_model_load_string(const char *name, const char *text, size_t len,
+                               lg_model **out, lg_diag *diag) {
+  api_call c;
+  lg_diag *d = api_begin(&c, diag);
+  if (!name) name = "<string>";
+  lg_status st = LG_OK;
+  if (!out || (!text && len)) {
+    lg_diag_set(d, LG_ERR_USAGE, name, 0, 0, "lg_model_load_string: out and text are needed");
+    st = LG_ERR_USAGE;
+  }
+  lg_model *m = NULL;
+  if (out) *out = NULL;
+  char *copy = st == LG_OK ? lg_strndup(text ? text : "", len) : NULL;
+  if (st == LG_OK) st = copy ? load(name, copy, len, &m, d) : LG_ERR_NOMEM;
+  st = api_end(&c, st, name, 0, 0);
+  if (st != LG_OK) lg_model_free(m);
+  else *out = m;
+  return st;
+}
+
+lg_status lg_model_load_file(const char *path, lg_model **out, lg_diag *diag) {
+  api_call c;
+  lg_diag *d = api_begin(&c, diag);
+  lg_status st = LG_OK;
+  if (!path || !out) {
+    lg_diag_set(d, LG_ERR_USAGE, path, 0, 0, "lg_model_load_file: path and out are needed");
+    st = LG_ERR_USAGE;
+  }
+  if (out) *out = NULL;
+  lg_model *m = NULL;
+  char *text = NULL;
+  size_t len = 0;
+  /* the command's reader: bounded, NUL bytes and lone CRs as it treats them */
+  if (st == LG_OK) st = lg_read_input(path, path, LG_INPUT_LIMIT, &text, &len, d);
+  if (st == LG_OK) st = load(path, text, len, &m, d);
+  st = api_end(&c, st, path, 0, 0);
+  if (st != LG_OK) lg_model_free(m);
+  else *out = m;
+  return st;
+}
+
+const char *lg_model_name(const lg_model *m) { return m ? m->name : NULL; }
+
+size_t lg_model_nnotes(const lg_model *m) { return m ? m->lm->nnotes : 0; }
+
+const char *lg_model_note(const lg_model *m, size_t i) {
+  return m && i < m->lm->nnotes ? m->lm->notes[i] : NULL;
+}

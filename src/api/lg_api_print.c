@@ -1,0 +1,108 @@
+/* lg_api_print.c - the equations printed, and turned into C or NumPy.
+ * Both work on the system's symbolic expressions (simplified on first use,
+ * as the command line does), so they hold the system's lock. */
+#include "lg_api_internal.h"
+
+#include "cg.h"
+
+#include <string.h>
+
+/* As `lagrange eom`: small systems simplified for reading, once. The
+ * decision was taken right after deriving (lg_derive records it). */
+static void prepare_print(lg_system *s) {
+  if (s->simplified_print) return;
+  s->simplified_print = 1;
+  if (s->simplify_eom) mech_print_simplify(s->lm->mech, s->eom, NULL);
+  if (s->simplify_kane) mech_print_simplify(s->lm->mech, NULL, s->kane);
+}
+
+lg_status lg_print(const lg_system *s, lg_format fmt, char **out, lg_diag *diag) {
+  api_call c;
+  lg_diag *d = api_begin(&c, diag);
+  if (out) *out = NULL;
+  if (!s || !out || (unsigned)fmt > LG_FORMAT_JSON) {
+    lg_diag_set(d, LG_ERR_USAGE, s ? s->lm->file : NULL, 0, 0,
+                "lg_print: a system, an output and a format are needed");
+    return api_end(&c, LG_ERR_USAGE, NULL, 0, 0);
+  }
+  lg_system *mut = (lg_system *)s;
+  static const mech_format formats[] = {MECH_FMT_TEXT, MECH_FMT_LATEX, MECH_FMT_JSON};
+  lg_str buf;
+  lg_str_init(&buf);
+  pthread_mutex_lock(&mut->lock);
+  prepare_print(mut);
+  lg_status st = mech_print(s->lm->mech, s->eom, s->method == LG_KANE ? s->kane : NULL,
+                            formats[fmt], &buf);
+  pthread_mutex_unlock(&mut->lock);
+  char *text = st == LG_OK ? lg_str_take(&buf) : NULL;
+  lg_str_free(&buf);
+  st = api_end(&c, st, s->lm->file, 0, 0);
+  if (st != LG_OK) lg_free(text);
+  else *out = text;
+  return st;
+}
+
+static int valid_identifier(const char *s) {
+  if (!*s || (*s >= '0' && *s <= '9')) return 0;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+          (*s >= '0' && *s <= '9') || *s == '_'))
+      return 0;
+  return 1;
+}
+
+/* As `lagrange codegen`: Kane's equations in Lagrange's state when they
+ * share it, else in their own [q; u]; big entries left as derived. */
+static lg_status generate(lg_system *s, lg_code_lang lang, const char *name, lg_str *src,
+                          lg_str *hdr, lg_diag *d) {
+  mech_eom *e = s->method == LG_KANE && s->kane_eom ? s->kane_eom : s->eom;
+  const mech_kane *k = s->method == LG_KANE && !s->kane_eom ? s->kane : NULL;
+  if (!s->simplified_code) {
+    s->simplified_code = 1;
+    mech_eom_simplify(s->lm->mech, e, CG_SIMPLIFY_FOR_CODE);
+    if (k) mech_kane_simplify(s->lm->mech, s->kane, CG_SIMPLIFY_FOR_CODE);
+  }
+  cg_request r = {name, s->lm->file, s->lm->mech, e, k, NULL, 0, NULL, 0};
+  cg_stats stats;
+  return cg_generate(&r, lang == LG_CODE_C ? CG_C : CG_PYTHON, src,
+                     lang == LG_CODE_C ? hdr : NULL, &stats, d);
+}
+
+lg_status lg_codegen(const lg_system *s, lg_code_lang lang, const char *name, char **source,
+                     char **header, lg_diag *diag) {
+  api_call c;
+  lg_diag *d = api_begin(&c, diag);
+  if (source) *source = NULL;
+  if (header) *header = NULL;
+  if (!name) name = "model";
+  if (!s || !source || (lang != LG_CODE_C && lang != LG_CODE_PYTHON) ||
+      !valid_identifier(name)) {
+    lg_diag_set(d, LG_ERR_USAGE, s ? s->lm->file : NULL, 0, 0,
+                "lg_codegen: a system, a source output, a language and a C identifier "
+                "as the name are needed");
+    return api_end(&c, LG_ERR_USAGE, NULL, 0, 0);
+  }
+  lg_system *mut = (lg_system *)s;
+  lg_str src, hdr;
+  lg_str_init(&src);
+  lg_str_init(&hdr);
+  pthread_mutex_lock(&mut->lock);
+  lg_status st = generate(mut, lang, name, &src, &hdr, d);
+  pthread_mutex_unlock(&mut->lock);
+  char *so = NULL, *ho = NULL;
+  if (st == LG_OK) {
+    so = lg_str_take(&src);
+    ho = lang == LG_CODE_C && header ? lg_str_take(&hdr) : NULL;
+  }
+  st = api_end(&c, st, s->lm->file, s->lm->coord_line, s->lm->coord_col);
+  if (st != LG_OK) {
+    lg_free(so);
+    lg_free(ho);
+  } else {
+    *source = so;
+    if (header) *header = ho;
+  }
+  lg_str_free(&src);
+  lg_str_free(&hdr);
+  return st;
+}

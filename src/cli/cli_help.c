@@ -1,0 +1,100 @@
+/* cli_help.c - `lagrange help [COMMAND]`, `lagrange COMMAND --help` and
+ * `lagrange --version`: one entry per subcommand (the man page, lagrange.1,
+ * says the same at length). */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct cli_help_entry {
+  const char *name, *usage, *text;
+} cli_help_entry;
+
+static const cli_help_entry entries[] = {
+    {"eom", "lagrange eom MODEL [--format text|latex|json] [--json]",
+     "Prints the equations of motion: coordinates, multipliers, the equations,\n"
+     "mass_matrix, forcing, mass_matrix_full, forcing_full, momenta, T and V.\n"
+     "  --format text|latex|json  output format (default text); --json = --format json\n"},
+    {"eval", "lagrange eval MODEL [--state 'q1=0.3, q1'=0.5'] [--t T] [--json]",
+     "Evaluates everything at one state (unset values: the model's initial ones).\n"
+     "  --state 'NAME=V, NAME'=V'  coordinates and rates (speeds under --method kane)\n"
+     "  --t T                      the time (default 0)\n"
+     "  --json                     one JSON object (qdd, lam, matrices, T, V, ...)\n"},
+    {"simulate",
+     "lagrange simulate MODEL [--t0 A] [--tf B] [--dt H] [--integrator dopri|bdf|ida]\n"
+     "                         [--out FILE.csv] [--plot FILE.svg|png|pdf] [--rtol R] [--atol A]\n"
+     "                         [--project] [--stabilize project|none|baumgarte:A,B] [--jit]\n"
+     "                         [--max-rows N] [--stop-when EXPR]",
+     "Integrates from the initial state; CSV of t, q, q', T, V, E, C1..Cm, W.\n"
+     "  --t0, --tf, --dt        time span and output step (default: the model's)\n"
+     "  --integrator NAME       dopri (default unconstrained), bdf, ida (default\n"
+     "                          constrained)\n"
+     "  --out FILE.csv          write the CSV to a file (default stdout)\n"
+     "  --plot FILE.svg         draw the run with gnuplot (.svg, .png or .pdf)\n"
+     "  --rtol R, --atol A      tolerances (default 1e-10)\n"
+     "  --project               move an inconsistent initial state onto the constraints\n"
+     "  --stabilize HOW         project (default), none, baumgarte:ALPHA,BETA\n"
+     "  --jit                   compile the generated C right-hand side with $CC\n"
+     "  --max-rows N            refuse a run of more rows (default 10000000)\n"
+     "  --stop-when EXPR        end at EXPR's first zero crossing (t, q, q', parameters)\n"},
+    {"codegen", "lagrange codegen MODEL [--lang c|python] [--name NAME] [-o FILE] [--stats]",
+     "Writes self-contained C (or NumPy) for the equations.\n"
+     "  --lang c|python         the language (default c)\n"
+     "  --name NAME             identifier prefix (default: the model file's stem)\n"
+     "  -o FILE                 write FILE (and FILE.h for C) instead of stdout\n"
+     "  --stats                 operation counts after common-subexpression elimination\n"},
+    {"linearize",
+     "lagrange linearize MODEL [--at 'q1=0, q1'=0'] [--independent 'q1, q1''] [--symbolic]\n"
+     "                          [--format text|latex|json] [--json]",
+     "Linearizes about an operating point: x' = A (x - x0) + B (r - r0), x the\n"
+     "independent coordinates and rates (speeds under --method kane), r the inputs.\n"
+     "  --at 'NAME=V, NAME'=V'  the operating point (default: the initial state),\n"
+     "                          completed to a consistent one\n"
+     "  --independent 'q1, q2'' the independent coordinates and rates (else pivoting)\n"
+     "  --symbolic              A and B as expressions (text, LaTeX or JSON strings)\n"
+     "  --json                  one JSON object (state, inputs, A, B, eigenvalues, ...)\n"},
+    {"equilibria", "lagrange equilibria MODEL [--box 'q1=A:B, ...'] [--t T] [--json]",
+     "Finds the static equilibria (every rate zero, accelerations zero) in a box,\n"
+     "each with its stability and the eigenvalues of the linearization there.\n"
+     "  --box 'NAME=A:B, ...'   the search box (default: (-pi, pi] for angles,\n"
+     "                          [-10, 10] otherwise)\n"
+     "  --t T                   the time for the inputs (default 0)\n"
+     "  --json                  one JSON object (coordinates, free, equilibria)\n"},
+    {"help", "lagrange help [COMMAND]", "Lists the commands, or describes one.\n"},
+};
+
+enum { NENTRIES = sizeof entries / sizeof entries[0] };
+
+static const char common[] =
+    "common options:\n"
+    "  --set NAME=VALUE        override a parameter or input (repeatable)\n"
+    "  --method lagrange|kane  the formulation (default lagrange)\n"
+    "  -h, --help              this help\n"
+    "MODEL '-' reads the model from standard input.\n";
+
+void cli_usage(FILE *f) {
+  fputs("usage:", f);
+  for (size_t i = 0; i < NENTRIES; i++) fprintf(f, "%s%s\n", i ? "       " : " ", entries[i].usage);
+  fputs("       lagrange --version\n", f);
+  fputs(common, f);
+  fputs("'lagrange help COMMAND' describes a command; 'man lagrange' has it all.\n", f);
+}
+
+int cli_help(const char *cmd) {
+  if (!cmd) {
+    cli_usage(stdout);
+    return CLI_EXIT_OK;
+  }
+  for (size_t i = 0; i < NENTRIES; i++)
+    if (!strcmp(entries[i].name, cmd)) {
+      printf("usage: %s\n\n%s\n%s", entries[i].usage, entries[i].text, common);
+      return CLI_EXIT_OK;
+    }
+  fprintf(stderr, "lagrange help: unknown command '%s' (see 'lagrange help')\n", cmd);
+  return CLI_EXIT_USAGE;
+}
+
+int cli_version(void) {
+  printf("lagrange %s\n", lg_version());
+  return CLI_EXIT_OK;
+}

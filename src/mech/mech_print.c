@@ -1,0 +1,362 @@
+/* mech_print.c - the equations as text, LaTeX or JSON (`lagrange eom`,
+ * lg_print): coordinates, the equations grouped by the unknowns, the
+ * matrices and vectors of both methods, momenta and energies. */
+#include "mech.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Larger entries are printed as derived (simplifying them costs more than
+ * it gains); small ones are simplified for reading. */
+enum { SIMPLIFY_MAX_DAG = 600, SIMPLIFY_MAX_NODES = 2500 };
+
+/* Rendered entries by node: mass_matrix_full repeats mass_matrix and
+ * forcing_full repeats forcing, so each distinct entry is printed once. */
+typedef struct render_cache {
+  const sym_node **key;
+  char **text;
+  size_t cap, count;
+} render_cache;
+
+typedef struct writer {
+  lg_str *out;
+  mech_format fmt;
+  render_cache cache;
+  sym_ctx *ctx;
+} writer;
+
+static char **cache_slot(render_cache *c, const sym_node *e) {
+  if (c->count * 2 >= c->cap) {
+    size_t ncap = c->cap ? 2 * c->cap : 256;
+    const sym_node **nk = lg_calloc(ncap, sizeof *nk);
+    char **nt = lg_calloc(ncap, sizeof *nt);
+    if (!nk || !nt) {
+      lg_free(nk);
+      lg_free(nt);
+      return NULL;
+    }
+    for (size_t i = 0; i < c->cap; i++) {
+      if (!c->key[i]) continue;
+      size_t j = c->key[i]->hash & (ncap - 1);
+      while (nk[j]) j = (j + 1) & (ncap - 1);
+      nk[j] = c->key[i];
+      nt[j] = c->text[i];
+    }
+    lg_free(c->key);
+    lg_free(c->text);
+    c->key = nk;
+    c->text = nt;
+    c->cap = ncap;
+  }
+  size_t j = e->hash & (c->cap - 1);
+  while (c->key[j] && c->key[j] != e) j = (j + 1) & (c->cap - 1);
+  if (!c->key[j]) {
+    c->key[j] = e;
+    c->count++;
+  }
+  return &c->text[j];
+}
+
+static void cache_free(render_cache *c) {
+  for (size_t i = 0; i < c->cap; i++) lg_free(c->text[i]);
+  lg_free(c->key);
+  lg_free(c->text);
+}
+
+/* A key in LaTeX text mode: underscores escaped. */
+static void latex_key(lg_str *o, const char *key) {
+  for (; *key; key++) {
+    if (*key == '_') lg_str_putc(o, '\\');
+    lg_str_putc(o, *key);
+  }
+}
+
+static void expr(writer *w, const sym_node *e) {
+  if (w->fmt == MECH_FMT_JSON) {
+    char *s = sym_to_string(e);
+    lg_str_json(w->out, s ? s : "");
+    lg_free(s);
+    return;
+  }
+  char **slot = cache_slot(&w->cache, e);
+  if (slot && *slot) {
+    lg_str_puts(w->out, *slot);
+    return;
+  }
+  lg_str s;
+  lg_str_init(&s);
+  sym_print(&s, e, w->fmt == MECH_FMT_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT, NULL, NULL);
+  lg_str_puts(w->out, s.s ? s.s : "");
+  if (slot && !s.oom) *slot = lg_str_take(&s);
+  lg_str_free(&s);
+}
+
+static void matrix(writer *w, const char *name, const sym_matrix *m) {
+  lg_str *o = w->out;
+  if (w->fmt == MECH_FMT_JSON) {
+    lg_str_printf(o, ",\n  \"%s\": [", name);
+    for (size_t i = 0; i < m->rows; i++) {
+      lg_str_puts(o, i ? ",\n    [" : "\n    [");
+      for (size_t j = 0; j < m->cols; j++) {
+        if (j) lg_str_puts(o, ", ");
+        expr(w, SYM_AT(m, i, j));
+      }
+      lg_str_putc(o, ']');
+    }
+    lg_str_puts(o, "]");
+    return;
+  }
+  if (w->fmt == MECH_FMT_LATEX) {
+    lg_str_puts(o, "\\paragraph{");
+    latex_key(o, name);
+    lg_str_puts(o, "}\n\\[\n\\begin{bmatrix}\n");
+    for (size_t i = 0; i < m->rows; i++) {
+      for (size_t j = 0; j < m->cols; j++) {
+        if (j) lg_str_puts(o, " & ");
+        expr(w, SYM_AT(m, i, j));
+      }
+      lg_str_puts(o, i + 1 < m->rows ? " \\\\\n" : "\n");
+    }
+    lg_str_puts(o, "\\end{bmatrix}\n\\]\n\n");
+    return;
+  }
+  lg_str_printf(o, "\n%s (%zu x %zu):\n", name, m->rows, m->cols);
+  for (size_t i = 0; i < m->rows; i++) {
+    lg_str_puts(o, "  [");
+    for (size_t j = 0; j < m->cols; j++) {
+      if (j) lg_str_puts(o, ", ");
+      expr(w, SYM_AT(m, i, j));
+    }
+    lg_str_puts(o, "]\n");
+  }
+}
+
+/* A column vector, printed like a one-column matrix. */
+static void vector(writer *w, const char *name, const sym_node **v, size_t n) {
+  sym_matrix m = {n, 1, v};
+  if (w->fmt != MECH_FMT_JSON) {
+    matrix(w, name, &m);
+    return;
+  }
+  lg_str_printf(w->out, ",\n  \"%s\": [", name);
+  for (size_t i = 0; i < n; i++) {
+    if (i) lg_str_puts(w->out, ", ");
+    expr(w, v[i]);
+  }
+  lg_str_putc(w->out, ']');
+}
+
+static void names(writer *w, const char *key, const sym_node *const *v, size_t n) {
+  lg_str *o = w->out;
+  if (w->fmt == MECH_FMT_JSON) {
+    lg_str_printf(o, "%s\"%s\": [", strcmp(key, "coordinates") ? ",\n  " : "\n  ", key);
+    for (size_t i = 0; i < n; i++) {
+      if (i) lg_str_puts(o, ", ");
+      lg_str_json(o, v[i]->v.name);
+    }
+    lg_str_putc(o, ']');
+    return;
+  }
+  if (w->fmt == MECH_FMT_LATEX) {
+    lg_str_puts(o, "\\paragraph{");
+    latex_key(o, key);
+    lg_str_puts(o, "} $");
+  }
+  else lg_str_printf(o, "%s:", key);
+  if (!n) lg_str_puts(o, w->fmt == MECH_FMT_LATEX ? "\\text{none}" : " (none)");
+  for (size_t i = 0; i < n; i++) {
+    lg_str_puts(o, i ? ", " : (w->fmt == MECH_FMT_LATEX ? "" : " "));
+    expr(w, v[i]);
+  }
+  lg_str_puts(o, w->fmt == MECH_FMT_LATEX ? "$\n\n" : "\n");
+}
+
+/* A stock article with amsmath; bmatrix allows 10 columns unless told. */
+static void latex_preamble(lg_str *o, size_t max_cols) {
+  lg_str_printf(o, "\\documentclass{article}\n\\usepackage{amsmath}\n"
+                   "\\setcounter{MaxMatrixCols}{%zu}\n\\allowdisplaybreaks\n"
+                   "\\begin{document}\n\n", max_cols + 1);
+}
+
+/* Printed equations lhs = rhs (the same for both methods). */
+static void equation_list(writer *w, const char *key, const sym_node **lhs,
+                          const sym_node **rhs, size_t k) {
+  lg_str *o = w->out;
+  if (w->fmt == MECH_FMT_JSON) lg_str_printf(o, ",\n  \"%s\": [", key);
+  else if (w->fmt == MECH_FMT_LATEX) {
+    lg_str_puts(o, "\\paragraph{");
+    latex_key(o, key);
+    lg_str_puts(o, "}\n\\begin{align*}\n");
+  } else lg_str_printf(o, "\n%s:\n", key);
+  for (size_t i = 0; i < k; i++) {
+    if (w->fmt == MECH_FMT_JSON) {
+      lg_str eq;
+      lg_str_init(&eq);
+      sym_print(&eq, lhs[i], SYM_STYLE_TEXT, NULL, NULL);
+      lg_str_puts(&eq, " = ");
+      sym_print(&eq, rhs[i], SYM_STYLE_TEXT, NULL, NULL);
+      lg_str_puts(o, i ? ", " : "");
+      lg_str_json(o, eq.s ? eq.s : "");
+      lg_str_free(&eq);
+      continue;
+    }
+    lg_str_puts(o, "  ");
+    expr(w, lhs[i]);
+    lg_str_puts(o, w->fmt == MECH_FMT_LATEX ? " &= " : " = ");
+    expr(w, rhs[i]);
+    lg_str_puts(o, w->fmt == MECH_FMT_LATEX ? (i + 1 < k ? " \\\\\n" : "\n") : "\n");
+  }
+  if (w->fmt == MECH_FMT_JSON) lg_str_putc(o, ']');
+  else if (w->fmt == MECH_FMT_LATEX) {
+    if (!k) lg_str_puts(o, "  \\text{none}\n");
+    lg_str_puts(o, "\\end{align*}\n\n");
+  }
+}
+
+static void scalar(writer *w, const char *name, const sym_node *x) {
+  lg_str *o = w->out;
+  if (w->fmt == MECH_FMT_JSON) lg_str_printf(o, ",\n  \"%s\": ", name);
+  else if (w->fmt == MECH_FMT_LATEX) lg_str_printf(o, "\\paragraph{%s}\n\\[ %s = ", name, name);
+  else lg_str_printf(o, "\n%s = ", name);
+  expr(w, x);
+  lg_str_puts(o, w->fmt == MECH_FMT_JSON ? "" : w->fmt == MECH_FMT_LATEX ? " \\]\n\n" : "\n");
+}
+
+/* One side of a linear equation, grouped by unknown: (M + m)*x'' +
+ * M*l*cos(theta)*theta'' - lam1 (then `extra`, when given). */
+static void grouped(lg_str *o, sym_style style, const sym_node *const *coef,
+                    const sym_node *const *vars, size_t k, const sym_node *extra) {
+  int first = 1;
+  for (size_t j = 0; j <= k; j++) {
+    const sym_node *c = j < k ? coef[j] : extra;
+    if (!c || sym_is_zero(c)) continue;
+    lg_str t;
+    lg_str_init(&t);
+    int paren = j < k && c->kind == SYM_ADD;
+    if (paren) lg_str_puts(&t, style == SYM_STYLE_LATEX ? "\\left(" : "(");
+    if (j == k || !sym_is_one(c)) sym_print(&t, c, style, NULL, NULL);
+    if (paren) lg_str_puts(&t, style == SYM_STYLE_LATEX ? "\\right)" : ")");
+    if (j < k) {
+      int unit = sym_is_one(c) || (t.s && !strcmp(t.s, "-1"));
+      if (unit) lg_str_clear(&t);
+      if (unit && sym_is_negative_number(c)) lg_str_putc(&t, '-');
+      if (!unit) lg_str_puts(&t, style == SYM_STYLE_LATEX ? " " : "*");
+      sym_print(&t, vars[j], style, NULL, NULL);
+    }
+    const char *txt = t.s ? t.s : "";
+    int neg = txt[0] == '-';
+    if (!first) lg_str_puts(o, neg ? " - " : " + ");
+    else if (neg) lg_str_putc(o, '-');
+    lg_str_puts(o, neg ? txt + 1 : txt);
+    first = 0;
+    lg_str_free(&t);
+  }
+  if (first) lg_str_putc(o, '0');
+}
+
+/* Rows A x (+ extra) = rhs, each printed grouped by the unknowns x. */
+static void equation_rows(writer *w, const sym_matrix *A, const sym_node *const *x,
+                          const sym_node *const *extra, const sym_node *const *rhs) {
+  lg_str *o = w->out;
+  sym_style style = w->fmt == MECH_FMT_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT;
+  if (w->fmt == MECH_FMT_JSON) lg_str_puts(o, ",\n  \"equations\": [");
+  else if (w->fmt == MECH_FMT_LATEX) lg_str_puts(o, "\\paragraph{equations}\n\\begin{align*}\n");
+  else lg_str_puts(o, "\nequations:\n");
+  for (size_t i = 0; i < A->rows; i++) {
+    lg_str eq;
+    lg_str_init(&eq);
+    grouped(&eq, style, A->e + i * A->cols, x, A->cols, extra ? extra[i] : NULL);
+    lg_str_puts(&eq, style == SYM_STYLE_LATEX ? " &= " : " = ");
+    sym_print(&eq, rhs[i], style, NULL, NULL);
+    if (w->fmt == MECH_FMT_JSON) {
+      lg_str_puts(o, i ? ", " : "");
+      lg_str_json(o, eq.s ? eq.s : "");
+    } else {
+      lg_str_printf(o, "  %s%s", eq.s ? eq.s : "",
+                    w->fmt == MECH_FMT_LATEX ? (i + 1 < A->rows ? " \\\\\n" : "\n") : "\n");
+    }
+    lg_str_free(&eq);
+  }
+  if (w->fmt == MECH_FMT_JSON) lg_str_putc(o, ']');
+  else if (w->fmt == MECH_FMT_LATEX) {
+    if (!A->rows) lg_str_puts(o, "  \\text{none}\n");
+    lg_str_puts(o, "\\end{align*}\n\n");
+  }
+}
+
+/* Lagrange: [[M, -J^T], [J, 0]] [q''; lam] = [f; g_c] */
+static void lagrange_equations(writer *w, const mech_eom *e, sym_ctx *c) {
+  size_t n = e->n, m = e->m, N = n + m;
+  sym_matrix *A = sym_matrix_new(c, N, N);
+  const sym_node **x = lg_malloc((N + 1) * sizeof *x), **rhs = lg_malloc((N + 1) * sizeof *rhs);
+  if (A && x && rhs) {
+    for (size_t i = 0; i < N; i++) {
+      x[i] = i < n ? e->qdd[i] : e->lam[i - n];
+      rhs[i] = i < n ? e->f[i] : e->gc[i - n];
+      for (size_t j = 0; j < N; j++)
+        SYM_AT(A, i, j) = i < n ? SYM_AT(e->mass_matrix, i, j)
+                                : j < n ? SYM_AT(e->J, i - n, j) : sym_int(c, 0);
+    }
+    equation_rows(w, A, x, NULL, rhs);
+  }
+  lg_free(x);
+  lg_free(rhs);
+}
+
+/* Kane's method: speeds, kinematics, M u' + C = F, full state form. */
+static void write_kane(writer *w, const mech_eom *e, const mech_kane *k) {
+  lg_str *o = w->out;
+  if (w->fmt == MECH_FMT_JSON) lg_str_puts(o, "{");
+  if (w->fmt == MECH_FMT_LATEX) latex_preamble(o, k->n + k->p);
+  names(w, "coordinates", e->q, e->n);
+  names(w, "speeds", k->u, k->p);
+  equation_list(w, "dependent_speeds", k->udep, k->udep_expr, k->ndep);
+  equation_list(w, "kinematics", k->qd, k->kq, k->n);
+  equation_rows(w, k->M, k->ud, k->C, k->F);
+  matrix(w, "mass_matrix", k->M);
+  vector(w, "velocity_forces", k->C, k->p);
+  vector(w, "forcing", k->F, k->p);
+  matrix(w, "mass_matrix_full", k->mass_matrix_full);
+  vector(w, "forcing_full", k->forcing_full, k->n + k->p);
+  vector(w, "momenta", e->p, e->n);
+  scalar(w, "T", e->T);
+  scalar(w, "V", e->V);
+  if (w->fmt == MECH_FMT_JSON) lg_str_puts(o, "\n}\n");
+  if (w->fmt == MECH_FMT_LATEX) lg_str_puts(o, "\\end{document}\n");
+}
+
+static void write_all(writer *w, const mech_eom *e) {
+  lg_str *o = w->out;
+  if (w->fmt == MECH_FMT_JSON) lg_str_puts(o, "{");
+  if (w->fmt == MECH_FMT_LATEX) latex_preamble(o, 2 * e->n + e->m);
+  names(w, "coordinates", e->q, e->n);
+  names(w, "multipliers", e->lam, e->m);
+  lagrange_equations(w, e, w->ctx);
+  matrix(w, "mass_matrix", e->mass_matrix);
+  vector(w, "forcing", e->f, e->n);
+  matrix(w, "mass_matrix_full", e->mass_matrix_full);
+  vector(w, "forcing_full", e->forcing_full, 2 * e->n + e->m);
+  vector(w, "momenta", e->p, e->n);
+  scalar(w, "T", e->T);
+  scalar(w, "V", e->V);
+  if (w->fmt == MECH_FMT_JSON) lg_str_puts(o, "\n}\n");
+  if (w->fmt == MECH_FMT_LATEX) lg_str_puts(o, "\\end{document}\n");
+}
+
+int mech_print_wants_simplify(const sym_ctx *c, int kane) {
+  return sym_ctx_node_count(c) < (kane ? 4u : 1u) * SIMPLIFY_MAX_NODES;
+}
+
+void mech_print_simplify(mech_model *mm, mech_eom *e, mech_kane *k) {
+  if (e) mech_eom_simplify(mm, e, SIMPLIFY_MAX_DAG);
+  if (k) mech_kane_simplify(mm, k, SIMPLIFY_MAX_DAG);
+}
+
+lg_status mech_print(mech_model *mm, const mech_eom *e, const mech_kane *k, mech_format fmt,
+                     lg_str *out) {
+  writer w = {out, fmt, {0}, mech_ctx(mm)};
+  if (k) write_kane(&w, e, k);
+  else write_all(&w, e);
+  cache_free(&w.cache);
+  return out->oom ? LG_ERR_NOMEM : LG_OK;
+}
