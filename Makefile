@@ -54,15 +54,26 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange.a
 tests: $(TEST_BIN) $(BUILD)/lagrange
 
 # Benchmarks (never part of the tests): the symbolic core alone, then the
-# side-by-side comparisons with SymPy in bench/*.py.
+# side-by-side comparisons in bench/*.py, all under one interpreter,
+# Debian's python3 with SymPy, NumPy and SciPy (scripts/install-bench-deps.sh).
+# `make bench-quick` runs the small sizes only.
+BENCH_PY ?= /usr/bin/python3
 $(BUILD)/bench/sym_chain: bench/sym_chain.c $(BUILD)/liblagrange.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/liblagrange.a $(LDFLAGS) $(LDLIBS)
 
 bench: $(BUILD)/bench/sym_chain $(BUILD)/lagrange
+	bash scripts/install-bench-deps.sh
 	$(BUILD)/bench/sym_chain
-	python3 bench/chain.py $(BUILD)/lagrange
-	python3 bench/codegen.py $(BUILD)/lagrange
+	$(BENCH_PY) bench/codegen.py $(BUILD)/lagrange
+	$(BENCH_PY) bench/eom.py $(BUILD)/lagrange
+	$(BENCH_PY) bench/simulate.py $(BUILD)/lagrange
+
+bench-quick: $(BUILD)/lagrange
+	bash scripts/install-bench-deps.sh
+	$(BENCH_PY) bench/codegen.py $(BUILD)/lagrange --quick
+	$(BENCH_PY) bench/eom.py $(BUILD)/lagrange --quick
+	$(BENCH_PY) bench/simulate.py $(BUILD)/lagrange --quick
 
 # The main job: install what is missing, build, derive the cart pendulum.
 demo:
@@ -98,5 +109,5 @@ check:
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all tests check clean demo bench fuzz fuzz-build
+.PHONY: all tests check clean demo bench bench-quick fuzz fuzz-build
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -15,9 +15,12 @@ static int parse_independent(const char *text, const lang_model *lm, int *iq, in
     if (!*p) break;
     const char *name = p;
     while (isalnum((unsigned char)*p) || *p == '_') p++;
-    char buf[128];
     size_t len = (size_t)(p - name);
-    snprintf(buf, sizeof buf, "%.*s", (int)(len < 127 ? len : 127), name);
+    char *buf = lg_strndup(name, len);
+    if (!buf) {
+      fprintf(stderr, "lagrange: out of memory\n");
+      return CLI_EXIT_MODEL;
+    }
     int primes = 0;
     while (*p == '\'') { primes++; p++; }
     int k = len ? lang_coord_index(lm, buf) : -1;
@@ -25,8 +28,10 @@ static int parse_independent(const char *text, const lang_model *lm, int *iq, in
       fprintf(stderr, "lagrange linearize: --independent: '%s' is not a coordinate or a "
                       "coordinate's rate of %s (write 'q1, q2' for coordinates, \"q1'\" for "
                       "rates)\n", len ? buf : p, lm->file);
+      lg_free(buf);
       return CLI_EXIT_USAGE;
     }
+    lg_free(buf);
     (primes ? iv : iq)[k] = 1;
     while (*p == ' ') p++;
     if (*p && *p != ',') {
@@ -44,11 +49,16 @@ typedef struct lin_out {
   const num_lin_point *pt;
   const num_lin_result *r;
   const double *re, *im, *vr;  /* eigenvalues; right eigenvectors (nx x nx) */
+  const mech_kane *kane;       /* Kane's own speeds are the state's rates, or NULL */
 } lin_out;
 
 static void state_name(lg_str *o, const lin_out *L, size_t a) {
   size_t seen = 0, n = L->s->n;
   int rate = a >= L->pt->nqi;
+  if (rate && L->kane) {
+    sym_print(o, L->kane->u[a - L->pt->nqi], SYM_STYLE_TEXT, NULL, NULL);
+    return;
+  }
   const int *dep = rate ? L->pt->dep_v : L->pt->dep_q;
   size_t want = rate ? a - L->pt->nqi : a;
   for (size_t j = 0; j < n; j++) {
@@ -214,17 +224,13 @@ static void write_text(lg_str *o, const lin_out *L) {
 /* Kane's dependent speeds, when the speeds are the rates: the same
  * linearization in the same variables as Lagrange's with those rates
  * dependent. */
-static int kane_dependent(const cli_opts *o, lang_model *lm, int *iv, size_t n) {
+static int kane_dependent(const cli_opts *o, lang_model *lm, int *iv, size_t n,
+                          mech_kane **kout) {
   mech_kane *k;
   int rc = cli_load_kane(o, lm, &k);
   if (rc != CLI_EXIT_OK) return rc;
-  if (!k->default_speeds) {
-    fprintf(stderr, "%s:%d:%d: linearize --method kane supports the default speeds u = q' "
-                    "(this model declares its own speeds); use --method lagrange\n",
-            o->model, lm->coord_line > 0 ? lm->coord_line : 1,
-            lm->coord_col > 0 ? lm->coord_col : 1);
-    return CLI_EXIT_MODEL;
-  }
+  *kout = k;
+  if (!k->default_speeds) return CLI_EXIT_OK; /* rates chosen by pivoting, then u */
   for (size_t i = 0; i < k->p; i++)
     for (size_t j = 0; j < n; j++)
       if (!strcmp(k->u[i]->v.name, mech_coord(lm->mech, j, 0)->v.name)) iv[j] = 1;
@@ -348,22 +354,36 @@ static int run(const cli_opts *o, lang_model *lm, const mech_eom *e, const num_s
     qd[j] = isnan(gv[j]) ? lm->qd0[j] : gv[j];
   }
   if (rc == CLI_EXIT_OK && o->independent) rc = parse_independent(o->independent, lm, iq, iv);
-  if (rc == CLI_EXIT_OK && !strcmp(o->method, "kane")) rc = kane_dependent(o, lm, iv, n);
+  mech_kane *kane = NULL;
+  if (rc == CLI_EXIT_OK && !strcmp(o->method, "kane")) rc = kane_dependent(o, lm, iv, n, &kane);
+  if (kane && kane->default_speeds) kane = NULL; /* the rates are the speeds */
   num_lin_point pt = {o->t, q, qd, iq, iv, dq, dv, 0, 0};
-  num_lin_result res = {0, nr, A, B, x0, r0};
+  double *Pq = lg_malloc((3 * n * n + n * (2 * n + nr) + n + 1) * sizeof *Pq);
+  num_lin_result res = {0, nr, A, B, x0, r0, Pq, Pq ? Pq + n * n : NULL, Pq ? Pq + 2 * n * n : NULL,
+                        Pq ? Pq + 3 * n * n : NULL, Pq ? Pq + 3 * n * n + n * (2 * n + nr) : NULL};
+  if (!Pq) rc = CLI_EXIT_MODEL;
   lg_diag d;
   lg_diag_clear(&d);
   if (rc == CLI_EXIT_OK && num_lin_operating_point(L, &w, &pt, &d) != LG_OK)
     rc = cli_report(&d, lm, o->model);
   if (rc == CLI_EXIT_OK) rc = check_given(o, lm, s, &pt, gq, gv);
   if (rc == CLI_EXIT_OK && (num_linearize(L, &w, &pt, &res, &d) != LG_OK ||
+                            (kane && num_lin_to_speeds(L, lm->mech, o->set, o->nset,
+                                                       kane->speed_of_qd, kane->p, &pt, &res,
+                                                       &d) != LG_OK) ||
                             num_eigen(A, res.nx, re, im, vr) != LG_OK))
     rc = cli_report(&d, lm, o->model);
   if (rc == CLI_EXIT_OK && o->symbolic) {
-    lin_out out = {s, lm, &pt, &res, re, im, vr};
-    rc = print_symbolic(o, lm, e, &out);
+    lin_out out = {s, lm, &pt, &res, re, im, vr, kane};
+    if (kane) {
+      fprintf(stderr, "%s: --symbolic is given in the rates (--method lagrange); Kane's own "
+                      "speeds are numeric only\n", o->model);
+      rc = CLI_EXIT_USAGE;
+    } else {
+      rc = print_symbolic(o, lm, e, &out);
+    }
   } else if (rc == CLI_EXIT_OK) {
-    lin_out out = {s, lm, &pt, &res, re, im, vr};
+    lin_out out = {s, lm, &pt, &res, re, im, vr, kane};
     lg_str text;
     lg_str_init(&text);
     if (o->json) {
@@ -383,13 +403,14 @@ static int run(const cli_opts *o, lang_model *lm, const mech_eom *e, const num_s
     lg_str_free(&text);
   }
   num_work_free(&w);
+  lg_free(Pq);
   lg_free(gq);
   lg_free(mem.buf);
   lg_free(mem.flags);
   return rc;
 }
 
-int cli_linearize(const cli_opts *o) {
+int cli_with_linearization(const cli_opts *o, cli_lin_fn fn) {
   lang_model *lm;
   mech_eom *e;
   int rc = cli_load(o, &lm, &e);
@@ -402,9 +423,11 @@ int cli_linearize(const cli_opts *o) {
       num_lin_build(lm->mech, e, s, o->set, o->nset, &L, &d) != LG_OK)
     rc = cli_report(&d, lm, o->model);
   else
-    rc = run(o, lm, e, s, L);
+    rc = fn(o, lm, e, s, L);
   num_lin_free(L);
   num_system_free(s);
   lang_model_free(lm);
   return rc;
 }
+
+int cli_linearize(const cli_opts *o) { return cli_with_linearization(o, run); }

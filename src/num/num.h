@@ -264,6 +264,10 @@ lg_status num_lin_operating_point(const num_lin *L, num_work *w, num_lin_point *
 typedef struct num_lin_result {
   size_t nx, nr;
   double *A, *B, *x0, *r0;
+  /* optional (NULL: not wanted): dq = Pq dq_i (n x nqi), dq' = Q dq_i +
+   * Vu dv_i (n x nqi, n x nui); G = dq''/d[q, q', r] (n x (2n + nr)) and
+   * q'' (n) at the point */
+  double *Pq, *Q, *Vu, *G, *qdd;
 } num_lin_result;
 
 lg_status num_linearize(const num_lin *L, num_work *w, const num_lin_point *pt,
@@ -272,6 +276,12 @@ lg_status num_linearize(const num_lin *L, num_work *w, const num_lin_point *pt,
  * the implicit derivative of the augmented equations. */
 lg_status num_lin_accel_jacobian(const num_lin *L, num_work *w, double t, const double *q,
                                  const double *qd, double *G, lg_diag *diag);
+/* The result in Kane's variables x = [q_i; u], u = u_of(t, q, q') (p
+ * independent speeds); res must hold Pq, Q, Vu, G and qdd from
+ * num_linearize. */
+lg_status num_lin_to_speeds(const num_lin *L, mech_model *mm, const num_setting *set,
+                            size_t nset, const sym_node *const *u_of, size_t p,
+                            const num_lin_point *pt, num_lin_result *res, lg_diag *diag);
 /* Doubles of scratch num_linearize uses internally (for sizing). */
 size_t num_lin_work_size(const num_lin *L);
 /* Linearize at (t, q, q') with the dependent variables chosen by pivoting

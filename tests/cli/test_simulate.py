@@ -172,7 +172,7 @@ for integ, budget in (("ida", 50000), ("bdf", 50000), ("dopri", 20000), ("erk", 
 # ---- failures: time, integrator, cause, option, place ----
 r, _ = sim(os.path.join(SIM, "redundant.lag"))
 check("redundant constraints: failure at the second constraint's line, naming it",
-      r.returncode == 1 and "redundant.lag:7:18: the integration failed at t = 0 (IDA)" in r.stderr
+      r.returncode == 1 and "redundant.lag:7:12: the integration failed at t = 0 (IDA)" in r.stderr
       and "C2" in r.stderr, r.stderr)
 import time
 t0 = time.time()
@@ -187,7 +187,7 @@ t0 = time.time()
 r, _ = sim(os.path.join(SIM, "shrinking_rod.lag"), "--tf", "3")
 check("IDA failing mid-run (a rod pulled to zero length at t = 2): the time, IDA, "
       "the constraint's line and name, what to try",
-      r.returncode == 1 and "shrinking_rod.lag:6:16: the integration failed at t = 1.99" in r.stderr
+      r.returncode == 1 and "shrinking_rod.lag:6:12: the integration failed at t = 1.99" in r.stderr
       and "(IDA)" in r.stderr and "C1" in r.stderr and "--integrator" in r.stderr
       and time.time() - t0 < 60, r.stderr)
 r, _ = sim(os.path.join(SIM, "blowup.lag"), "--integrator", "bdf")
