@@ -120,7 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > MAX_INPUT) return -1;
   if (!write_model(data, size)) return 0;
   size_t nlines = 1;
-  for (size_t i = 0; i < size; i++) nlines += data[i] == '\n';
+  /* an upper bound on the lines: CR ends a line too */
+  for (size_t i = 0; i < size; i++) nlines += data[i] == '\n' || data[i] == '\r';
   /* Every input is parsed and derived by `eom`; one more command, picked by
    * the input's hash, takes it further (running all eleven would make each
    * input six times slower for little more coverage per input). */

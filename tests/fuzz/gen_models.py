@@ -322,6 +322,28 @@ class Gen:
         return m
 
 
+def oddities(seed, k, m):
+    """Now and then, a statement the language refuses (an acceleration in V,
+    a force or a constraint, a rotation by an angle with q' in it): the
+    refusal must name its line and column. Drawn from a generator of its
+    own and appended, so the rest of the model is the same as without."""
+    rng = random.Random(seed * 1000003 + k + 7777777)
+    if rng.random() > 0.06:
+        return
+    c = rng.choice(m.coords)
+    r = rng.random()
+    if r < 0.25:
+        m.lines.append(f"V = {c}''*{c}")
+    elif r < 0.5:
+        m.lines.append(f"force {c}: -der(der({c}))")
+    elif r < 0.75:
+        m.lines.append(f"constraint {c}'' + {c}")
+    elif m.frames:
+        m.lines.append(f"frame Fodd = rotate({m.frames[0]}, {m.frames[0]}.z, {c}')")
+    else:
+        m.lines.append(f"T = 1/2*{c}''^2")
+
+
 def commands(rng, m):
     """The runs one model gets: each command once, a method at random."""
     meth = lambda: ["--method", rng.choice(["lagrange", "kane"])]  # noqa: E731
@@ -402,6 +424,7 @@ def one_model(binary, seed, k, tmp, timeout, keep):
     """Findings (strings) of model k of this seed."""
     rng = random.Random(seed * 1000003 + k)
     m = Gen(rng).model()
+    oddities(seed, k, m)
     text = "\n".join(m.lines) + "\n"
     path = os.path.join(tmp, f"gen_{seed}_{k}.lag")
     with open(path, "w") as f:
@@ -446,8 +469,9 @@ def main():
         k = a.only if a.only >= 0 else a.first
         while True:
             if a.print:
-                rng = random.Random(a.seed * 1000003 + k)
-                print(f"# model {k} of seed {a.seed}\n" + "\n".join(Gen(rng).model().lines) + "\n")
+                m = Gen(random.Random(a.seed * 1000003 + k)).model()
+                oddities(a.seed, k, m)
+                print(f"# model {k} of seed {a.seed}\n" + "\n".join(m.lines) + "\n")
             else:
                 text, findings = one_model(binary, a.seed, k, tmp, a.timeout, keep)
                 if findings:

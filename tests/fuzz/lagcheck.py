@@ -73,7 +73,8 @@ def run(binary, args, model, timeout=30, cwd=None):
     if rc in (-signal.SIGXCPU, -signal.SIGKILL) or "CPU time limit" in err:
         return Result(cmd, rc, out, err, seconds, f"hang (> {limit} s of CPU time)")
     with open(model, "rb") as f:
-        nlines = f.read().count(b"\n") + 1
+        data = f.read()
+        nlines = data.count(b"\n") + data.count(b"\r") + 1  # upper bound: CR ends a line too
     finding = None
     if any(s in err for s in SANITIZER_TEXT) or rc in (86, 87):
         finding = "sanitizer report"

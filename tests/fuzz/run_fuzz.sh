@@ -9,7 +9,7 @@
 # usage: run_fuzz.sh [--check] [SECONDS]
 #   --check  the bounded run of `make check`: SECONDS (default 45) split
 #            between libFuzzer and a fixed number of generated models with a
-#            fixed seed, in a temporary folder; nothing kept.
+#            fixed seed; what fails is kept in build-fuzz/check-findings/.
 #   default  the long run of `make fuzz`: SECONDS (default 600), half
 #            libFuzzer, half generator with a seed from the clock; the
 #            corpus grows in build-fuzz/corpus, findings are kept in
@@ -64,7 +64,8 @@ tally "$work/replay.txt"
 
 fuzz_seconds=$((seconds / 2))
 if [ $check = 1 ]; then
-  findings=$work/findings
+  findings=build-fuzz/check-findings  # kept for a look when a check run fails
+  rm -rf "$findings"
   corpus=$work/corpus
   # seed 2: its first 12 models meet none of the open findings (FINDINGS.md)
   gen_args=(--seed "${FUZZ_SEED:-2}" --models "${FUZZ_MODELS:-12}")
