@@ -12,6 +12,8 @@ typedef struct mech_frame {
   mech_vec omega;          /* memo: angular velocity in the inertial frame */
   int omega_done;
   int depth;               /* 0 for the inertial frame */
+  int axis;                /* 0..2: rotated about that parent axis by `angle`; else -1 */
+  const sym_node *angle;
 } mech_frame;
 
 typedef struct mech_point { const char *name; mech_vec pos; mech_vec vel; int vel_done; } mech_point;
@@ -66,6 +68,10 @@ struct mech_model {
        : ((m)->oom = 1, -1))
 
 const char *mech_strdup(mech_model *m, const char *s);
+/* D with v_child = D v_parent for a rotation by angle about unit axis k
+ * (parent coordinates). */
+void mech_rotation_dcm(sym_ctx *c, const sym_node *const *k, const sym_node *angle,
+                       const sym_node **D);
 /* D such that v_to = D v_from, or NULL on OOM */
 const sym_node *const *mech_dcm_get(mech_model *m, int to, int from);
 mech_vec mech_vec_from(mech_model *m, int frame, const sym_node *x,

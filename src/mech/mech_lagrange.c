@@ -341,9 +341,12 @@ static lg_status derive(mech_model *m, const char *file, mech_eom **out, lg_diag
 
 /* ---- readable output ---------------------------------------------------------------------- */
 static const sym_node *maybe_simplify(sym_ctx *c, const sym_node *x, size_t max_dag) {
-  if (!x || sym_dag_size(x) > max_dag) return x;
+  if (!x) return x;
+  size_t n = sym_dag_size(x);
+  if (n > max_dag) return x;
   const sym_node *s = sym_simplify(c, x);
-  return s ? s : x;
+  /* expansion can grow what the structure kept small: keep the smaller */
+  return s && sym_dag_size(s) <= n ? s : x;
 }
 
 static void simplify_array(sym_ctx *c, const sym_node **a, size_t n, size_t max_dag) {
