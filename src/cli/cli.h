@@ -11,7 +11,7 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_MODEL = 1, CLI_EXIT_USAGE = 2 };
 /* Before generating code or integrating, entries up to this DAG size are
  * expanded and collected (cancelling terms), which makes the evaluated
  * code several times smaller. */
-enum { CLI_SIMPLIFY_FOR_CODE = 5000 };
+enum { CLI_SIMPLIFY_FOR_CODE = 0 };
 
 typedef enum cli_format { CLI_TEXT, CLI_LATEX, CLI_JSON } cli_format;
 

@@ -74,6 +74,11 @@ void mech_rotation_dcm(sym_ctx *c, const sym_node *const *k, const sym_node *ang
                        const sym_node **D);
 /* D such that v_to = D v_from, or NULL on OOM */
 const sym_node *const *mech_dcm_get(mech_model *m, int to, int from);
+/* Add the particles' and bodies' inertia to e->M, e->f and e->p from
+ * their partial velocities (mech_assemble.c); 0 on OOM. */
+int mech_assemble_inertia(mech_model *m, mech_eom *e);
+/* The particles' and bodies' kinetic energy (NULL on OOM). */
+const sym_node *mech_kinetic_energy(mech_model *m);
 mech_vec mech_vec_from(mech_model *m, int frame, const sym_node *x,
                        const sym_node *y, const sym_node *z);
 

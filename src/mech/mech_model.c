@@ -190,18 +190,21 @@ int mech_add_frame_euler(mech_model *m, const char *name, int parent, mech_rot k
 mech_vec mech_frame_angvel(mech_model *m, int frame) {
   mech_frame *F = &m->frames.v[frame];
   if (F->omega_done) return F->omega;
-  /* Kept as one term in the frame itself, w = R w_parent + w_rel, so that
-   * w x r needs no direction cosines and the parent's w is shared. */
-  const sym_node *wp[3];
-  if (!mech_vec_express(m, mech_frame_angvel(m, F->parent), frame, wp)) {
+  /* The sum of the relative rates along the path to the root, expressed
+   * at once in the frame itself: each through the merged direction
+   * cosines, never through products of the intermediate rotations. */
+  mech_vec rel = mech_vec_zero();
+  for (int f = frame; m->frames.v[f].parent >= 0; f = m->frames.v[f].parent)
+    rel = mech_vec_add(m, rel, m->frames.v[f].omega_rel);
+  const sym_node *w[3];
+  if (!mech_vec_express(m, rel, frame, w)) {
     m->oom = 1;
     return mech_vec_zero();
   }
   F = &m->frames.v[frame];
-  mech_vec w = mech_vec_add(m, mech_vec_from(m, frame, wp[0], wp[1], wp[2]), F->omega_rel);
-  F->omega = w;
+  F->omega = mech_vec_from(m, frame, w[0], w[1], w[2]);
   F->omega_done = 1;
-  return w;
+  return F->omega;
 }
 
 /* ---- points and masses ------------------------------------------------------------- */

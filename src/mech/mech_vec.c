@@ -85,11 +85,15 @@ mech_vec mech_vec_map(mech_model *m, mech_vec a,
     m->oom = 1;
     return mech_vec_zero();
   }
+  size_t n = 0;
   for (size_t i = 0; i < a.n; i++) {
-    t[i].frame = a.t[i].frame;
-    for (int c = 0; c < 3; c++) t[i].c[c] = f(ud, a.t[i].c[c]);
+    t[n].frame = a.t[i].frame;
+    for (int c = 0; c < 3; c++) t[n].c[c] = f(ud, a.t[i].c[c]);
+    /* terms that became zero are dropped: a partial velocity keeps only
+     * the frames it moves in, so its dot products stay short */
+    n += !(sym_is_zero(t[n].c[0]) && sym_is_zero(t[n].c[1]) && sym_is_zero(t[n].c[2]));
   }
-  return (mech_vec){a.n, t};
+  return (mech_vec){n, t};
 }
 
 static const sym_node *diff_one(void *ud, const sym_node *e) {
