@@ -31,6 +31,9 @@ typedef struct cli_opts {
   const char *integrator, *out, *plot, *stabilize;
   /* codegen */
   const char *lang, *name, *output;
+  /* linearize, equilibria */
+  const char *at, *independent, *box;
+  int symbolic;
 } cli_opts;
 
 /* Parse argv after the subcommand; prints the problem and returns
@@ -48,6 +51,9 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom);
 
 /* Kane's equations of a loaded model (prints errors). */
 int cli_load_kane(const cli_opts *o, lang_model *lm, mech_kane **k);
+/* The same with the dependent speeds chosen at the state (t, q, q'). */
+int cli_load_kane_at(const cli_opts *o, lang_model *lm, double t, const double *q,
+                     const double *qd, mech_kane **k);
 /* Replace *e by Kane's equations when --method kane and they share
  * Lagrange's state (u = q', unconstrained). Otherwise, when kane_out is
  * given, *kane_out gets Kane's equations (state [q; u]); else an error. */
@@ -57,6 +63,14 @@ int cli_eom(const cli_opts *o);
 int cli_eval(const cli_opts *o);
 int cli_simulate(const cli_opts *o);
 int cli_codegen(const cli_opts *o);
+int cli_linearize(const cli_opts *o);
+int cli_equilibria(const cli_opts *o);
+
+/* Parse "q1=0.3, q1'=0.5" (names of coordinates; with kane, speeds into u
+ * and *have_u set; kane/u/have_u may be NULL) over the values already in q
+ * and qd. Prints the problem and returns CLI_EXIT_USAGE on bad input. */
+int cli_parse_state(const char *s, const lang_model *lm, double *q, double *qd,
+                    const mech_kane *kane, double *u, int *have_u);
 
 /* JSON helpers */
 void cli_json_string(lg_str *out, const char *s);

@@ -44,7 +44,8 @@ static int add_setting(cli_opts *o, const char *arg) {
 static const char *const valued[] = {"--set", "--method", "--format", "--state", "--t",
                                      "--t0", "--tf", "--dt", "--rtol", "--atol",
                                      "--integrator", "--out", "--plot", "--stabilize",
-                                     "--lang", "--name", "-o", NULL};
+                                     "--lang", "--name", "-o", "--at", "--independent",
+                                     "--box", NULL};
 
 static int takes_value(const char *opt) {
   for (int i = 0; valued[i]; i++)
@@ -85,6 +86,9 @@ static int apply(const char *cmd, const char *opt, const char *val, cli_opts *o)
   else if (!strcmp(opt, "--lang")) o->lang = val;
   else if (!strcmp(opt, "--name")) o->name = val;
   else if (!strcmp(opt, "-o")) o->output = val;
+  else if (!strcmp(opt, "--at")) o->at = val;
+  else if (!strcmp(opt, "--independent")) o->independent = val;
+  else if (!strcmp(opt, "--box")) o->box = val;
   else return apply_number(cmd, opt, val, o);
   return CLI_EXIT_OK;
 }
@@ -109,6 +113,7 @@ int cli_parse_opts(const char *cmd, int argc, char **argv, cli_opts *o) {
     if (!strcmp(opt, "--project")) { o->project = 1; continue; }
     if (!strcmp(opt, "--jit")) { o->jit = 1; continue; }
     if (!strcmp(opt, "--stats")) { o->stats = 1; continue; }
+    if (!strcmp(opt, "--symbolic")) { o->symbolic = 1; continue; }
     if (!takes_value(opt)) return bad(cmd, "unknown option '%s'", a);
     const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
     if (!val) return bad(cmd, "option %s needs a value", opt);

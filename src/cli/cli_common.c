@@ -39,9 +39,12 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
   return CLI_EXIT_OK;
 }
 
-/* The model's initial state and parameter values, for Kane's pivoting. */
+/* A state (the model's initial one unless given) and parameter values,
+ * for Kane's pivoting. */
 typedef struct pivot_state {
   const lang_model *lm;
+  const double *q, *qd;
+  double t;
   double *params;
 } pivot_state;
 
@@ -49,19 +52,24 @@ static int pivot_value(void *ud, const sym_node *atom, double *out) {
   const pivot_state *ps = ud;
   mech_model *m = ps->lm->mech;
   for (size_t i = 0; i < mech_ncoords(m); i++) {
-    if (mech_coord(m, i, 0) == atom) { *out = ps->lm->q0[i]; return 0; }
-    if (mech_coord(m, i, 1) == atom) { *out = ps->lm->qd0[i]; return 0; }
+    if (mech_coord(m, i, 0) == atom) { *out = ps->q[i]; return 0; }
+    if (mech_coord(m, i, 1) == atom) { *out = ps->qd[i]; return 0; }
   }
   for (size_t i = 0; ps->params && i < mech_nparams(m); i++)
     if (mech_param(m, i) == atom) { *out = ps->params[i]; return 0; }
-  if (atom->kind == SYM_TIME) { *out = ps->lm->t0; return 0; }
+  if (atom->kind == SYM_TIME) { *out = ps->t; return 0; }
   return 1;
 }
 
 int cli_load_kane(const cli_opts *o, lang_model *lm, mech_kane **k) {
+  return cli_load_kane_at(o, lm, lm->t0, lm->q0, lm->qd0, k);
+}
+
+int cli_load_kane_at(const cli_opts *o, lang_model *lm, double t, const double *q,
+                     const double *qd, mech_kane **k) {
   lg_diag d;
   lg_diag_clear(&d);
-  pivot_state ps = {lm, lg_calloc(mech_nparams(lm->mech) + 1, sizeof(double))};
+  pivot_state ps = {lm, q, qd, t, lg_calloc(mech_nparams(lm->mech) + 1, sizeof(double))};
   if (ps.params && mech_resolve_params(lm->mech, o->set, o->nset, ps.params, &d) != LG_OK) {
     lg_free(ps.params);
     ps.params = NULL;

@@ -12,6 +12,8 @@ static void usage(FILE *f) {
           "                [--out FILE.csv] [--plot FILE.svg] [--rtol R] [--atol A] [--project]\n"
           "                [--stabilize project|none|baumgarte:A,B] [--jit]\n"
           "       lagrange codegen MODEL [--lang c|python] [--name NAME] [-o FILE] [--stats]\n"
+          "       lagrange linearize MODEL [--at 'q1=0, q1'=0'] [--independent 'q1, q1''] [--json]\n"
+          "       lagrange equilibria MODEL [--box 'q1=A:B, ...'] [--t T] [--json]\n"
           "common options: --set NAME=VALUE (repeatable), --method lagrange|kane\n");
 }
 
@@ -26,6 +28,8 @@ int main(int argc, char **argv) {
   else if (strcmp(cmd, "eval") == 0) run = cli_eval;
   else if (strcmp(cmd, "simulate") == 0) run = cli_simulate;
   else if (strcmp(cmd, "codegen") == 0) run = cli_codegen;
+  else if (strcmp(cmd, "linearize") == 0) run = cli_linearize;
+  else if (strcmp(cmd, "equilibria") == 0) run = cli_equilibria;
   if (!run) {
     fprintf(stderr, "lagrange: unknown subcommand '%s'\n", cmd);
     usage(stderr);

@@ -341,7 +341,15 @@ static int integrate_kane(const cli_opts *o, lang_model *lm, const mech_eom *e,
       snk.start = wall_now();
       num_sim_stats st;
       lg_diag_clear(&d);
-      lg_status status = num_simulate_kane(ks, &so, q, r.u, on_output, &snk, &st, &d);
+      double *u0 = lg_calloc(ks->p + 1, sizeof *u0); /* Kane's speeds over time */
+      lg_status status = LG_ERR_NOMEM;
+      if (u0) {
+        num_kane_initial_speeds(k, &r, u0);
+        status = num_simulate_kane(ks, &so, q, u0, on_output, &snk, &st, &d);
+      } else {
+        lg_diag_set(&d, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");
+      }
+      lg_free(u0);
       summary(o, s, &st, wall_now() - snk.start, snk.tty);
       if (status != LG_OK) rc = cli_report(&d, lm, o->model);
       rc = finish_sinks(o, &snk, part, pdata, rc);

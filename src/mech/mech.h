@@ -97,9 +97,12 @@ int mech_add_constraint(mech_model *m, const sym_node *row, int line, int col);
  * and kinematical equations row = 0, linear in the q'. */
 int mech_add_speed(mech_model *m, const char *name);
 int mech_add_kinematic(mech_model *m, const sym_node *row, int line, int col);
-/* The model names speed `speed` (index from mech_add_speed) dependent: Kane's
+/* The model names speed `speed` (index from mech_add_speed; without a
+ * speeds statement, the coordinate's index: u_i = q_i') dependent: Kane's
  * method then solves the velocity constraints for the declared speeds
- * instead of choosing them by pivoting. Returns -1 on OOM. */
+ * instead of choosing them. One per constraint row, each once, with a
+ * regular coefficient matrix, else mech_derive_kane fails at the
+ * declaration's line:col. Returns -1 on OOM. */
 int mech_declare_dependent_speed(mech_model *m, int speed, int line, int col);
 size_t mech_ndeclared_dependent(const mech_model *m);
 /* The k-th declared dependent speed's index (and where it was declared). */
@@ -193,13 +196,28 @@ typedef struct mech_kane {
   sym_matrix *mass_matrix_full;  /* (n+p) square: blockdiag(M_k, M) */
   const sym_node **forcing_full; /* n+p: [-g_k; f] */
   int default_speeds;            /* u = q' */
+  /* Every speed, for the numeric elimination (mech_kane_derive_all): */
+  size_t nu;                     /* all speeds (= n) */
+  const sym_node **uall, **udall;/* nu, declaration order */
+  const sym_node **kq_all;       /* n: q' = k(q, u_all, t) */
+  const sym_node **crow;         /* ndep: the velocity constraints in the speeds */
+  struct mech_kane *all;         /* Kane's equations for all nu speeds, unconstrained */
+  sym_matrix *A;                 /* ndep x nu: d crow / d u_all */
+  const sym_node **g;            /* ndep: d/dt crow = A u_all' + g */
 } mech_kane;
 
 /* pivot_value (may be NULL) gives the values of atoms at a state (the
- * initial one): dependent speeds are then chosen by partial pivoting there. */
+ * initial one): dependent speeds are chosen to stay solvable there and at
+ * sample configurations around it (mech_kane_pivot.c), independently of
+ * the order of the constraints, unless the model declares them. */
 lg_status mech_derive_kane(mech_model *m, const char *file, sym_atom_value_fn pivot_value,
                            void *pivot_ud, mech_kane **out, lg_diag *diag);
 void mech_kane_simplify(mech_model *m, mech_kane *k, size_t max_dag);
+/* With dependent speeds: fill k->all (M u_all' + C = F over every speed, as
+ * if unconstrained), k->A and k->g, so that u_all' can be solved at each
+ * state from [M A^T; A 0] [u'; lam] = [F - C; -g] without any symbolic
+ * pivot (num_kane_system). A no-op without dependent speeds. */
+lg_status mech_kane_derive_all(mech_model *m, mech_kane *k, lg_diag *diag);
 /* Speeds and their derivatives in terms of q, q', t (from the kinematical
  * equations): from[i] -> to[i], n pairs (0 without speeds). */
 lg_status mech_speed_values(mech_model *m, const char *file, const sym_node ***from,

@@ -117,6 +117,8 @@ typedef struct num_kane_result {
   double *qd, *qdd;           /* n */
   double *M, *f;              /* p*p, p */
   double *Mfull, *ffull;      /* (n+p)^2, n+p */
+  size_t ndep;
+  double *udep;               /* ndep: the dependent speeds (mech_kane udep order) */
 } num_kane_result;
 
 /* Evaluate Kane's equations at (t, q) with the independent speeds u (when
@@ -128,21 +130,27 @@ lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *s
                         const double *u, int have_u, num_kane_result *r, lg_diag *diag);
 void num_kane_result_free(num_kane_result *r);
 
-/* ---- Kane's method over time: x = [q; u_I] ------------------------------------------- */
+/* ---- Kane's method over time: x = [q; u] ---------------------------------------------- */
 typedef struct num_kane_system {
   size_t n, p, m, np, nin;      /* coordinates, speeds, constraint rows, params, inputs */
   double *params;
-  sym_tape *dyn;                /* outputs: q' (n), M (p*p), f (p) */
+  sym_tape *dyn;                /* outputs: q' (n), M (p*p), f (p), A (mc*p), g (mc) */
   sym_tape *all;                /* outputs: q' (n), T, V, C (m) */
+  size_t mc;                    /* velocity constraints solved with the speeds (0: none) */
   size_t o_kq, o_T, o_V, o_C;   /* offsets in the outputs of `all` */
+  size_t o_kkt;                 /* the [M A^T; A 0] system in the work array */
   size_t o_out;                 /* where the outputs start in the work array */
   size_t nwork;                 /* doubles of work */
 } num_kane_system;
 
+/* The state x = [q; u] of num_kane_system: u has p speeds, the independent
+ * ones without dependent speeds, else every speed (num_kane_initial_speeds
+ * fills them from an evaluation at the initial state). */
 lg_status num_kane_system_build(mech_model *mm, const mech_kane *k, const mech_eom *lag,
                                 const num_setting *set, size_t nset, num_kane_system **out,
                                 lg_diag *diag);
 void num_kane_system_free(num_kane_system *k);
+void num_kane_initial_speeds(const mech_kane *k, const num_kane_result *r, double *u);
 /* Work for num_kane_rhs/observe (free with lg_free). */
 double *num_kane_scratch(const num_kane_system *k);
 /* dx = [q'; u'] at x = [q; u] (LG_ERR_NUMERIC when M is singular). */
@@ -153,6 +161,75 @@ void num_kane_observe(const num_kane_system *k, double *work, double t, const do
 lg_status num_simulate_kane(const num_kane_system *k, const num_sim_opts *o, double *q,
                             double *u, num_sim_output out, void *ud, num_sim_stats *stats,
                             lg_diag *diag);
+
+/* ---- linearization (num_linearize.c) --------------------------------------------------
+ * x' = A (x - x0) + B (r - r0) about a consistent operating point, with
+ * x = [independent coordinates; independent rates] and r the inputs. */
+typedef struct num_lin {
+  const num_system *s;        /* borrowed: must outlive this */
+  size_t n, m, nr, nin;
+  sym_tape *tape;             /* inputs: t, q, q', q'', lam, r, params */
+  size_t o_Pq, o_Pv, o_Pr, o_Cdq, o_r0, nout;
+} num_lin;
+
+lg_status num_lin_build(mech_model *mm, const mech_eom *e, const num_system *s,
+                        const num_setting *set, size_t nset, num_lin **out, lg_diag *diag);
+void num_lin_free(num_lin *L);
+
+/* An operating point and its split into independent and dependent
+ * variables. The caller sets t, q, qd (n each), indep_q/indep_v (1 where
+ * the user names a coordinate/rate independent, else 0); the library sets
+ * dep_q/dep_v (1 = dependent), nqi, nui and completes q, qd onto the
+ * constraints (Newton over the dependent coordinates, then the rates). */
+typedef struct num_lin_point {
+  double t, *q, *qd;
+  const int *indep_q, *indep_v;
+  int *dep_q, *dep_v;
+  size_t nqi, nui;
+} num_lin_point;
+
+lg_status num_lin_operating_point(const num_lin *L, num_work *w, num_lin_point *pt,
+                                  lg_diag *diag);
+
+/* Caller-allocated: A (nx*nx), B (nx*nr), x0 (nx), r0 (nr), row-major,
+ * nx = nqi + nui. */
+typedef struct num_lin_result {
+  size_t nx, nr;
+  double *A, *B, *x0, *r0;
+} num_lin_result;
+
+lg_status num_linearize(const num_lin *L, num_work *w, const num_lin_point *pt,
+                        num_lin_result *res, lg_diag *diag);
+/* G = d q''/d [q, q', r] at (t, q, q') (n x (2n + nr), row-major), exact:
+ * the implicit derivative of the augmented equations. */
+lg_status num_lin_accel_jacobian(const num_lin *L, num_work *w, double t, const double *q,
+                                 const double *qd, double *G, lg_diag *diag);
+/* Doubles of scratch num_linearize uses internally (for sizing). */
+size_t num_lin_work_size(const num_lin *L);
+/* Linearize at (t, q, q') with the dependent variables chosen by pivoting
+ * and return the eigenvalues of A (re, im: 2n room; *nx of them). */
+lg_status num_lin_eigenvalues(const num_lin *L, num_work *w, double t, double *q, double *qd,
+                              double *re, double *im, size_t *nx, lg_diag *diag);
+/* Eigenvalues of the n x n row-major matrix A (LAPACK dgeev). */
+lg_status num_eigenvalues(const double *A, size_t n, double *re, double *im);
+
+/* ---- static equilibria (num_equilibria.c) --------------------------------------------- */
+/* FREE: appears nowhere but through its rate (cyclic); ANGLE: only inside
+ * sin/cos/tan; PLAIN: anything else. role[n]. */
+enum { NUM_COORD_PLAIN = 0, NUM_COORD_ANGLE = 1, NUM_COORD_FREE = 2 };
+lg_status num_coord_roles(mech_model *mm, const mech_eom *e, int *role);
+
+typedef struct num_equil_opts {
+  double t;                  /* time (inputs at their values then) */
+  const double *lo, *hi;     /* n: the box */
+  const int *free, *angle;   /* n: held at 0 / wrapped into (-pi, pi] */
+  size_t starts;             /* Gauss-Newton starts; 0: a default by size */
+} num_equil_opts;
+
+/* Every equilibrium found in the box, each once (within 1e-8): *found is
+ * nfound x n (caller frees with lg_free). */
+lg_status num_equilibria(const num_lin *L, num_work *w, const num_equil_opts *o,
+                         double **found, size_t *nfound, lg_diag *diag);
 
 /* The DAE path (IDA, GGL stabilization), called by num_simulate for
  * NUM_INT_IDA. */

@@ -248,6 +248,12 @@ sym_matrix *sym_matrix_jacobian(sym_ctx *c, size_t nf, const sym_node *const *f,
  * OOM; *singular tells which. */
 sym_matrix *sym_matrix_solve(sym_ctx *c, const sym_matrix *a,
                              const sym_matrix *b, int *singular);
+/* The same with the pivots guided by ns numeric copies of A (row-major,
+ * ns*n*n, e.g. A at sample states): in each column the nonzero entry whose
+ * worst size relative to the column over the samples is largest, so that
+ * no pivot is an expression vanishing where the samples are. */
+sym_matrix *sym_matrix_solve_guided(sym_ctx *c, const sym_matrix *a, const sym_matrix *b,
+                                    size_t ns, const double *samples, int *singular);
 /* Apply f to every entry (e.g. sym_simplify). */
 sym_matrix *sym_matrix_map(sym_ctx *c, const sym_matrix *a,
                            const sym_node *(*f)(sym_ctx *, const sym_node *));

@@ -122,9 +122,12 @@ check("--t is reported", json.loads(r.stdout)["t"] == 2.5)
 r = run("eval", CART, "--json")
 check("unset state comes from initial", json.loads(r.stdout)["q"] == [0, 0.1])
 
-# ---- 17 significant digits ----
+# ---- numbers: the shortest form that reads back to the same double ----
 r = run("eval", CART, "--state", "theta=0.1", "--json")
-check("numbers have 17 significant digits", "0.10000000000000001" in r.stdout)
+check("numbers print in their shortest exact form", '"q": [0, 0.1]' in r.stdout, r.stdout[:200])
+d = json.loads(r.stdout)
+r2 = run("eval", CART, "--state", "theta=%r" % d["qdd"][1])
+check("printed numbers read back exactly", ("theta = %r" % d["qdd"][1]) in r2.stdout, r2.stdout)
 
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
