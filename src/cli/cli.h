@@ -9,9 +9,15 @@
 enum { CLI_EXIT_OK = 0, CLI_EXIT_MODEL = 1, CLI_EXIT_USAGE = 2 };
 
 /* Before generating code or integrating, entries up to this DAG size are
- * expanded and collected (cancelling terms), which makes the evaluated
- * code several times smaller. */
+ * expanded; 0: none is (expansion multiplies out the shared structure the
+ * derivation keeps); every entry is collected (sym_collect) either way. */
 enum { CLI_SIMPLIFY_FOR_CODE = 0 };
+
+/* LaTeX (cli_latex.c): does a formula fit a line; one formula as a
+ * display (\[ \], or multline* cut into lines); is a bmatrix row too wide. */
+int cli_latex_fits(const char *s);
+void cli_latex_display(lg_str *o, const char *s);
+int cli_latex_too_wide(const char *const *cells, size_t n);
 
 typedef enum cli_format { CLI_TEXT, CLI_LATEX, CLI_JSON } cli_format;
 

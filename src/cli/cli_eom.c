@@ -89,6 +89,74 @@ static void expr(writer *w, const sym_node *e) {
   lg_str_free(&s);
 }
 
+/* The printed form of e as a heap string (caller frees). */
+static char *printed(writer *w, const sym_node *e) {
+  lg_str *saved = w->out, s;
+  lg_str_init(&s);
+  w->out = &s;
+  expr(w, e);
+  w->out = saved;
+  char *r = lg_str_take(&s);
+  lg_str_free(&s);
+  return r;
+}
+
+/* LaTeX lines "lhs = rhs" (freed here): one align* when every line fits
+ * the page, else each its own display, cut where long (cli_latex.c). */
+static void latex_block(lg_str *o, char **lines, size_t k) {
+  int fit = 1;
+  for (size_t i = 0; i < k; i++) fit &= lines[i] && cli_latex_fits(lines[i]);
+  if (fit || !k) lg_str_puts(o, "\\begin{align*}\n");
+  if (!k) lg_str_puts(o, "  \\text{none}\n");
+  for (size_t i = 0; i < k; i++) {
+    const char *l = lines[i] ? lines[i] : "", *eq = strstr(l, " = ");
+    if (!fit) cli_latex_display(o, l);
+    else if (eq) lg_str_printf(o, "  %.*s &= %s%s", (int)(eq - l), l, eq + 3,
+                               i + 1 < k ? " \\\\\n" : "\n");
+    lg_free(lines[i]);
+  }
+  if (fit || !k) lg_str_puts(o, "\\end{align*}\n");
+  lg_str_putc(o, '\n');
+}
+
+/* A LaTeX matrix too wide for the page: its nonzero entries, each
+ * name_{i,j} = entry. */
+static void latex_entries(writer *w, const char *name, const sym_matrix *m) {
+  lg_str *o = w->out;
+  lg_str_puts(o, " (the entries not listed are zero)\n");
+  char **lines = lg_calloc(m->rows * m->cols + 1, sizeof *lines);
+  size_t k = 0;
+  for (size_t i = 0; lines && i < m->rows; i++)
+    for (size_t j = 0; j < m->cols; j++) {
+      if (sym_is_zero(SYM_AT(m, i, j))) continue;
+      lg_str line;
+      lg_str_init(&line);
+      lg_str_puts(&line, "\\text{");
+      latex_key(&line, name);
+      char *x = printed(w, SYM_AT(m, i, j));
+      lg_str_printf(&line, "}_{%zu,%zu} = %s", i + 1, j + 1, x ? x : "");
+      lg_free(x);
+      lines[k++] = lg_str_take(&line);
+      lg_str_free(&line);
+    }
+  if (lines) latex_block(o, lines, k);
+  lg_free(lines);
+}
+
+/* Does some row of m print wider than a page? */
+static int latex_matrix_wide(writer *w, const sym_matrix *m) {
+  int wide = 0;
+  const char **cells = lg_malloc((m->cols + 1) * sizeof *cells);
+  for (size_t i = 0; cells && !wide && i < m->rows; i++) {
+    for (size_t j = 0; j < m->cols; j++) cells[j] = printed(w, SYM_AT(m, i, j));
+    for (size_t j = 0; j < m->cols; j++) wide |= !cells[j];
+    if (!wide) wide = cli_latex_too_wide(cells, m->cols);
+    for (size_t j = 0; j < m->cols; j++) lg_free((char *)cells[j]);
+  }
+  lg_free(cells);
+  return wide;
+}
+
 static void matrix(writer *w, const char *name, const sym_matrix *m) {
   lg_str *o = w->out;
   if (w->fmt == CLI_JSON) {
@@ -107,7 +175,12 @@ static void matrix(writer *w, const char *name, const sym_matrix *m) {
   if (w->fmt == CLI_LATEX) {
     lg_str_puts(o, "\\paragraph{");
     latex_key(o, name);
-    lg_str_puts(o, "}\n\\[\n\\begin{bmatrix}\n");
+    lg_str_puts(o, "}");
+    if (latex_matrix_wide(w, m)) {
+      latex_entries(w, name, m);
+      return;
+    }
+    lg_str_puts(o, "\n\\[\n\\begin{bmatrix}\n");
     for (size_t i = 0; i < m->rows; i++) {
       for (size_t j = 0; j < m->cols; j++) {
         if (j) lg_str_puts(o, " & ");
@@ -180,12 +253,27 @@ static void latex_preamble(lg_str *o, size_t max_cols) {
 static void equation_list(writer *w, const char *key, const sym_node **lhs,
                           const sym_node **rhs, size_t k) {
   lg_str *o = w->out;
-  if (w->fmt == CLI_JSON) lg_str_printf(o, ",\n  \"%s\": [", key);
-  else if (w->fmt == CLI_LATEX) {
+  if (w->fmt == CLI_LATEX) {
     lg_str_puts(o, "\\paragraph{");
     latex_key(o, key);
-    lg_str_puts(o, "}\n\\begin{align*}\n");
-  } else lg_str_printf(o, "\n%s:\n", key);
+    lg_str_puts(o, "}\n");
+    char **lines = lg_calloc(k + 1, sizeof *lines);
+    for (size_t i = 0; lines && i < k; i++) {
+      char *a = printed(w, lhs[i]), *b = printed(w, rhs[i]);
+      lg_str line;
+      lg_str_init(&line);
+      lg_str_printf(&line, "%s = %s", a ? a : "", b ? b : "");
+      lines[i] = lg_str_take(&line);
+      lg_str_free(&line);
+      lg_free(a);
+      lg_free(b);
+    }
+    if (lines) latex_block(o, lines, k);
+    lg_free(lines);
+    return;
+  }
+  if (w->fmt == CLI_JSON) lg_str_printf(o, ",\n  \"%s\": [", key);
+  else lg_str_printf(o, "\n%s:\n", key);
   for (size_t i = 0; i < k; i++) {
     if (w->fmt == CLI_JSON) {
       lg_str eq;
@@ -200,24 +288,30 @@ static void equation_list(writer *w, const char *key, const sym_node **lhs,
     }
     lg_str_puts(o, "  ");
     expr(w, lhs[i]);
-    lg_str_puts(o, w->fmt == CLI_LATEX ? " &= " : " = ");
+    lg_str_puts(o, " = ");
     expr(w, rhs[i]);
-    lg_str_puts(o, w->fmt == CLI_LATEX ? (i + 1 < k ? " \\\\\n" : "\n") : "\n");
+    lg_str_puts(o, "\n");
   }
   if (w->fmt == CLI_JSON) lg_str_putc(o, ']');
-  else if (w->fmt == CLI_LATEX) {
-    if (!k) lg_str_puts(o, "  \\text{none}\n");
-    lg_str_puts(o, "\\end{align*}\n\n");
-  }
 }
 
 static void scalar(writer *w, const char *name, const sym_node *x) {
   lg_str *o = w->out;
   if (w->fmt == CLI_JSON) lg_str_printf(o, ",\n  \"%s\": ", name);
-  else if (w->fmt == CLI_LATEX) lg_str_printf(o, "\\paragraph{%s}\n\\[ %s = ", name, name);
-  else lg_str_printf(o, "\n%s = ", name);
+  else if (w->fmt == CLI_LATEX) {
+    char *t = printed(w, x);
+    lg_str line;
+    lg_str_init(&line);
+    lg_str_printf(&line, "%s = %s", name, t ? t : "");
+    lg_str_printf(o, "\\paragraph{%s}\n", name);
+    cli_latex_display(o, line.s ? line.s : "");
+    lg_str_putc(o, '\n');
+    lg_str_free(&line);
+    lg_free(t);
+    return;
+  } else lg_str_printf(o, "\n%s = ", name);
   expr(w, x);
-  lg_str_puts(o, w->fmt == CLI_JSON ? "" : w->fmt == CLI_LATEX ? " \\]\n\n" : "\n");
+  lg_str_puts(o, w->fmt == CLI_JSON ? "" : "\n");
 }
 
 /* One side of a linear equation, grouped by unknown: (M + m)*x'' +
@@ -257,29 +351,29 @@ static void equation_rows(writer *w, const sym_matrix *A, const sym_node *const 
                           const sym_node *const *extra, const sym_node *const *rhs) {
   lg_str *o = w->out;
   sym_style style = w->fmt == CLI_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT;
+  char **lines = w->fmt == CLI_LATEX ? lg_calloc(A->rows + 1, sizeof *lines) : NULL;
   if (w->fmt == CLI_JSON) lg_str_puts(o, ",\n  \"equations\": [");
-  else if (w->fmt == CLI_LATEX) lg_str_puts(o, "\\paragraph{equations}\n\\begin{align*}\n");
+  else if (w->fmt == CLI_LATEX) lg_str_puts(o, "\\paragraph{equations}\n");
   else lg_str_puts(o, "\nequations:\n");
   for (size_t i = 0; i < A->rows; i++) {
     lg_str eq;
     lg_str_init(&eq);
     grouped(&eq, style, A->e + i * A->cols, x, A->cols, extra ? extra[i] : NULL);
-    lg_str_puts(&eq, style == SYM_STYLE_LATEX ? " &= " : " = ");
+    lg_str_puts(&eq, " = ");
     sym_print(&eq, rhs[i], style, NULL, NULL);
     if (w->fmt == CLI_JSON) {
       lg_str_puts(o, i ? ", " : "");
       cli_json_string(o, eq.s ? eq.s : "");
-    } else {
-      lg_str_printf(o, "  %s%s", eq.s ? eq.s : "",
-                    w->fmt == CLI_LATEX ? (i + 1 < A->rows ? " \\\\\n" : "\n") : "\n");
+    } else if (lines) {
+      lines[i] = lg_str_take(&eq);
+    } else if (w->fmt != CLI_LATEX) {
+      lg_str_printf(o, "  %s\n", eq.s ? eq.s : "");
     }
     lg_str_free(&eq);
   }
   if (w->fmt == CLI_JSON) lg_str_putc(o, ']');
-  else if (w->fmt == CLI_LATEX) {
-    if (!A->rows) lg_str_puts(o, "  \\text{none}\n");
-    lg_str_puts(o, "\\end{align*}\n\n");
-  }
+  if (lines) latex_block(o, lines, A->rows);
+  lg_free(lines);
 }
 
 /* Lagrange: [[M, -J^T], [J, 0]] [q''; lam] = [f; g_c] */
@@ -346,19 +440,18 @@ int cli_eom(const cli_opts *o) {
   mech_eom *e;
   int rc = cli_load(o, &lm, &e);
   if (rc != CLI_EXIT_OK) return rc;
-  /* Small systems are simplified for reading; past a few thousand nodes
-   * the canonical forms are already what simplification would give for
-   * most entries, and it would cost more than the derivation. */
-  if (sym_ctx_node_count(lm->ctx) < SIMPLIFY_MAX_NODES)
-    mech_eom_simplify(lm->mech, e, SIMPLIFY_MAX_DAG);
+  /* Every system is collected for reading (linear time); small ones are
+   * also expanded first, where expansion finds cancellations. */
+  int small = sym_ctx_node_count(lm->ctx) < SIMPLIFY_MAX_NODES;
+  mech_eom_simplify(lm->mech, e, small ? SIMPLIFY_MAX_DAG : 0);
   mech_kane *k = NULL;
   if (!strcmp(o->method, "kane")) {
     if ((rc = cli_load_kane(o, lm, &k)) != CLI_EXIT_OK) {
       lang_model_free(lm);
       return rc;
     }
-    if (sym_ctx_node_count(lm->ctx) < 4 * SIMPLIFY_MAX_NODES)
-      mech_kane_simplify(lm->mech, k, SIMPLIFY_MAX_DAG);
+    small = sym_ctx_node_count(lm->ctx) < 4 * SIMPLIFY_MAX_NODES;
+    mech_kane_simplify(lm->mech, k, small ? SIMPLIFY_MAX_DAG : 0);
   }
   lg_str out;
   lg_str_init(&out);

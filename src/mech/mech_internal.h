@@ -77,6 +77,9 @@ const sym_node *const *mech_dcm_get(mech_model *m, int to, int from);
 /* Add the particles' and bodies' inertia to e->M, e->f and e->p from
  * their partial velocities (mech_assemble.c); 0 on OOM. */
 int mech_assemble_inertia(mech_model *m, mech_eom *e);
+/* One entry made readable: expanded when it has at most max_dag nodes and
+ * that does not grow it, then collected (sym_collect) at every size. */
+const sym_node *mech_simplify_entry(sym_ctx *c, const sym_node *x, size_t max_dag);
 /* The particles' and bodies' kinetic energy (NULL on OOM). */
 const sym_node *mech_kinetic_energy(mech_model *m);
 mech_vec mech_vec_from(mech_model *m, int frame, const sym_node *x,

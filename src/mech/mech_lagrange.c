@@ -315,16 +315,21 @@ static lg_status derive(mech_model *m, const char *file, mech_eom **out, lg_diag
 }
 
 /* ---- readable output ---------------------------------------------------------------------- */
-static const sym_node *maybe_simplify(sym_ctx *c, const sym_node *x, size_t max_dag) {
+/* Expanded (when at most max_dag nodes, and only if that does not grow
+ * it), then collected: the collection is linear, so every size gets it. */
+const sym_node *mech_simplify_entry(sym_ctx *c, const sym_node *x, size_t max_dag) {
   if (!x) return x;
-  size_t n = sym_dag_size(x);
-  if (n <= max_dag) {
+  size_t n = max_dag ? sym_dag_size(x) : 0;
+  if (n && n <= max_dag) {
     const sym_node *s = sym_simplify(c, x);
-    /* expansion can grow what the structure kept small: keep the smaller */
     if (s && sym_dag_size(s) <= n) x = s;
   }
-  const sym_node *g = sym_collect(c, x); /* linear: every size */
+  const sym_node *g = sym_collect(c, x);
   return g ? g : x;
+}
+
+static const sym_node *maybe_simplify(sym_ctx *c, const sym_node *x, size_t max_dag) {
+  return mech_simplify_entry(c, x, max_dag);
 }
 
 static void simplify_array(sym_ctx *c, const sym_node **a, size_t n, size_t max_dag) {

@@ -135,21 +135,6 @@ static int is_param(sym_ctx *c, const sym_node *f) {
   return f->max_order == 0 && !sym_has(f, sym_time(c));
 }
 
-/* t = P * K with P the parameter factors and K the rest */
-static void split_kinematic(sym_ctx *c, const sym_node *t, const sym_node **P,
-                            const sym_node **K) {
-  uint32_t nf;
-  const sym_node *one;
-  const sym_node *const *fs = factors(t, &nf, &one);
-  const sym_node *p = sym_int(c, 1), *k = sym_int(c, 1);
-  for (uint32_t i = 0; i < nf; i++) {
-    if (is_param(c, fs[i])) p = sym_mul(c, p, fs[i]);
-    else k = sym_mul(c, k, fs[i]);
-  }
-  *P = p;
-  *K = k;
-}
-
 /* e = k * res with k the numeric content of the sum e: the common
  * absolute value of its coefficients (else 1), negative when they all are. */
 static const sym_node *content(sym_ctx *c, const sym_node *e, const sym_node **k) {
@@ -170,6 +155,30 @@ static const sym_node *content(sym_ctx *c, const sym_node *e, const sym_node **k
   if (sym_is_one(kk)) return e;
   *k = kk;
   return sym_mul(c, sym_pow(c, kk, c->minus_one), e);
+}
+
+/* t = P * K with P the parameter factors and K the rest */
+static void split_kinematic(sym_ctx *c, const sym_node *t, const sym_node **P,
+                            const sym_node **K) {
+  uint32_t nf;
+  const sym_node *one;
+  const sym_node *const *fs = factors(t, &nf, &one);
+  const sym_node *p = sym_int(c, 1), *k = sym_int(c, 1);
+  for (uint32_t i = 0; i < nf; i++) {
+    /* a sum stays a factor of K: multiplying it by the numeric
+     * coefficient would distribute it again */
+    if (fs[i]->kind == SYM_ADD) { /* its numeric content joins P */
+      const sym_node *kk, *x = content(c, fs[i], &kk);
+      p = sym_mul(c, p, kk);
+      k = sym_mul(c, k, x);
+    } else if (is_param(c, fs[i])) {
+      p = sym_mul(c, p, fs[i]);
+    } else {
+      k = sym_mul(c, k, fs[i]);
+    }
+  }
+  *P = p;
+  *K = k;
 }
 
 /* k * a * b without distributing k over a sum a */
