@@ -51,15 +51,14 @@ static const sym_node *phi_row(sym_ctx *c, const mech_eom *e, const sym_node *co
   return sym_sub(c, acc, gc[r]);
 }
 
-/* The outputs: Phi_q, Phi_v, Phi_r ((n+m) x n, n, nr), Cd_q (m x n), r0. */
+/* The outputs: Phi (n+m), the velocity forms Cd (m) and the inputs' values
+ * r0 (nr); their derivatives come from forward AD over the tape. */
 static const sym_node **collect(mech_model *mm, const mech_eom *e, num_lin *L,
                                 const num_setting *set, size_t nset) {
   sym_ctx *c = mech_ctx(mm);
   size_t n = e->n, m = e->m, N = n + m, nr = L->nr, k = 0;
-  L->o_Pq = k; k += N * n;
-  L->o_Pv = k; k += N * n;
-  L->o_Pr = k; k += N * nr;
-  L->o_Cdq = k; k += m * n;
+  L->o_Phi = k; k += N;
+  L->o_Cd = k; k += m;
   L->o_r0 = k; k += nr;
   L->nout = k;
   const sym_node **o = lg_calloc(k + 1, sizeof *o);
@@ -76,17 +75,9 @@ static const sym_node **collect(mech_model *mm, const mech_eom *e, num_lin *L,
     cons[m * n + m + r] = e->kind[r] == MECH_HOLONOMIC ? sym_dt(c, e->C[r]) : e->C[r];
   }
   if (num_substitute_inputs(mm, set, nset, cons, m * n + 2 * m) != LG_OK) goto fail;
-  for (size_t i = 0; i < N; i++) {
-    const sym_node *row = sym_subst(c, phi_row(c, e, cons, cons + m * n, i), nmap, from, to);
-    for (size_t j = 0; j < n; j++) {
-      o[L->o_Pq + i * n + j] = sym_diff(c, row, e->q[j]);
-      o[L->o_Pv + i * n + j] = sym_diff(c, row, e->qd[j]);
-    }
-    for (size_t j = 0; j < nr; j++) o[L->o_Pr + i * nr + j] = sym_diff(c, row, mech_input(mm, j, 0));
-  }
-  for (size_t r = 0; r < m; r++)
-    for (size_t j = 0; j < n; j++)
-      o[L->o_Cdq + r * n + j] = sym_diff(c, cons[m * n + m + r], e->q[j]);
+  for (size_t i = 0; i < N; i++)
+    o[L->o_Phi + i] = sym_subst(c, phi_row(c, e, cons, cons + m * n, i), nmap, from, to);
+  for (size_t r = 0; r < m; r++) o[L->o_Cd + r] = cons[m * n + m + r];
   for (size_t j = 0; j < nr; j++) {
     const num_setting *s = mech_find_setting(set, nset, mech_input_name(mm, j));
     o[L->o_r0 + j] = s ? sym_float(c, s->value) : mech_input_law(mm, j);
@@ -307,15 +298,17 @@ lg_status num_lin_operating_point(const num_lin *L, num_work *w, num_lin_point *
 
 /* ---- the linearization ------------------------------------------------------------------- */
 /* Full-coordinate derivatives of q'' at (t, q, q'): G = -(Aug^-1 Phi_z)[0:n]
- * for z = q, q', r (n x (2n + nr)); also Cd_q (m x n) and r0 (nr). */
+ * for z = q, q', r (n x (2n + nr)); also Cd_q (m x n) and r0 (nr). Phi_z
+ * and Cd_q by forward AD over the tape, along the 2n + nr directions. */
 static lg_status accel_jacobian(const num_lin *L, num_work *w, double t, const double *q,
                                 const double *qd, double *G, double *Cdq, double *r0,
                                 double *lin_work, lg_diag *diag) {
   const num_system *s = L->s;
-  size_t n = L->n, m = L->m, N = n + m, nr = L->nr, cols = 2 * n + nr;
+  size_t n = L->n, m = L->m, N = n + m, nr = L->nr, K = 2 * n + nr;
   double *in = lin_work, *out = in + L->nin, *slots = out + L->nout;
-  double *Aug = slots + L->tape->nslots, *X = Aug + N * N;
-  double *qdd = X + N * cols, *lam = qdd + n;
+  double *din = slots + L->tape->nslots, *dout = din + L->nin * K;
+  double *dslots = dout + L->nout * K, *Aug = dslots + L->tape->nslots * K;
+  double *X = Aug + N * N, *qdd = X + N * K, *lam = qdd + n;
   num_evaluate(s, w, t, q, qd);
   lg_status st = num_solve_accel(s, w, qdd, lam, diag);
   if (st != LG_OK) return st;
@@ -333,8 +326,17 @@ static lg_status accel_jacobian(const num_lin *L, num_work *w, double t, const d
   sym_tape_eval(L->tape, in, out, slots); /* r0 does not depend on r */
   if (r0) memcpy(r0, out + L->o_r0, nr * sizeof *r0);
   memcpy(in + kr, out + L->o_r0, nr * sizeof *in);
-  sym_tape_eval(L->tape, in, out, slots);
-  if (Cdq) memcpy(Cdq, out + L->o_Cdq, m * n * sizeof *Cdq);
+  /* seeds: q_j -> direction j, q'_j -> n + j, r_j -> 2n + j */
+  memset(din, 0, L->nin * K * sizeof *din);
+  for (size_t j = 0; j < n; j++) {
+    din[(1 + j) * K + j] = 1;
+    din[(1 + n + j) * K + n + j] = 1;
+  }
+  for (size_t j = 0; j < nr; j++) din[(kr + j) * K + 2 * n + j] = 1;
+  sym_tape_eval_fwd(L->tape, K, in, din, out, dout, slots, dslots);
+  if (Cdq)
+    for (size_t r = 0; r < m; r++)
+      memcpy(Cdq + r * n, dout + (L->o_Cd + r) * K, n * sizeof *Cdq);
   /* Aug = [[M, -J^T], [J, 0]]; X = -[Phi_q | Phi_v | Phi_r] */
   memset(Aug, 0, N * N * sizeof *Aug);
   for (size_t i = 0; i < n; i++) {
@@ -344,19 +346,13 @@ static lg_status accel_jacobian(const num_lin *L, num_work *w, double t, const d
       Aug[(n + r) * N + i] = w->out[s->o_J + r * n + i];
     }
   }
-  for (size_t i = 0; i < N; i++) {
-    for (size_t j = 0; j < n; j++) {
-      X[i * cols + j] = -out[L->o_Pq + i * n + j];
-      X[i * cols + n + j] = -out[L->o_Pv + i * n + j];
-    }
-    for (size_t j = 0; j < nr; j++) X[i * cols + 2 * n + j] = -out[L->o_Pr + i * nr + j];
-  }
-  if (!solve(Aug, X, N, cols)) {
+  for (size_t i = 0; i < N * K; i++) X[i] = -dout[L->o_Phi * K + i];
+  if (!solve(Aug, X, N, K)) {
     lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
                 "the augmented mass matrix is singular at the operating point");
     return LG_ERR_NUMERIC;
   }
-  memcpy(G, X, n * cols * sizeof *G);
+  memcpy(G, X, n * K * sizeof *G);
   return LG_OK;
 }
 
@@ -370,8 +366,8 @@ lg_status num_lin_accel_jacobian(const num_lin *L, num_work *w, double t, const 
 }
 
 size_t num_lin_work_size(const num_lin *L) {
-  size_t n = L->n, N = n + L->m;
-  return L->nin + L->nout + L->tape->nslots + N * N + N * (2 * n + L->nr) + N + 1;
+  size_t n = L->n, N = n + L->m, K = 2 * n + L->nr;
+  return (L->nin + L->nout + L->tape->nslots) * (K + 1) + N * N + N * K + N + 1;
 }
 
 /* Rows D of  -A_D^-1 * rhs  (rhs m x c) into res (n x c), zero elsewhere. */
@@ -458,6 +454,11 @@ lg_status num_linearize(const num_lin *L, num_work *w, const num_lin_point *pt,
       for (size_t c = 0; c < nui; c++) res->A[row + nqi + c] = Gq[i * nui + c];
       for (size_t c = 0; c < nr; c++) res->B[(nqi + a) * nr + c] = G[i * cols + 2 * n + c];
     }
+    if (res->G) memcpy(res->G, G, n * cols * sizeof *G);
+    if (res->qdd) memcpy(res->qdd, lw + 1 + 2 * n, n * sizeof *res->qdd); /* the tape's input */
+    if (res->Pq) memcpy(res->Pq, Pq, n * nqi * sizeof *Pq);
+    if (res->Q) memcpy(res->Q, Q, n * nqi * sizeof *Q);
+    if (res->Vu) memcpy(res->Vu, Vu, n * nui * sizeof *Vu);
     for (size_t a = 0; a < nqi; a++) res->x0[a] = pt->q[iq[a]];
     for (size_t a = 0; a < nui; a++) res->x0[nqi + a] = pt->qd[iu[a]];
   } else if (st == LG_ERR_NUMERIC) {
@@ -475,12 +476,16 @@ lg_status num_linearize(const num_lin *L, num_work *w, const num_lin_point *pt,
 }
 
 lg_status num_eigenvalues(const double *A, size_t n, double *re, double *im) {
+  return num_eigen(A, n, re, im, NULL);
+}
+
+lg_status num_eigen(const double *A, size_t n, double *re, double *im, double *vr) {
   if (!n) return LG_OK;
   double *a = lg_malloc(n * n * sizeof *a);
   if (!a) return LG_ERR_NOMEM;
   memcpy(a, A, n * n * sizeof *a);
-  lapack_int info = LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', (lapack_int)n, a, (lapack_int)n,
-                                  re, im, NULL, 1, NULL, 1);
+  lapack_int info = LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', vr ? 'V' : 'N', (lapack_int)n, a,
+                                  (lapack_int)n, re, im, NULL, 1, vr, vr ? (lapack_int)n : 1);
   lg_free(a);
   return info == 0 ? LG_OK : LG_ERR_NUMERIC;
 }
@@ -492,12 +497,135 @@ lg_status num_lin_eigenvalues(const num_lin *L, num_work *w, double t, double *q
   double *mem = lg_calloc(N * N + N * nr + N + nr + 1, sizeof *mem);
   lg_status st = flags && mem ? LG_OK : LG_ERR_NOMEM;
   num_lin_point pt = {t, q, qd, flags, flags + n, flags + 2 * n, flags + 3 * n, 0, 0};
-  num_lin_result res = {0, nr, mem, mem + N * N, mem + N * N + N * nr, mem + N * N + N * nr + N};
+  num_lin_result res = {0, nr, mem, mem + N * N, mem + N * N + N * nr, mem + N * N + N * nr + N,
+                        NULL, NULL, NULL, NULL, NULL};
   if (st == LG_OK) st = num_lin_operating_point(L, w, &pt, diag);
   if (st == LG_OK) st = num_linearize(L, w, &pt, &res, diag);
   if (st == LG_OK) st = num_eigenvalues(res.A, res.nx, re, im);
   *nx = res.nx;
   lg_free(flags);
+  lg_free(mem);
+  return st;
+}
+
+/* ---- Kane's speeds as the state ------------------------------------------------------- */
+/* res := the same linearization in x_u = [q_i; u] with u = U(t, q, q') (p
+ * speeds). Along the motion u' = U_q q' + U_qd q'' =: W(q, q', q''), so
+ * d u' = W_q dq + W_qd dq' + U_qd dq'' (W_qdd = U_qd), with dq'' = Gq dq +
+ * Gv dq' + Gr dr; in the independent variables dq = Pq dq_i, dq' = Q dq_i
+ * + Vu dv. That gives A's rows in x_q = [q_i; v]; x_u = D x_q with D =
+ * [[I, 0], [U_q Pq + U_qd Q, U_qd Vu]] turns them into x_u's columns.
+ * W's derivatives by forward AD over the tape of W = dU/dt. */
+lg_status num_lin_to_speeds(const num_lin *L, mech_model *mm, const num_setting *set,
+                            size_t nset, const sym_node *const *u_of, size_t p,
+                            const num_lin_point *pt, num_lin_result *res, lg_diag *diag) {
+  const num_system *s = L->s;
+  sym_ctx *c = mech_ctx(mm);
+  size_t n = L->n, nqi = pt->nqi, nui = pt->nui, nx = res->nx, nr = res->nr, K = 3 * n;
+  size_t cols = 2 * n + nr;
+  if (p != nui) {
+    lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0, "Kane's %zu independent speeds do not match "
+                "the %zu independent rates of the constraints", p, nui);
+    return LG_ERR_NUMERIC;
+  }
+  size_t nin = 1 + 3 * n + s->np;
+  const sym_node **in = lg_calloc(nin + 2 * p + 1, sizeof *in), **o = in ? in + nin : NULL;
+  sym_tape *tape = NULL;
+  lg_status st = in ? LG_OK : LG_ERR_NOMEM;
+  if (st == LG_OK) {
+    in[0] = sym_time(c);
+    for (size_t i = 0; i < n; i++)
+      for (int k = 0; k < 3; k++) in[1 + (size_t)k * n + i] = mech_coord(mm, i, k);
+    for (size_t i = 0; i < s->np; i++) in[1 + 3 * n + i] = mech_param(mm, i);
+    for (size_t i = 0; i < p; i++) {
+      o[i] = u_of[i];
+      o[p + i] = sym_dt(c, u_of[i]);
+    }
+    st = num_substitute_inputs(mm, set, nset, o, 2 * p);
+  }
+  const sym_node *missing = NULL;
+  if (st == LG_OK) st = sym_tape_build(c, nin, in, 2 * p, o, &tape, &missing);
+  double *mem = st == LG_OK ? lg_calloc(nin * (K + 1) + (2 * p + tape->nslots) * (K + 1) +
+                                            3 * nx * nx + 2 * p * n + 1, sizeof *mem) : NULL;
+  if (st == LG_OK && !mem) st = LG_ERR_NOMEM;
+  if (st == LG_OK) {
+    double *x = mem, *dx = x + nin, *u = dx + nin * K, *du = u + 2 * p;
+    double *w = du + 2 * p * K, *dw = w + tape->nslots, *D = dw + tape->nslots * K;
+    double *Ax = D + nx * nx, *tmp = Ax + nx * nx, *Rq = tmp + nx * nx, *Rv = Rq + p * n;
+    x[0] = pt->t;
+    memcpy(x + 1, pt->q, n * sizeof *x);
+    memcpy(x + 1 + n, pt->qd, n * sizeof *x);
+    memcpy(x + 1 + 2 * n, res->qdd, n * sizeof *x); /* q'' at the point */
+    memcpy(x + 1 + 3 * n, s->params, s->np * sizeof *x);
+    for (size_t j = 0; j < K; j++) dx[(1 + j) * K + j] = 1;
+    sym_tape_eval_fwd(tape, K, x, dx, u, du, w, dw);
+    /* rows of U (0..p) and W (p..2p) over [q | q' | q''] */
+    const double *dU = du, *dW = du + p * K;
+    /* Rq = W_q + U_qd Gq, Rv = W_qd + U_qd Gv (p x n) */
+    for (size_t i = 0; i < p; i++)
+      for (size_t j = 0; j < n; j++) {
+        double aq = dW[i * K + j], av = dW[i * K + n + j];
+        for (size_t k = 0; k < n; k++) {
+          aq += dU[i * K + n + k] * res->G[k * cols + j];
+          av += dU[i * K + n + k] * res->G[k * cols + n + j];
+        }
+        Rq[i * n + j] = aq;
+        Rv[i * n + j] = av;
+      }
+    /* A in x_q: the q_i rows as they are, the u rows from Rq, Rv */
+    memcpy(Ax, res->A, nqi * nx * sizeof *Ax);
+    memset(D, 0, nx * nx * sizeof *D);
+    for (size_t a = 0; a < nqi; a++) D[a * nx + a] = 1;
+    for (size_t i = 0; i < p; i++) {
+      double *row = Ax + (nqi + i) * nx, *drow = D + (nqi + i) * nx;
+      for (size_t a = 0; a < nqi; a++) {
+        double acc = 0, dacc = 0;
+        for (size_t j = 0; j < n; j++) {
+          acc += Rq[i * n + j] * res->Pq[j * nqi + a] + Rv[i * n + j] * res->Q[j * nqi + a];
+          dacc += dU[i * K + j] * res->Pq[j * nqi + a] + dU[i * K + n + j] * res->Q[j * nqi + a];
+        }
+        row[a] = acc;
+        drow[a] = dacc;
+      }
+      for (size_t b = 0; b < nui; b++) {
+        double acc = 0, dacc = 0;
+        for (size_t j = 0; j < n; j++) {
+          acc += Rv[i * n + j] * res->Vu[j * nui + b];
+          dacc += dU[i * K + n + j] * res->Vu[j * nui + b];
+        }
+        row[nqi + b] = acc;
+        drow[nqi + b] = dacc;
+      }
+    }
+    /* A_u = Ax D^-1: solve D^T A_u^T = Ax^T */
+    for (size_t i = 0; i < nx; i++)
+      for (size_t j = 0; j < nx; j++) tmp[j * nx + i] = D[i * nx + j];
+    double *At = lg_malloc((nx * nx + 1) * sizeof *At);
+    if (!At) st = LG_ERR_NOMEM;
+    for (size_t i = 0; At && i < nx; i++)
+      for (size_t j = 0; j < nx; j++) At[j * nx + i] = Ax[i * nx + j];
+    if (st == LG_OK && !solve(tmp, At, nx, nx)) {
+      lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0, "the speeds do not determine the rates at "
+                  "the operating point (the kinematical equations are singular there)");
+      st = LG_ERR_NUMERIC;
+    }
+    for (size_t i = 0; st == LG_OK && i < nx; i++)
+      for (size_t j = 0; j < nx; j++) res->A[i * nx + j] = At[j * nx + i];
+    lg_free(At);
+    /* B: the u rows are U_qd Gr */
+    for (size_t i = 0; st == LG_OK && i < p; i++)
+      for (size_t r = 0; r < nr; r++) {
+        double acc = 0;
+        for (size_t k = 0; k < n; k++) acc += dU[i * K + n + k] * res->G[k * cols + 2 * n + r];
+        res->B[(nqi + i) * nr + r] = acc;
+      }
+    for (size_t i = 0; st == LG_OK && i < p; i++) res->x0[nqi + i] = u[i];
+  }
+  if (st == LG_ERR_MODEL)
+    lg_diag_set(diag, LG_ERR_MODEL, NULL, 0, 0, "'%s' has no numeric value in the speeds",
+                missing && missing->v.name ? missing->v.name : "?");
+  sym_tape_free(tape);
+  lg_free(in);
   lg_free(mem);
   return st;
 }

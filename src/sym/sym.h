@@ -306,5 +306,10 @@ void sym_tape_free(sym_tape *t);
 /* out[noutputs] from in[ninputs]; work has t->nslots doubles. */
 void sym_tape_eval(const sym_tape *t, const double *in, double *out,
                    double *work);
+/* Forward-mode AD (sym_tape_ad.c): values as sym_tape_eval, and K
+ * directional derivatives: din is ninputs x K (row i: the derivatives of
+ * input i along the K directions), dout noutputs x K, dwork nslots x K. */
+void sym_tape_eval_fwd(const sym_tape *t, size_t K, const double *in, const double *din,
+                       double *out, double *dout, double *work, double *dwork);
 
 #endif
