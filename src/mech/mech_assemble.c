@@ -51,32 +51,36 @@ static int carrier_point(asm_ctx *A, int point, const sym_node *mass, carrier *c
 
 /* ---- gathering sum of (mass, dot) pairs ------------------------------------------ */
 typedef struct gather {
-  const sym_node **k, **d;
+  const sym_node **d;  /* distinct dot products */
+  size_t *head;        /* per d: its first coefficient in k (index + 1) */
   size_t n, cap;
-  sym_memo at; /* d's id -> its index + 1 */
+  const sym_node **k;  /* coefficients, chained per d through next */
+  size_t *next, nk, kcap;
+  sym_memo at;         /* d's id -> its index + 1 */
 } gather;
 
-/* k*d added to the list; equal d merge by summing k */
+/* k*d added to the list; the coefficients of an equal d are summed once,
+ * in gather_sum (summing them one by one would rebuild a sum per term). */
 static int gather_put(gather *g, const sym_node *k, const sym_node *d, sym_ctx *c) {
+  (void)c;
   if (!d || sym_is_zero(d)) return d != NULL;
   size_t i = (size_t)(uintptr_t)sym_memo_get(&g->at, d->id);
-  if (i) {
-    g->k[i - 1] = sym_add(c, g->k[i - 1], k);
-    return g->k[i - 1] != NULL;
+  if (!i) {
+    size_t cap = g->cap; /* head and d share their capacity */
+    if (!lg_grow((void **)&g->head, &cap, g->n + 1, sizeof *g->head)) return 0;
+    if (!lg_grow((void **)&g->d, &g->cap, g->n + 1, sizeof *g->d)) return 0;
+    g->d[g->n] = d;
+    g->head[g->n++] = 0;
+    i = g->n;
+    if (!sym_memo_put(&g->at, d->id, (const sym_node *)(uintptr_t)i)) return 0;
   }
-  if (g->n == g->cap) {
-    size_t cap = g->cap ? 2 * g->cap : 8;
-    const sym_node **k2 = lg_realloc(g->k, cap * sizeof *k2);
-    if (!k2) return 0;
-    g->k = k2;
-    const sym_node **d2 = lg_realloc(g->d, cap * sizeof *d2);
-    if (!d2) return 0;
-    g->d = d2;
-    g->cap = cap;
-  }
-  g->k[g->n] = k;
-  g->d[g->n++] = d;
-  return sym_memo_put(&g->at, d->id, (const sym_node *)(uintptr_t)g->n);
+  size_t kc = g->kcap; /* next and k share theirs */
+  if (!lg_grow((void **)&g->next, &kc, g->nk + 1, sizeof *g->next)) return 0;
+  if (!lg_grow((void **)&g->k, &g->kcap, g->nk + 1, sizeof *g->k)) return 0;
+  g->k[g->nk] = k;
+  g->next[g->nk] = g->head[i - 1];
+  g->head[i - 1] = ++g->nk;
+  return 1;
 }
 
 /* k a.b, split into the dot products of the frames' terms: particles
@@ -92,9 +96,16 @@ static int gather_dot(gather *g, mech_model *m, const sym_node *k, mech_vec a, m
 
 /* res = sum k_i d_i, and the list emptied */
 static const sym_node *gather_sum(gather *g, sym_ctx *c) {
-  for (size_t i = 0; i < g->n; i++) g->d[i] = sym_mul(c, g->k[i], g->d[i]);
+  const sym_node **ks = lg_malloc((g->nk + 1) * sizeof *ks);
+  if (!ks) return NULL;
+  for (size_t i = 0; i < g->n; i++) {
+    size_t m = 0;
+    for (size_t x = g->head[i]; x; x = g->next[x - 1]) ks[m++] = g->k[x - 1];
+    g->d[i] = sym_mul(c, sym_addv(c, m, ks), g->d[i]);
+  }
+  lg_free(ks);
   const sym_node *r = sym_addv(c, g->n, g->d);
-  g->n = 0;
+  g->n = g->nk = 0;
   sym_memo_free(&g->at);
   memset(&g->at, 0, sizeof g->at);
   return r;
@@ -102,6 +113,8 @@ static const sym_node *gather_sum(gather *g, sym_ctx *c) {
 
 static void gather_free(gather *g) {
   lg_free(g->k);
+  lg_free(g->next);
+  lg_free(g->head);
   lg_free(g->d);
   sym_memo_free(&g->at);
 }
