@@ -12,8 +12,8 @@
 static void prepare_print(lg_system *s) {
   if (s->simplified_print) return;
   s->simplified_print = 1;
-  if (s->simplify_eom) mech_print_simplify(s->lm->mech, s->eom, NULL);
-  if (s->simplify_kane) mech_print_simplify(s->lm->mech, NULL, s->kane);
+  mech_print_simplify(s->lm->mech, s->eom, NULL); /* collects; expands small systems */
+  mech_print_simplify(s->lm->mech, NULL, s->kane);
 }
 
 lg_status lg_print(const lg_system *s, lg_format fmt, char **out, lg_diag *diag) {

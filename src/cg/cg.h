@@ -12,9 +12,9 @@
 typedef enum cg_lang { CG_C, CG_PYTHON } cg_lang;
 
 /* Before generating code or integrating, entries up to this DAG size are
- * expanded and collected (cancelling terms), which makes the evaluated
- * code several times smaller. */
-enum { CG_SIMPLIFY_FOR_CODE = 5000 };
+ * expanded; 0: none is (expansion multiplies out the shared structure the
+ * derivation keeps); every entry is collected (sym_collect) either way. */
+enum { CG_SIMPLIFY_FOR_CODE = 0 };
 
 typedef struct cg_request {
   const char *name;        /* identifier prefix (NAME_rhs, ...) */

@@ -10,17 +10,15 @@ int cli_eom(const cli_opts *o) {
   mech_eom *e;
   int rc = cli_load(o, &lm, &e);
   if (rc != CLI_EXIT_OK) return rc;
-  /* Small systems are simplified for reading; past a few thousand nodes
-   * the canonical forms are already what simplification would give for
-   * most entries, and it would cost more than the derivation. */
-  if (mech_print_wants_simplify(lm->ctx, 0)) mech_print_simplify(lm->mech, e, NULL);
+  /* collected for reading (linear time); small systems expanded first */
+  mech_print_simplify(lm->mech, e, NULL);
   mech_kane *k = NULL;
   if (!strcmp(o->method, "kane")) {
     if ((rc = cli_load_kane(o, lm, &k)) != CLI_EXIT_OK) {
       lang_model_free(lm);
       return rc;
     }
-    if (mech_print_wants_simplify(lm->ctx, 1)) mech_print_simplify(lm->mech, NULL, k);
+    mech_print_simplify(lm->mech, NULL, k);
   }
   lg_str out;
   lg_str_init(&out);

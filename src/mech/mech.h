@@ -262,7 +262,9 @@ typedef enum mech_format { MECH_FMT_TEXT, MECH_FMT_LATEX, MECH_FMT_JSON } mech_f
 /* Whether the equations are small enough to simplify for reading, judged
  * by the context's size right after deriving (Lagrange's, or Kane's). */
 int mech_print_wants_simplify(const sym_ctx *c, int kane);
-/* Simplify the small entries of e and k (either may be NULL) for reading. */
+/* Collect every entry of e and k (either may be NULL) for reading, in
+ * linear time; small systems (mech_print_wants_simplify) are expanded
+ * first, where expansion finds cancellations. */
 void mech_print_simplify(mech_model *mm, mech_eom *e, mech_kane *k);
 /* The equations (Kane's when k is not NULL, with T, V and momenta from e)
  * appended to out as `lagrange eom` prints them. */

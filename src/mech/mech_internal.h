@@ -12,6 +12,8 @@ typedef struct mech_frame {
   mech_vec omega;          /* memo: angular velocity in the inertial frame */
   int omega_done;
   int depth;               /* 0 for the inertial frame */
+  int axis;                /* 0..2: rotated about that parent axis by `angle`; else -1 */
+  const sym_node *angle;
 } mech_frame;
 
 typedef struct mech_point { const char *name; mech_vec pos; mech_vec vel; int vel_done; } mech_point;
@@ -66,8 +68,20 @@ struct mech_model {
        : ((m)->oom = 1, -1))
 
 const char *mech_strdup(mech_model *m, const char *s);
+/* D with v_child = D v_parent for a rotation by angle about unit axis k
+ * (parent coordinates). */
+void mech_rotation_dcm(sym_ctx *c, const sym_node *const *k, const sym_node *angle,
+                       const sym_node **D);
 /* D such that v_to = D v_from, or NULL on OOM */
 const sym_node *const *mech_dcm_get(mech_model *m, int to, int from);
+/* Add the particles' and bodies' inertia to e->M, e->f and e->p from
+ * their partial velocities (mech_assemble.c); 0 on OOM. */
+int mech_assemble_inertia(mech_model *m, mech_eom *e);
+/* One entry made readable: expanded when it has at most max_dag nodes and
+ * that does not grow it, then collected (sym_collect) at every size. */
+const sym_node *mech_simplify_entry(sym_ctx *c, const sym_node *x, size_t max_dag);
+/* The particles' and bodies' kinetic energy (NULL on OOM). */
+const sym_node *mech_kinetic_energy(mech_model *m);
 mech_vec mech_vec_from(mech_model *m, int frame, const sym_node *x,
                        const sym_node *y, const sym_node *z);
 
@@ -80,5 +94,11 @@ double *mech_kane_sample(sym_ctx *c, const sym_matrix *A, const sym_node *const 
                          sym_atom_value_fn pv, void *pud, size_t *ns);
 size_t mech_kane_pick(const double *vals, size_t ns, size_t m_all, size_t rows, size_t nu,
                       const int *allowed, int *dep);
+
+/* LaTeX (mech_latex.c): does a formula fit a line; one formula as a
+ * display (\[ \], or multline* cut into lines); is a bmatrix row too wide. */
+int mech_latex_fits(const char *s);
+void mech_latex_display(lg_str *o, const char *s);
+int mech_latex_too_wide(const char *const *cells, size_t n);
 
 #endif

@@ -644,9 +644,7 @@ lg_status mech_kane_derive_all(mech_model *m, mech_kane *k, lg_diag *diag) {
 }
 
 static const sym_node *small_simplify(sym_ctx *c, const sym_node *x, size_t max_dag) {
-  if (!x || sym_dag_size(x) > max_dag) return x;
-  const sym_node *s = sym_simplify(c, x);
-  return s ? s : x;
+  return mech_simplify_entry(c, x, max_dag);
 }
 
 void mech_kane_simplify(mech_model *m, mech_kane *k, size_t max_dag) {

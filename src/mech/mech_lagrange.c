@@ -10,39 +10,9 @@
 #include <string.h>
 
 /* ---- energies ------------------------------------------------------------------- */
-static const sym_node *half(sym_ctx *c) { return sym_rat(c, 1, 2); }
-
-/* 1/2 w.I.w with w in the body frame and I = [[Ixx,Ixy,Izx],[Ixy,Iyy,Iyz],[Izx,Iyz,Izz]] */
-static const sym_node *rotational_energy(mech_model *m, const mech_body *b) {
-  sym_ctx *c = m->c;
-  const sym_node *w[3];
-  if (!mech_vec_express(m, mech_frame_angvel(m, b->frame), b->frame, w)) return NULL;
-  const sym_node *const *I = b->I;
-  const sym_node *Im[9] = {I[0], I[3], I[5], I[3], I[1], I[4], I[5], I[4], I[2]};
-  const sym_node *acc = sym_int(c, 0);
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      acc = sym_add(c, acc, sym_mul(c, Im[3 * i + j], sym_mul(c, w[i], w[j])));
-  return sym_mul(c, half(c), acc);
-}
-
-static const sym_node *translational_energy(mech_model *m, int point,
-                                            const sym_node *mass) {
-  mech_vec v = mech_point_vel(m, point);
-  return sym_mul(m->c, sym_mul(m->c, half(m->c), mass), mech_vec_dot(m, v, v));
-}
 
 static const sym_node *total_T(mech_model *m) {
-  const sym_node *T = m->T;
-  for (size_t i = 0; i < m->particles.n; i++)
-    T = sym_add(m->c, T, translational_energy(m, m->particles.v[i].point,
-                                              m->particles.v[i].mass));
-  for (size_t i = 0; i < m->bodies.n; i++) {
-    const mech_body *b = &m->bodies.v[i];
-    T = sym_add(m->c, T, translational_energy(m, b->point, b->mass));
-    T = sym_add(m->c, T, rotational_energy(m, b));
-  }
-  return T;
+  return sym_add(m->c, m->T, mech_kinetic_energy(m));
 }
 
 /* V + gravity: V -= sum m (g . pos) */
@@ -185,13 +155,18 @@ static lg_status derive_dynamics(mech_model *m, mech_eom *e) {
   e->f = node_array(m, n);
   e->M = sym_matrix_new(c, n, n);
   if (!e->p || !e->f || !e->M || !e->L) return LG_ERR_NOMEM;
+  /* The Euler-Lagrange derivative of the energies as written (and of
+   * gravity's potential); the particles' and bodies' kinetic energy is
+   * assembled from their partial velocities (mech_assemble.c). */
+  const sym_node *E = m->L ? m->L : sym_sub(c, m->T, e->V);
   for (size_t i = 0; i < n; i++) {
-    e->p[i] = sym_diff(c, e->L, e->qd[i]);
+    e->p[i] = sym_diff(c, E, e->qd[i]);
     for (size_t j = 0; j < n; j++) SYM_AT(e->M, i, j) = sym_diff(c, e->p[i], e->qd[j]);
     const sym_node *rest = drop_qdd(m, e, sym_dt(c, e->p[i]));
     e->f[i] = sym_add(c, generalized_force(m, i),
-                      sym_sub(c, sym_diff(c, e->L, e->q[i]), rest));
+                      sym_sub(c, sym_diff(c, E, e->q[i]), rest));
   }
+  if (!m->L && !mech_assemble_inertia(m, e)) return LG_ERR_NOMEM;
   return LG_OK;
 }
 
@@ -340,10 +315,21 @@ static lg_status derive(mech_model *m, const char *file, mech_eom **out, lg_diag
 }
 
 /* ---- readable output ---------------------------------------------------------------------- */
+/* Expanded (when at most max_dag nodes, and only if that does not grow
+ * it), then collected: the collection is linear, so every size gets it. */
+const sym_node *mech_simplify_entry(sym_ctx *c, const sym_node *x, size_t max_dag) {
+  if (!x) return x;
+  size_t n = max_dag ? sym_dag_size(x) : 0;
+  if (n && n <= max_dag) {
+    const sym_node *s = sym_simplify(c, x);
+    if (s && sym_dag_size(s) <= n) x = s;
+  }
+  const sym_node *g = sym_collect(c, x);
+  return g ? g : x;
+}
+
 static const sym_node *maybe_simplify(sym_ctx *c, const sym_node *x, size_t max_dag) {
-  if (!x || sym_dag_size(x) > max_dag) return x;
-  const sym_node *s = sym_simplify(c, x);
-  return s ? s : x;
+  return mech_simplify_entry(c, x, max_dag);
 }
 
 static void simplify_array(sym_ctx *c, const sym_node **a, size_t n, size_t max_dag) {

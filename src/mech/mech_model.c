@@ -95,6 +95,7 @@ int mech_add_frame_inertial(mech_model *m, const char *name) {
   mech_frame f = {0};
   f.name = mech_strdup(m, name);
   f.parent = -1;
+  f.axis = -1;
   for (int i = 0; i < 9; i++) f.R[i] = sym_int(m->c, i % 4 == 0);
   f.omega_done = 1;
   return f.name ? MECH_PUSH(m, m->frames, f) : -1;
@@ -113,8 +114,8 @@ int mech_frame_is_fixed_in(mech_model *m, mech_vec v, int frame) {
 
 /* DCM of a frame rotated by angle about unit axis k (parent coordinates):
  * D = cI - s[k]x + (1-c) k k^T, so that v_child = D v_parent. */
-static void rotation_dcm(sym_ctx *c, const sym_node *const *k, const sym_node *angle,
-                         const sym_node **D) {
+void mech_rotation_dcm(sym_ctx *c, const sym_node *const *k, const sym_node *angle,
+                       const sym_node **D) {
   const sym_node *co = sym_func(c, SYM_FN_COS, angle, NULL);
   const sym_node *si = sym_func(c, SYM_FN_SIN, angle, NULL);
   const sym_node *omc = sym_sub(c, sym_int(c, 1), co);
@@ -131,6 +132,21 @@ static void rotation_dcm(sym_ctx *c, const sym_node *const *k, const sym_node *a
     }
 }
 
+/* A rotation about +-e_i of the parent is marked (axis i, +-angle), so
+ * direction cosines can merge consecutive rotations about one axis. */
+static void simple_axis(sym_ctx *c, const sym_node *const *k, const sym_node *angle,
+                        mech_frame *f) {
+  f->axis = -1;
+  int nz = 0, at = 0;
+  for (int i = 0; i < 3; i++)
+    if (!sym_is_zero(k[i])) nz++, at = i;
+  if (nz != 1 || k[at]->kind != SYM_NUM) return;
+  double v = sym_number_value(k[at]);
+  if (v != 1 && v != -1) return;
+  f->axis = at;
+  f->angle = v > 0 ? angle : sym_neg(c, angle);
+}
+
 int mech_add_frame_rotate(mech_model *m, const char *name, int parent, mech_vec axis,
                           const sym_node *angle) {
   if (!mech_frame_is_fixed_in(m, axis, parent)) return -2;
@@ -142,7 +158,8 @@ int mech_add_frame_rotate(mech_model *m, const char *name, int parent, mech_vec 
   f.name = mech_strdup(m, name);
   f.parent = parent;
   f.depth = m->frames.v[parent].depth + 1;
-  rotation_dcm(m->c, k, angle, f.R);
+  mech_rotation_dcm(m->c, k, angle, f.R);
+  simple_axis(m->c, k, angle, &f);
   int idx = (int)m->frames.n;
   const sym_node *rate = sym_dt(m->c, angle);
   f.omega_rel = mech_vec_from(m, idx, sym_mul(m->c, rate, k[0]),
@@ -173,11 +190,21 @@ int mech_add_frame_euler(mech_model *m, const char *name, int parent, mech_rot k
 mech_vec mech_frame_angvel(mech_model *m, int frame) {
   mech_frame *F = &m->frames.v[frame];
   if (F->omega_done) return F->omega;
-  mech_vec w = mech_vec_add(m, mech_frame_angvel(m, F->parent), F->omega_rel);
+  /* The sum of the relative rates along the path to the root, expressed
+   * at once in the frame itself: each through the merged direction
+   * cosines, never through products of the intermediate rotations. */
+  mech_vec rel = mech_vec_zero();
+  for (int f = frame; m->frames.v[f].parent >= 0; f = m->frames.v[f].parent)
+    rel = mech_vec_add(m, rel, m->frames.v[f].omega_rel);
+  const sym_node *w[3];
+  if (!mech_vec_express(m, rel, frame, w)) {
+    m->oom = 1;
+    return mech_vec_zero();
+  }
   F = &m->frames.v[frame];
-  F->omega = w;
+  F->omega = mech_vec_from(m, frame, w[0], w[1], w[2]);
   F->omega_done = 1;
-  return w;
+  return F->omega;
 }
 
 /* ---- points and masses ------------------------------------------------------------- */

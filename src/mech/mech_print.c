@@ -1,7 +1,7 @@
 /* mech_print.c - the equations as text, LaTeX or JSON (`lagrange eom`,
  * lg_print): coordinates, the equations grouped by the unknowns, the
  * matrices and vectors of both methods, momenta and energies. */
-#include "mech.h"
+#include "mech_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -91,6 +91,74 @@ static void expr(writer *w, const sym_node *e) {
   lg_str_free(&s);
 }
 
+/* The printed form of e as a heap string (caller frees). */
+static char *printed(writer *w, const sym_node *e) {
+  lg_str *saved = w->out, s;
+  lg_str_init(&s);
+  w->out = &s;
+  expr(w, e);
+  w->out = saved;
+  char *r = lg_str_take(&s);
+  lg_str_free(&s);
+  return r;
+}
+
+/* LaTeX lines "lhs = rhs" (freed here): one align* when every line fits
+ * the page, else each its own display, cut where long (cli_latex.c). */
+static void latex_block(lg_str *o, char **lines, size_t k) {
+  int fit = 1;
+  for (size_t i = 0; i < k; i++) fit &= lines[i] && mech_latex_fits(lines[i]);
+  if (fit || !k) lg_str_puts(o, "\\begin{align*}\n");
+  if (!k) lg_str_puts(o, "  \\text{none}\n");
+  for (size_t i = 0; i < k; i++) {
+    const char *l = lines[i] ? lines[i] : "", *eq = strstr(l, " = ");
+    if (!fit) mech_latex_display(o, l);
+    else if (eq) lg_str_printf(o, "  %.*s &= %s%s", (int)(eq - l), l, eq + 3,
+                               i + 1 < k ? " \\\\\n" : "\n");
+    lg_free(lines[i]);
+  }
+  if (fit || !k) lg_str_puts(o, "\\end{align*}\n");
+  lg_str_putc(o, '\n');
+}
+
+/* A LaTeX matrix too wide for the page: its nonzero entries, each
+ * name_{i,j} = entry. */
+static void latex_entries(writer *w, const char *name, const sym_matrix *m) {
+  lg_str *o = w->out;
+  lg_str_puts(o, " (the entries not listed are zero)\n");
+  char **lines = lg_calloc(m->rows * m->cols + 1, sizeof *lines);
+  size_t k = 0;
+  for (size_t i = 0; lines && i < m->rows; i++)
+    for (size_t j = 0; j < m->cols; j++) {
+      if (sym_is_zero(SYM_AT(m, i, j))) continue;
+      lg_str line;
+      lg_str_init(&line);
+      lg_str_puts(&line, "\\text{");
+      latex_key(&line, name);
+      char *x = printed(w, SYM_AT(m, i, j));
+      lg_str_printf(&line, "}_{%zu,%zu} = %s", i + 1, j + 1, x ? x : "");
+      lg_free(x);
+      lines[k++] = lg_str_take(&line);
+      lg_str_free(&line);
+    }
+  if (lines) latex_block(o, lines, k);
+  lg_free(lines);
+}
+
+/* Does some row of m print wider than a page? */
+static int latex_matrix_wide(writer *w, const sym_matrix *m) {
+  int wide = 0;
+  const char **cells = lg_malloc((m->cols + 1) * sizeof *cells);
+  for (size_t i = 0; cells && !wide && i < m->rows; i++) {
+    for (size_t j = 0; j < m->cols; j++) cells[j] = printed(w, SYM_AT(m, i, j));
+    for (size_t j = 0; j < m->cols; j++) wide |= !cells[j];
+    if (!wide) wide = mech_latex_too_wide(cells, m->cols);
+    for (size_t j = 0; j < m->cols; j++) lg_free((char *)cells[j]);
+  }
+  lg_free(cells);
+  return wide;
+}
+
 static void matrix(writer *w, const char *name, const sym_matrix *m) {
   lg_str *o = w->out;
   if (w->fmt == MECH_FMT_JSON) {
@@ -109,7 +177,12 @@ static void matrix(writer *w, const char *name, const sym_matrix *m) {
   if (w->fmt == MECH_FMT_LATEX) {
     lg_str_puts(o, "\\paragraph{");
     latex_key(o, name);
-    lg_str_puts(o, "}\n\\[\n\\begin{bmatrix}\n");
+    lg_str_puts(o, "}");
+    if (latex_matrix_wide(w, m)) {
+      latex_entries(w, name, m);
+      return;
+    }
+    lg_str_puts(o, "\n\\[\n\\begin{bmatrix}\n");
     for (size_t i = 0; i < m->rows; i++) {
       for (size_t j = 0; j < m->cols; j++) {
         if (j) lg_str_puts(o, " & ");
@@ -182,12 +255,27 @@ static void latex_preamble(lg_str *o, size_t max_cols) {
 static void equation_list(writer *w, const char *key, const sym_node **lhs,
                           const sym_node **rhs, size_t k) {
   lg_str *o = w->out;
-  if (w->fmt == MECH_FMT_JSON) lg_str_printf(o, ",\n  \"%s\": [", key);
-  else if (w->fmt == MECH_FMT_LATEX) {
+  if (w->fmt == MECH_FMT_LATEX) {
     lg_str_puts(o, "\\paragraph{");
     latex_key(o, key);
-    lg_str_puts(o, "}\n\\begin{align*}\n");
-  } else lg_str_printf(o, "\n%s:\n", key);
+    lg_str_puts(o, "}\n");
+    char **lines = lg_calloc(k + 1, sizeof *lines);
+    for (size_t i = 0; lines && i < k; i++) {
+      char *a = printed(w, lhs[i]), *b = printed(w, rhs[i]);
+      lg_str line;
+      lg_str_init(&line);
+      lg_str_printf(&line, "%s = %s", a ? a : "", b ? b : "");
+      lines[i] = lg_str_take(&line);
+      lg_str_free(&line);
+      lg_free(a);
+      lg_free(b);
+    }
+    if (lines) latex_block(o, lines, k);
+    lg_free(lines);
+    return;
+  }
+  if (w->fmt == MECH_FMT_JSON) lg_str_printf(o, ",\n  \"%s\": [", key);
+  else lg_str_printf(o, "\n%s:\n", key);
   for (size_t i = 0; i < k; i++) {
     if (w->fmt == MECH_FMT_JSON) {
       lg_str eq;
@@ -202,24 +290,30 @@ static void equation_list(writer *w, const char *key, const sym_node **lhs,
     }
     lg_str_puts(o, "  ");
     expr(w, lhs[i]);
-    lg_str_puts(o, w->fmt == MECH_FMT_LATEX ? " &= " : " = ");
+    lg_str_puts(o, " = ");
     expr(w, rhs[i]);
-    lg_str_puts(o, w->fmt == MECH_FMT_LATEX ? (i + 1 < k ? " \\\\\n" : "\n") : "\n");
+    lg_str_puts(o, "\n");
   }
   if (w->fmt == MECH_FMT_JSON) lg_str_putc(o, ']');
-  else if (w->fmt == MECH_FMT_LATEX) {
-    if (!k) lg_str_puts(o, "  \\text{none}\n");
-    lg_str_puts(o, "\\end{align*}\n\n");
-  }
 }
 
 static void scalar(writer *w, const char *name, const sym_node *x) {
   lg_str *o = w->out;
   if (w->fmt == MECH_FMT_JSON) lg_str_printf(o, ",\n  \"%s\": ", name);
-  else if (w->fmt == MECH_FMT_LATEX) lg_str_printf(o, "\\paragraph{%s}\n\\[ %s = ", name, name);
-  else lg_str_printf(o, "\n%s = ", name);
+  else if (w->fmt == MECH_FMT_LATEX) {
+    char *t = printed(w, x);
+    lg_str line;
+    lg_str_init(&line);
+    lg_str_printf(&line, "%s = %s", name, t ? t : "");
+    lg_str_printf(o, "\\paragraph{%s}\n", name);
+    mech_latex_display(o, line.s ? line.s : "");
+    lg_str_putc(o, '\n');
+    lg_str_free(&line);
+    lg_free(t);
+    return;
+  } else lg_str_printf(o, "\n%s = ", name);
   expr(w, x);
-  lg_str_puts(o, w->fmt == MECH_FMT_JSON ? "" : w->fmt == MECH_FMT_LATEX ? " \\]\n\n" : "\n");
+  lg_str_puts(o, w->fmt == MECH_FMT_JSON ? "" : "\n");
 }
 
 /* One side of a linear equation, grouped by unknown: (M + m)*x'' +
@@ -259,29 +353,29 @@ static void equation_rows(writer *w, const sym_matrix *A, const sym_node *const 
                           const sym_node *const *extra, const sym_node *const *rhs) {
   lg_str *o = w->out;
   sym_style style = w->fmt == MECH_FMT_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT;
+  char **lines = w->fmt == MECH_FMT_LATEX ? lg_calloc(A->rows + 1, sizeof *lines) : NULL;
   if (w->fmt == MECH_FMT_JSON) lg_str_puts(o, ",\n  \"equations\": [");
-  else if (w->fmt == MECH_FMT_LATEX) lg_str_puts(o, "\\paragraph{equations}\n\\begin{align*}\n");
+  else if (w->fmt == MECH_FMT_LATEX) lg_str_puts(o, "\\paragraph{equations}\n");
   else lg_str_puts(o, "\nequations:\n");
   for (size_t i = 0; i < A->rows; i++) {
     lg_str eq;
     lg_str_init(&eq);
     grouped(&eq, style, A->e + i * A->cols, x, A->cols, extra ? extra[i] : NULL);
-    lg_str_puts(&eq, style == SYM_STYLE_LATEX ? " &= " : " = ");
+    lg_str_puts(&eq, " = ");
     sym_print(&eq, rhs[i], style, NULL, NULL);
     if (w->fmt == MECH_FMT_JSON) {
       lg_str_puts(o, i ? ", " : "");
       lg_str_json(o, eq.s ? eq.s : "");
-    } else {
-      lg_str_printf(o, "  %s%s", eq.s ? eq.s : "",
-                    w->fmt == MECH_FMT_LATEX ? (i + 1 < A->rows ? " \\\\\n" : "\n") : "\n");
+    } else if (lines) {
+      lines[i] = lg_str_take(&eq);
+    } else if (w->fmt != MECH_FMT_LATEX) {
+      lg_str_printf(o, "  %s\n", eq.s ? eq.s : "");
     }
     lg_str_free(&eq);
   }
   if (w->fmt == MECH_FMT_JSON) lg_str_putc(o, ']');
-  else if (w->fmt == MECH_FMT_LATEX) {
-    if (!A->rows) lg_str_puts(o, "  \\text{none}\n");
-    lg_str_puts(o, "\\end{align*}\n\n");
-  }
+  if (lines) latex_block(o, lines, A->rows);
+  lg_free(lines);
 }
 
 /* Lagrange: [[M, -J^T], [J, 0]] [q''; lam] = [f; g_c] */
@@ -347,9 +441,11 @@ int mech_print_wants_simplify(const sym_ctx *c, int kane) {
   return sym_ctx_node_count(c) < (kane ? 4u : 1u) * SIMPLIFY_MAX_NODES;
 }
 
+/* Every system is collected for reading (linear time); small ones are
+ * also expanded first, where expansion finds cancellations. */
 void mech_print_simplify(mech_model *mm, mech_eom *e, mech_kane *k) {
-  if (e) mech_eom_simplify(mm, e, SIMPLIFY_MAX_DAG);
-  if (k) mech_kane_simplify(mm, k, SIMPLIFY_MAX_DAG);
+  if (e) mech_eom_simplify(mm, e, mech_print_wants_simplify(mech_ctx(mm), 0) ? SIMPLIFY_MAX_DAG : 0);
+  if (k) mech_kane_simplify(mm, k, mech_print_wants_simplify(mech_ctx(mm), 1) ? SIMPLIFY_MAX_DAG : 0);
 }
 
 lg_status mech_print(mech_model *mm, const mech_eom *e, const mech_kane *k, mech_format fmt,

@@ -85,11 +85,15 @@ mech_vec mech_vec_map(mech_model *m, mech_vec a,
     m->oom = 1;
     return mech_vec_zero();
   }
+  size_t n = 0;
   for (size_t i = 0; i < a.n; i++) {
-    t[i].frame = a.t[i].frame;
-    for (int c = 0; c < 3; c++) t[i].c[c] = f(ud, a.t[i].c[c]);
+    t[n].frame = a.t[i].frame;
+    for (int c = 0; c < 3; c++) t[n].c[c] = f(ud, a.t[i].c[c]);
+    /* terms that became zero are dropped: a partial velocity keeps only
+     * the frames it moves in, so its dot products stay short */
+    n += !(sym_is_zero(t[n].c[0]) && sym_is_zero(t[n].c[1]) && sym_is_zero(t[n].c[2]));
   }
-  return (mech_vec){a.n, t};
+  return (mech_vec){n, t};
 }
 
 static const sym_node *diff_one(void *ud, const sym_node *e) {
@@ -118,27 +122,69 @@ static void mat3_identity(sym_ctx *c, const sym_node **D) {
   for (int i = 0; i < 9; i++) D[i] = sym_int(c, i % 4 == 0);
 }
 
-/* Compute D with v_to = D v_from by walking up to the common ancestor. */
-static void dcm_compute(mech_model *m, int to, int from, const sym_node **D) {
-  const mech_frame *F = m->frames.v;
-  const sym_node *up[9], *down[9], *tmp[9];
-  mat3_identity(m->c, up);
-  mat3_identity(m->c, down);
+/* The path from `from` to `to` as steps applied to v_from in order: up
+ * through the parents to the common ancestor (transposed), then down. */
+typedef struct dcm_step { int frame, transpose; } dcm_step;
+
+static size_t dcm_path(const mech_frame *F, int to, int from, dcm_step *st) {
+  size_t nu = 0, nd = 0, cap = (size_t)F[to].depth + (size_t)F[from].depth;
   int a = from, b = to;
   while (a != b) {
-    if (F[a].depth >= F[b].depth) { /* up: v_parent = R^T v_a */
-      const sym_node *RT[9];
-      for (int i = 0; i < 9; i++) RT[i] = F[a].R[3 * (i % 3) + i / 3];
-      mat3_mul(m->c, RT, up, tmp);
-      memcpy(up, tmp, sizeof up);
+    if (F[a].depth >= F[b].depth) {
+      st[nu++] = (dcm_step){a, 1};
       a = F[a].parent;
-    } else { /* down: v_b = R_b v_parent */
-      mat3_mul(m->c, down, F[b].R, tmp);
-      memcpy(down, tmp, sizeof down);
+    } else { /* down steps fill from the end, reversed below */
+      st[cap - 1 - nd++] = (dcm_step){b, 0};
       b = F[b].parent;
     }
   }
-  mat3_mul(m->c, down, up, D);
+  memmove(st + nu, st + cap - nd, nd * sizeof *st);
+  return nu + nd;
+}
+
+/* acc = R acc for the pending same-axis rotation, then clear it */
+static void dcm_flush(mech_model *m, int *axis, const sym_node **angle,
+                      const sym_node **acc) {
+  if (*axis < 0) return;
+  const sym_node *k[3], *R[9], *tmp[9];
+  for (int i = 0; i < 3; i++) k[i] = sym_int(m->c, i == *axis);
+  mech_rotation_dcm(m->c, k, *angle, R);
+  mat3_mul(m->c, R, acc, tmp);
+  memcpy(acc, tmp, sizeof tmp);
+  *axis = -1;
+}
+
+/* Compute D with v_to = D v_from through the nearest common ancestor.
+ * Consecutive rotations about one axis compose as one rotation by the sum
+ * of their angles, so a chain of relative angles gives cos(q1 + q2), not
+ * the product of two matrices multiplied out. */
+static int dcm_compute(mech_model *m, int to, int from, const sym_node **D) {
+  const mech_frame *F = m->frames.v;
+  size_t cap = (size_t)F[to].depth + (size_t)F[from].depth + 1;
+  dcm_step *st = lg_malloc(cap * sizeof *st);
+  if (!st) return 0;
+  size_t n = dcm_path(F, to, from, st);
+  const sym_node *angle = NULL, *tmp[9];
+  int axis = -1;
+  mat3_identity(m->c, D);
+  for (size_t i = 0; i < n; i++) {
+    const mech_frame *f = &F[st[i].frame];
+    if (f->axis >= 0) {
+      const sym_node *a = st[i].transpose ? sym_neg(m->c, f->angle) : f->angle;
+      if (axis != f->axis) dcm_flush(m, &axis, &angle, D);
+      angle = axis < 0 ? a : sym_add(m->c, angle, a);
+      axis = f->axis;
+      continue;
+    }
+    dcm_flush(m, &axis, &angle, D);
+    const sym_node *R[9];
+    for (int j = 0; j < 9; j++) R[j] = st[i].transpose ? f->R[3 * (j % 3) + j / 3] : f->R[j];
+    mat3_mul(m->c, R, D, tmp);
+    memcpy(D, tmp, sizeof tmp);
+  }
+  dcm_flush(m, &axis, &angle, D);
+  lg_free(st);
+  return 1;
 }
 
 /* The index table is square in the frame count; it is rebuilt when frames
@@ -164,7 +210,10 @@ const sym_node *const *mech_dcm_get(mech_model *m, int to, int from) {
   int *slot = &m->dcm_index[(size_t)to * m->dcm_dim + (size_t)from];
   if (*slot) return m->dcms.v[*slot - 1].D;
   mech_dcm d = {to, from, {0}};
-  dcm_compute(m, to, from, d.D);
+  if (!dcm_compute(m, to, from, d.D)) {
+    m->oom = 1;
+    return NULL;
+  }
   int k = MECH_PUSH(m, m->dcms, d);
   if (k < 0) return NULL;
   *slot = k + 1;

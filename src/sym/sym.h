@@ -109,6 +109,18 @@ struct sym_node {
  * context's error. */
 enum { SYM_MAX_DEPTH = 5000 };
 
+/* A hash map from a 64-bit key (a node id, say) to a node pointer; zero
+ * it to start. get gives NULL for a missing key; put returns 0 on OOM. */
+typedef struct sym_memo {
+  uint64_t *keys;
+  const sym_node **vals;
+  size_t cap, count;
+} sym_memo;
+
+const sym_node *sym_memo_get(const sym_memo *m, uint64_t key);
+int sym_memo_put(sym_memo *m, uint64_t key, const sym_node *val);
+void sym_memo_free(sym_memo *m);
+
 /* ---- context ------------------------------------------------------------ */
 sym_ctx *sym_ctx_new(void);
 void sym_ctx_free(sym_ctx *c);
@@ -187,6 +199,11 @@ const sym_node *sym_expand(sym_ctx *c, const sym_node *e);
  * s = sin(u), c = cos(u) (and the cosh/sinh analogue), collect terms.
  * Value-preserving; always terminates. */
 const sym_node *sym_simplify(sym_ctx *c, const sym_node *e);
+/* Sums as a textbook writes them, in linear time per sum: angle sums
+ * folded (cos a cos b + sin a sin b -> cos(a - b)), sin^2 + cos^2 = 1,
+ * terms gathered by their coordinate-dependent part with the parameter
+ * coefficients summed and factored ((m1 + m2)*l1*cos(q1)). */
+const sym_node *sym_collect(sym_ctx *c, const sym_node *e);
 
 /* ---- numeric evaluation ------------------------------------------------- */
 /* Values for atoms: the callback returns 0 and sets *out, or nonzero when

@@ -41,6 +41,7 @@ void sym_ctx_free(sym_ctx *c) {
   sym_memo_free(&c->dt_memo);
   sym_memo_free(&c->expand_memo);
   sym_memo_free(&c->simplify_memo);
+  sym_memo_free(&c->collect_memo);
   lg_arena_free(&c->arena);
   lg_free(c);
 }

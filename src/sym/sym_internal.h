@@ -6,16 +6,6 @@
 
 #include <gmp.h>
 
-/* A hash map from a 64-bit key to a node pointer (memo tables). */
-typedef struct sym_memo {
-  uint64_t *keys;
-  const sym_node **vals;
-  size_t cap, count;
-} sym_memo;
-
-const sym_node *sym_memo_get(const sym_memo *m, uint64_t key);
-int sym_memo_put(sym_memo *m, uint64_t key, const sym_node *val);
-void sym_memo_free(sym_memo *m);
 
 struct sym_ctx {
   lg_arena arena;
@@ -29,7 +19,7 @@ struct sym_ctx {
   /* memoized derivatives: key = (node id, var id) */
   sym_memo diff_memo, dt_memo;
   /* memoized rewrites: each node's expansion/simplification is computed once */
-  sym_memo expand_memo, simplify_memo;
+  sym_memo expand_memo, simplify_memo, collect_memo;
   /* cached constants */
   const sym_node *zero, *one, *minus_one, *half, *undef, *time, *pi;
   lg_status error;
@@ -85,6 +75,13 @@ int sym_postorder(const sym_node *root, sym_visit_fn visit, void *ud);
 /* The same over several roots, each shared node visited once. */
 int sym_postorder_many(size_t nroots, const sym_node *const *roots,
                        sym_visit_fn visit, void *ud);
+
+/* A memoized bottom-up rebuild through the smart constructors:
+ * fn(orig, rebuilt) gives each node's final form (sym_rewrite.c). */
+typedef const sym_node *(*sym_rewrite_fn)(sym_ctx *c, void *ud, const sym_node *orig,
+                                          const sym_node *rebuilt);
+const sym_node *sym_rewrite_bottom_up(sym_ctx *c, const sym_node *e, sym_rewrite_fn fn,
+                                      sym_memo *memo);
 
 /* The atom-mask bit of an atom. */
 static inline uint64_t sym_atom_bit(const sym_node *atom) {

@@ -191,6 +191,20 @@ static void print_product(printer *p, const sym_node *k, const sym_node *const *
                      : (!k->v.rat.big && (k->v.rat.num == 1 || k->v.rat.num == -1));
   int knum = !unit_num || nnum == 0;
   int frac = (kden || nden) && p->style == SYM_STYLE_LATEX;
+  /* LaTeX: a product holding a sum, over a number only, reads (and breaks
+   * across lines) better as \frac{1}{2} (a + b) c than as one fraction */
+  int has_sum = 0;
+  for (uint32_t i = 0; i < n; i++) has_sum |= fs[i]->kind == SYM_ADD;
+  if (frac && !nden && has_sum && !k->v.rat.big) {
+    lg_str_printf(p->out, "\\frac{%lld}{%lld}", (long long)(k->v.rat.num < 0 ? -k->v.rat.num
+                                                                         : k->v.rat.num),
+                  (long long)k->v.rat.den);
+    for (uint32_t i = 0; i < n; i++) {
+      put_times(p);
+      print(p, fs[i], PREC_MUL + 1);
+    }
+    return;
+  }
   if (frac) lg_str_puts(p->out, "\\frac{");
   int first = 1;
   if (knum) {

@@ -36,14 +36,11 @@ static const sym_node *rebuild(sym_ctx *c, const sym_node *e,
   }
 }
 
-/* A bottom-up rewrite: f(node, rebuilt) gives the final node. */
-typedef const sym_node *(*rewrite_fn)(sym_ctx *c, void *ud, const sym_node *orig,
-                                      const sym_node *rebuilt);
 
 typedef struct rewriter {
   sym_ctx *c;
   sym_memo *memo; /* per call (substitution) or the context's (expand, simplify) */
-  rewrite_fn fn;
+  sym_rewrite_fn fn;
   void *ud;
 } rewriter;
 
@@ -70,8 +67,8 @@ static const sym_node *rewrite(rewriter *w, const sym_node *e) {
   return r;
 }
 
-static const sym_node *run_rewrite(sym_ctx *c, const sym_node *e, rewrite_fn fn,
-                                   sym_memo *memo) {
+const sym_node *sym_rewrite_bottom_up(sym_ctx *c, const sym_node *e, sym_rewrite_fn fn,
+                                      sym_memo *memo) {
   if (!c || !e) return NULL;
   rewriter w = {c, memo, fn, NULL};
   return rewrite(&w, e);
@@ -163,7 +160,7 @@ static const sym_node *expand_fn(sym_ctx *c, void *ud, const sym_node *orig,
 }
 
 const sym_node *sym_expand(sym_ctx *c, const sym_node *e) {
-  return run_rewrite(c, e, expand_fn, c ? &c->expand_memo : NULL);
+  return sym_rewrite_bottom_up(c, e, expand_fn, c ? &c->expand_memo : NULL);
 }
 
 /* ---- the bounded simplifier ------------------------------------------------------ */
@@ -228,5 +225,5 @@ static const sym_node *simplify_fn(sym_ctx *c, void *ud, const sym_node *orig,
 }
 
 const sym_node *sym_simplify(sym_ctx *c, const sym_node *e) {
-  return run_rewrite(c, e, simplify_fn, c ? &c->simplify_memo : NULL);
+  return sym_rewrite_bottom_up(c, e, simplify_fn, c ? &c->simplify_memo : NULL);
 }

@@ -18,6 +18,7 @@ typedef struct lowering {
   const sym_node *missing;
   size_t flops;
   int oom;
+  uint32_t *uses; /* node id -> how many sums and products hold it */
   /* value numbering: an identical instruction is computed once */
   uint64_t *vn_key;
   uint32_t *vn_reg;
@@ -164,9 +165,27 @@ static uint32_t lower_mul(lowering *L, const sym_node *e) {
   return den == UINT32_MAX ? acc : emit2(L, SYM_OP_DIV, acc, den);
 }
 
-static uint32_t lower_add(lowering *L, const sym_node *e) {
-  uint32_t acc = UINT32_MAX;
+/* The order in which a sum's terms (or a product's factors) are
+ * accumulated: the most used first (ties: as stored). Value numbering then
+ * shares the partial sums: the terms common to many sums form a prefix
+ * that is computed once (M_rs and M_r+1,s of a chain share all but a few
+ * terms). Returns a heap array (NULL: stored order). */
+static uint32_t *use_order(const lowering *L, const sym_node *e) {
+  if (!L->uses || e->nargs < 3) return NULL;
+  uint32_t *ix = lg_malloc(e->nargs * sizeof *ix);
+  if (!ix) return NULL;
   for (uint32_t i = 0; i < e->nargs; i++) {
+    uint32_t j = i, u = L->uses[e->args[i]->id];
+    for (; j > 0 && L->uses[e->args[ix[j - 1]]->id] < u; j--) ix[j] = ix[j - 1];
+    ix[j] = i;
+  }
+  return ix;
+}
+
+static uint32_t lower_add(lowering *L, const sym_node *e) {
+  uint32_t acc = UINT32_MAX, *ix = use_order(L, e);
+  for (uint32_t n = 0; n < e->nargs; n++) {
+    uint32_t i = ix ? ix[n] : n;
     double k = sym_number_value(e->coefs[i]);
     uint32_t t = reg(L, e->args[i]);
     if (acc == UINT32_MAX) {
@@ -178,9 +197,17 @@ static uint32_t lower_add(lowering *L, const sym_node *e) {
       acc = emit2(L, SYM_OP_ADD, acc, emit2(L, SYM_OP_MUL, emit_const(L, k), t));
     }
   }
+  lg_free(ix);
   if (!sym_is_zero(e->coef))
     acc = emit2(L, SYM_OP_ADD, acc, emit_const(L, sym_number_value(e->coef)));
   return acc;
+}
+
+static int count_uses(void *ud, const sym_node *e) {
+  lowering *L = ud;
+  if (e->kind == SYM_ADD || e->kind == SYM_MUL)
+    for (uint32_t i = 0; i < e->nargs; i++) L->uses[e->args[i]->id]++;
+  return 1;
 }
 
 static int lower_visit(void *ud, const sym_node *e) {
@@ -346,6 +373,13 @@ static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *i
     if (inputs[i]) L.input_of[inputs[i]->id] = (uint32_t)i + 1;
   for (size_t i = 0; i < noutputs; i++)
     if (!outputs[i]) { st = LG_ERR_NOMEM; goto fail; }
+  /* use counts for the accumulation order (best effort: without them the
+   * stored order is used) */
+  L.uses = lg_calloc(c->count + 1, sizeof *L.uses);
+  if (L.uses && !sym_postorder_many(noutputs, outputs, count_uses, &L)) {
+    lg_free(L.uses);
+    L.uses = NULL;
+  }
   if (!sym_postorder_many(noutputs, outputs, lower_visit, &L) || L.oom) {
     st = LG_ERR_NOMEM;
     goto fail;
@@ -369,6 +403,7 @@ static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *i
   }
   lg_free(L.reg_of);
   lg_free(L.input_of);
+  lg_free(L.uses);
   lg_free(L.vn_key);
   lg_free(L.vn_reg);
   *out = t;
@@ -377,6 +412,7 @@ fail:
   lg_free(L.code);
   lg_free(L.reg_of);
   lg_free(L.input_of);
+  lg_free(L.uses);
   lg_free(L.vn_key);
   lg_free(L.vn_reg);
   sym_tape_free(t);

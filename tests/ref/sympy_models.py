@@ -192,6 +192,59 @@ def free_body_zxz():
     return _oriented_body("body", "zxz")
 
 
+def _r(x):
+    return sm.nsimplify(x)
+
+
+def chain_relative():
+    # planar chain, link i oriented about the previous link's z by qi (the
+    # last one about -z), point masses at the link ends, gravity along -N.y
+    q = me.dynamicsymbols("q1:5")
+    m = [_r(x) for x in ("1.1", "1.2", "1.3", "1.4")]
+    l = [_r(x) for x in ("1.05", "1.1", "1.15", "1.2")]
+    g = _r("9.81")
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    prev_f, prev_p, T, V = N, O, 0, 0
+    for i in range(4):
+        A = me.ReferenceFrame(f"A{i + 1}")
+        A.orient_axis(prev_f, q[i], -prev_f.z if i == 3 else prev_f.z)
+        P = prev_p.locatenew(f"P{i + 1}", -l[i] * A.y)
+        P.v2pt_theory(prev_p, N, A)
+        T += m[i] * P.vel(N).dot(P.vel(N)) / 2
+        V += m[i] * g * P.pos_from(O).dot(N.y)
+        prev_f, prev_p = A, P
+    return q, T - V, T, V, [], [], None
+
+
+def arm_3d():
+    # five rigid links turning about z, y, y, x, y of the previous link
+    q = me.dynamicsymbols("q1:6")
+    m = [_r(f"1.{i}") for i in range(1, 6)]
+    l = [_r(x) for x in ("0.55", "0.6", "0.65", "0.7", "0.75")]
+    I = [_r(f"0.1{i}") for i in range(1, 6)]
+    g = _r("9.81")
+    N = me.ReferenceFrame("N")
+    O = me.Point("O")
+    O.set_vel(N, 0)
+    prev_f, prev_p, T, V = N, O, 0, 0
+    for i, ax in enumerate("zyyxy"):
+        A = me.ReferenceFrame(f"A{i + 1}")
+        A.orient_axis(prev_f, q[i], getattr(prev_f, ax))
+        C = prev_p.locatenew(f"C{i + 1}", l[i] / 2 * A.z)
+        P = prev_p.locatenew(f"P{i + 1}", l[i] * A.z)
+        C.v2pt_theory(prev_p, N, A)
+        P.v2pt_theory(prev_p, N, A)
+        w = A.ang_vel_in(N)
+        In = me.inertia(A, I[i], _r("1.1") * I[i], I[i] / 2)
+        T += m[i] * C.vel(N).dot(C.vel(N)) / 2 + w.dot(In.dot(w)) / 2
+        V += m[i] * g * C.pos_from(O).dot(N.z)
+        prev_f, prev_p = A, P
+    return q, T - V, T, V, [], [], None
+
+
+
 def _position_level():
     """The holonomic constraints at position level (C(q) = 0), for the
     models whose rows above are their time derivatives; SymPy's Linearizer
@@ -236,4 +289,4 @@ MODELS = {f.__name__: f for f in [free_body_space_xyz, free_body_zxz, spring_mas
                                   particle_slope, particle_bowl, free_body_zxy, rolling_sphere,
                                   double_rod_pendulum, sympy_lagrange_doc, free_particle,
                                   uniform_gravity, central_force, disk_incline,
-                                  bead_rotating_wire]}
+                                  bead_rotating_wire, chain_relative, arm_3d]}

@@ -1,0 +1,263 @@
+/* mech_assemble.c - the inertia of particles and bodies assembled from
+ * shared partial velocities, as Kane's method forms it:
+ *
+ *   M_rs = sum_P m v_r . v_s + sum_B w_r . I . w_s
+ *   f_r  = -sum_P m v_r . a0 - sum_B w_r . (I al0 + w x I w)
+ *   p_r  = sum_P m v . v_r + sum_B w_r . I w
+ *
+ * with v_r = dv/dq_r' (w_r likewise) and a0, al0 the accelerations with
+ * q'' = 0. For velocities v(q, q', t) obtained by differentiating positions
+ * this is exactly d/dt(dT/dq') - dT/dq (Lagrange's equations of the
+ * particles' and bodies' T), but every entry is a few dot products of
+ * vectors built once, instead of the derivative of an expanded energy.
+ * Terms whose dot products coincide are gathered with their masses summed,
+ * (m2 + m3)*l1*l2*cos(q1 - q2), so equal mass sums are shared nodes. */
+#include "mech_internal.h"
+
+#include <stdint.h>
+
+#include <string.h>
+
+/* One inertia carrier seen from the equations: a point mass (frame < 0) or
+ * a body's rotation (frame, inertia). */
+typedef struct carrier {
+  const sym_node *mass;
+  mech_vec v, a0;           /* velocity and acceleration with q'' = 0 */
+  mech_vec *vr;             /* n partial velocities */
+} carrier;
+
+typedef struct asm_ctx {
+  mech_model *m;
+  mech_eom *e;
+  size_t n;
+  const sym_node **zeros; /* n zeros: q'' -> 0 */
+} asm_ctx;
+
+static const sym_node *drop_qdd_cb(void *ud, const sym_node *x) {
+  const asm_ctx *A = ud;
+  return sym_subst(A->m->c, x, A->n, A->e->qdd, A->zeros);
+}
+
+static int carrier_point(asm_ctx *A, int point, const sym_node *mass, carrier *cr) {
+  mech_model *m = A->m;
+  cr->mass = mass;
+  cr->v = mech_point_vel(m, point);
+  cr->a0 = mech_vec_map(m, mech_vec_dt(m, cr->v), drop_qdd_cb, A);
+  cr->vr = lg_arena_alloc(&m->arena, (A->n ? A->n : 1) * sizeof *cr->vr);
+  if (!cr->vr) return 0;
+  for (size_t r = 0; r < A->n; r++) cr->vr[r] = mech_vec_diff(m, cr->v, A->e->qd[r]);
+  return !m->oom;
+}
+
+/* ---- gathering sum of (mass, dot) pairs ------------------------------------------ */
+typedef struct gather {
+  const sym_node **d;  /* distinct dot products */
+  size_t *head;        /* per d: its first coefficient in k (index + 1) */
+  size_t n, cap;
+  const sym_node **k;  /* coefficients, chained per d through next */
+  size_t *next, nk, kcap;
+  sym_memo at;         /* d's id -> its index + 1 */
+} gather;
+
+/* k*d added to the list; the coefficients of an equal d are summed once,
+ * in gather_sum (summing them one by one would rebuild a sum per term). */
+static int gather_put(gather *g, const sym_node *k, const sym_node *d, sym_ctx *c) {
+  (void)c;
+  if (!d || sym_is_zero(d)) return d != NULL;
+  size_t i = (size_t)(uintptr_t)sym_memo_get(&g->at, d->id);
+  if (!i) {
+    size_t cap = g->cap; /* head and d share their capacity */
+    if (!lg_grow((void **)&g->head, &cap, g->n + 1, sizeof *g->head)) return 0;
+    if (!lg_grow((void **)&g->d, &g->cap, g->n + 1, sizeof *g->d)) return 0;
+    g->d[g->n] = d;
+    g->head[g->n++] = 0;
+    i = g->n;
+    if (!sym_memo_put(&g->at, d->id, (const sym_node *)(uintptr_t)i)) return 0;
+  }
+  size_t kc = g->kcap; /* next and k share theirs */
+  if (!lg_grow((void **)&g->next, &kc, g->nk + 1, sizeof *g->next)) return 0;
+  if (!lg_grow((void **)&g->k, &g->kcap, g->nk + 1, sizeof *g->k)) return 0;
+  g->k[g->nk] = k;
+  g->next[g->nk] = g->head[i - 1];
+  g->head[i - 1] = ++g->nk;
+  return 1;
+}
+
+/* k a.b, split into the dot products of the frames' terms: particles
+ * whose velocities share a term share its dot product and its mass sum. */
+static int gather_dot(gather *g, mech_model *m, const sym_node *k, mech_vec a, mech_vec b) {
+  for (size_t i = 0; i < a.n; i++)
+    for (size_t j = 0; j < b.n; j++) {
+      mech_vec ta = {1, &a.t[i]}, tb = {1, &b.t[j]};
+      if (!gather_put(g, k, mech_vec_dot(m, ta, tb), m->c)) return 0;
+    }
+  return 1;
+}
+
+/* res = sum k_i d_i, and the list emptied */
+static const sym_node *gather_sum(gather *g, sym_ctx *c) {
+  const sym_node **ks = lg_malloc((g->nk + 1) * sizeof *ks);
+  if (!ks) return NULL;
+  for (size_t i = 0; i < g->n; i++) {
+    size_t m = 0;
+    for (size_t x = g->head[i]; x; x = g->next[x - 1]) ks[m++] = g->k[x - 1];
+    g->d[i] = sym_mul(c, sym_addv(c, m, ks), g->d[i]);
+  }
+  lg_free(ks);
+  const sym_node *r = sym_addv(c, g->n, g->d);
+  g->n = g->nk = 0;
+  sym_memo_free(&g->at);
+  memset(&g->at, 0, sizeof g->at);
+  return r;
+}
+
+static void gather_free(gather *g) {
+  lg_free(g->k);
+  lg_free(g->next);
+  lg_free(g->head);
+  lg_free(g->d);
+  sym_memo_free(&g->at);
+}
+
+/* ---- bodies: rotation in the body frame ------------------------------------------ */
+typedef struct rot {
+  const sym_node *w[3], *Iw[3], *rhs[3]; /* rhs = I al0 + w x I w */
+  const sym_node *(*wr)[3];              /* n partial angular velocities */
+} rot;
+
+/* res = I x for the symmetric inertia I (Ixx, Iyy, Izz, Ixy, Iyz, Izx) */
+static void inertia_times(sym_ctx *c, const sym_node *const *I, const sym_node *const *x,
+                          const sym_node **res) {
+  const sym_node *Im[9] = {I[0], I[3], I[5], I[3], I[1], I[4], I[5], I[4], I[2]};
+  for (int i = 0; i < 3; i++)
+    res[i] = sym_addv(c, 3, (const sym_node *[]){sym_mul(c, Im[3 * i], x[0]),
+                                                 sym_mul(c, Im[3 * i + 1], x[1]),
+                                                 sym_mul(c, Im[3 * i + 2], x[2])});
+}
+
+static int body_rotation(asm_ctx *A, const mech_body *b, rot *R) {
+  mech_model *m = A->m;
+  sym_ctx *c = m->c;
+  if (!mech_vec_express(m, mech_frame_angvel(m, b->frame), b->frame, R->w)) return 0;
+  const sym_node *al[3], *Ia[3];
+  for (int i = 0; i < 3; i++) al[i] = drop_qdd_cb(A, sym_dt(c, R->w[i]));
+  inertia_times(c, b->I, R->w, R->Iw);
+  inertia_times(c, b->I, al, Ia);
+  for (int i = 0; i < 3; i++) {
+    int j = (i + 1) % 3, l = (i + 2) % 3;
+    const sym_node *cross = sym_sub(c, sym_mul(c, R->w[j], R->Iw[l]),
+                                    sym_mul(c, R->w[l], R->Iw[j]));
+    R->rhs[i] = sym_add(c, Ia[i], cross);
+  }
+  R->wr = lg_arena_alloc(&m->arena, (A->n ? A->n : 1) * sizeof *R->wr);
+  if (!R->wr) return 0;
+  for (size_t r = 0; r < A->n; r++)
+    for (int i = 0; i < 3; i++) R->wr[r][i] = sym_diff(c, R->w[i], A->e->qd[r]);
+  return !m->oom;
+}
+
+static const sym_node *dot3(sym_ctx *c, const sym_node *const *a, const sym_node *const *b) {
+  return sym_addv(c, 3, (const sym_node *[]){sym_mul(c, a[0], b[0]), sym_mul(c, a[1], b[1]),
+                                             sym_mul(c, a[2], b[2])});
+}
+
+/* ---- the assembly ------------------------------------------------------------------ */
+static int collect_carriers(asm_ctx *A, carrier **pc, size_t *pnc, rot **pr) {
+  mech_model *m = A->m;
+  size_t np = m->particles.n, nb = m->bodies.n;
+  carrier *cr = lg_arena_alloc(&m->arena, (np + nb + 1) * sizeof *cr);
+  rot *R = lg_arena_alloc(&m->arena, (nb + 1) * sizeof *R);
+  if (!cr || !R) return 0;
+  for (size_t i = 0; i < np; i++)
+    if (!carrier_point(A, m->particles.v[i].point, m->particles.v[i].mass, &cr[i])) return 0;
+  for (size_t i = 0; i < nb; i++) {
+    const mech_body *b = &m->bodies.v[i];
+    if (!carrier_point(A, b->point, b->mass, &cr[np + i]) || !body_rotation(A, b, &R[i]))
+      return 0;
+  }
+  *pc = cr;
+  *pnc = np + nb;
+  *pr = R;
+  return 1;
+}
+
+/* M_rs (r <= s, mirrored) of the carriers */
+static int assemble_M(asm_ctx *A, const carrier *cr, size_t nc, const rot *R, size_t nb,
+                      sym_matrix *M, gather *g) {
+  sym_ctx *c = A->m->c;
+  for (size_t r = 0; r < A->n; r++)
+    for (size_t s = r; s < A->n; s++) {
+      for (size_t i = 0; i < nc; i++)
+        if (!gather_dot(g, A->m, cr[i].mass, cr[i].vr[r], cr[i].vr[s]))
+          return 0;
+      for (size_t b = 0; b < nb; b++) {
+        const sym_node *Iws[3];
+        inertia_times(c, A->m->bodies.v[b].I, R[b].wr[s], Iws);
+        if (!gather_put(g, sym_int(c, 1), dot3(c, R[b].wr[r], Iws), c)) return 0;
+      }
+      const sym_node *x = gather_sum(g, c);
+      SYM_AT(M, r, s) = sym_add(c, SYM_AT(M, r, s), x);
+      if (s != r) SYM_AT(M, s, r) = SYM_AT(M, r, s);
+    }
+  return 1;
+}
+
+/* f_r -= sum m v_r . a0 + w_r . rhs;  p_r += sum m v . v_r + w_r . I w */
+static int assemble_f_p(asm_ctx *A, const carrier *cr, size_t nc, const rot *R, size_t nb,
+                        const sym_node **f, const sym_node **p, gather *g) {
+  sym_ctx *c = A->m->c;
+  for (size_t r = 0; r < A->n; r++) {
+    for (size_t i = 0; i < nc; i++)
+      if (!gather_dot(g, A->m, cr[i].mass, cr[i].vr[r], cr[i].a0)) return 0;
+    for (size_t b = 0; b < nb; b++)
+      if (!gather_put(g, sym_int(c, 1), dot3(c, R[b].wr[r], R[b].rhs), c)) return 0;
+    f[r] = sym_sub(c, f[r], gather_sum(g, c));
+    for (size_t i = 0; i < nc; i++)
+      if (!gather_dot(g, A->m, cr[i].mass, cr[i].vr[r], cr[i].v)) return 0;
+    for (size_t b = 0; b < nb; b++)
+      if (!gather_put(g, sym_int(c, 1), dot3(c, R[b].wr[r], R[b].Iw), c)) return 0;
+    p[r] = sym_add(c, p[r], gather_sum(g, c));
+  }
+  return 1;
+}
+
+/* T of the particles and bodies, 1/2 m v.v + 1/2 w.I.w, gathered by the
+ * dot products of the velocities' terms like the entries of M. */
+const sym_node *mech_kinetic_energy(mech_model *m) {
+  sym_ctx *c = m->c;
+  const sym_node *half = sym_rat(c, 1, 2);
+  gather g = {0};
+  int ok = 1;
+  for (size_t i = 0; ok && i < m->particles.n; i++) {
+    mech_vec v = mech_point_vel(m, m->particles.v[i].point);
+    ok = gather_dot(&g, m, sym_mul(c, half, m->particles.v[i].mass), v, v);
+  }
+  for (size_t i = 0; ok && i < m->bodies.n; i++) {
+    const mech_body *b = &m->bodies.v[i];
+    mech_vec v = mech_point_vel(m, b->point);
+    const sym_node *w[3], *Iw[3];
+    ok = gather_dot(&g, m, sym_mul(c, half, b->mass), v, v) &&
+         mech_vec_express(m, mech_frame_angvel(m, b->frame), b->frame, w);
+    if (!ok) break;
+    inertia_times(c, b->I, w, Iw);
+    ok = gather_put(&g, half, dot3(c, w, Iw), c);
+  }
+  const sym_node *T = ok ? gather_sum(&g, c) : NULL;
+  gather_free(&g);
+  return T;
+}
+
+int mech_assemble_inertia(mech_model *m, mech_eom *e) {
+  asm_ctx A = {m, e, e->n, lg_arena_alloc(&m->arena, (e->n + 1) * sizeof *A.zeros)};
+  if (!A.zeros) return 0;
+  for (size_t i = 0; i < e->n; i++) A.zeros[i] = sym_int(m->c, 0);
+  carrier *cr;
+  rot *R;
+  size_t nc;
+  if (!collect_carriers(&A, &cr, &nc, &R)) return 0;
+  gather g = {0};
+  int ok = assemble_M(&A, cr, nc, R, m->bodies.n, e->M, &g) &&
+           assemble_f_p(&A, cr, nc, R, m->bodies.n, e->f, e->p, &g);
+  gather_free(&g);
+  return ok && !m->oom;
+}
