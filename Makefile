@@ -7,6 +7,11 @@ SAN     ?= 0
 ifeq ($(SAN),1)
   BUILD ?= build-san
   OPT   := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(SAN),fuzz)
+  # coverage-instrumented for libFuzzer (clang only; see `make fuzz`)
+  BUILD ?= build-fuzz
+  OPT   := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+           -fno-sanitize-recover=undefined
 else
   BUILD ?= build
   OPT   := -O2 -g
@@ -76,12 +81,33 @@ demo:
 	$(MAKE) all
 	$(BUILD)/lagrange eom examples/cart_pendulum.lag
 
+# Fuzzing (tests/fuzz/): libFuzzer over the whole pipeline, built by clang in
+# build-fuzz/, then the generator of valid models; FUZZ_SECONDS in total.
+# cli_main.c is compiled once more with its main renamed, so the harness
+# enters the program exactly as the command line does.
+FUZZ_SECONDS ?= 600
+FUZZ_CC      ?= clang
+$(BUILD)/fuzz/cli_entry.o: src/cli/cli_main.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Dmain=lg_cli_main -c $< -o $@
+
+$(BUILD)/fuzz/fuzz_lagrange: tests/fuzz/fuzz_lagrange.c $(BUILD)/fuzz/cli_entry.o \
+                             $(filter-out %/cli_main.o,$(CLI_OBJ)) $(BUILD)/liblagrange.a
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+fuzz-build:
+	$(MAKE) SAN=fuzz CC=$(FUZZ_CC) build-fuzz/fuzz/fuzz_lagrange
+	$(MAKE) SAN=1 all
+
+fuzz: fuzz-build
+	bash tests/fuzz/run_fuzz.sh $(FUZZ_SECONDS)
+
 # The test command: plain and sanitized builds, every suite, one summary line.
 check:
 	bash tests/run_all.sh
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
-.PHONY: all tests check clean demo bench bench-quick
+.PHONY: all tests check clean demo bench bench-quick fuzz fuzz-build
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -28,6 +28,8 @@ if ! make -s -j"$JOBS" all tests >"$log/build.txt" 2>&1 ||
   exit 1
 fi
 
+# the JIT's cache of compiled objects: private to this run, not ~/.cache
+export LAGRANGE_CACHE_DIR="$log/jit-cache"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 echo "== unit tests (ASan+UBSan+LSan)"
@@ -61,6 +63,12 @@ for t in tests/ref/check_*.py; do
   tail -n 1 "$log/ref.txt"
   tally "$log/ref.txt"
 done
+
+echo "== fuzzing, bounded (tests/fuzz/run_fuzz.sh --check; the long run is make fuzz)"
+bash tests/fuzz/run_fuzz.sh --check "${FUZZ_CHECK_SECONDS:-45}" >"$log/fuzz.txt" 2>&1
+grep -E '^(FAIL|-- |libFuzzer)' "$log/fuzz.txt" | head -n 40
+tail -n 1 "$log/fuzz.txt"
+tally "$log/fuzz.txt"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define LG_PI 3.14159265358979323846
 
@@ -97,6 +98,58 @@ void lg_diag_hint(lg_diag *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* "file:line:col: message (hint)" into buf. */
 void lg_diag_format(const lg_diag *d, char *buf, size_t n);
+
+/* ---- files (base_file.c) ----------------------------------------------- */
+/* Output files you can trust. lg_out_open decides how `path` is written:
+ *  - a regular file, or a name that does not exist yet: through a uniquely
+ *    named temporary (mkstemp) in the same folder, renamed over the target
+ *    by lg_out_commit; a replaced file keeps its permission bits;
+ *  - a symbolic link: the same for its final target; the link stays;
+ *  - anything else (a device such as /dev/null or /dev/full, a FIFO, a
+ *    socket): written directly, never renamed, replaced or removed.
+ * A folder, or a folder that does not exist, is an LG_ERR_IO naming the
+ * path. Write errors are sticky in f; commit flushes, syncs and closes,
+ * checks every result and removes the temporary on any failure. The
+ * temporaries are registered for lg_temp_remove_all (signal handlers). */
+typedef struct lg_out {
+  FILE *f;        /* write through this; NULL after commit or abort */
+  char *path;     /* as given, for messages */
+  char *target;   /* the file that gets the result; NULL when direct */
+  char *temp;     /* the temporary; NULL when direct */
+  int slot;       /* registry slot of temp, or -1 */
+} lg_out;
+
+lg_status lg_out_open(lg_out *o, const char *path, lg_diag *d);
+/* Nonzero when the output goes straight to a device or FIFO. */
+int lg_out_direct(const lg_out *o);
+/* The file that gets the result (the path itself when direct). */
+const char *lg_out_target(const lg_out *o);
+lg_status lg_out_commit(lg_out *o, lg_diag *d);
+/* Commit under another name in the target's folder (a FILE.partial.csv);
+ * a direct output is just closed. */
+lg_status lg_out_commit_to(lg_out *o, const char *dest, lg_diag *d);
+/* All or nothing: every file written and closed before the first rename. */
+lg_status lg_out_commit_all(lg_out *const *outs, size_t n, lg_diag *d);
+/* Close and remove the temporary (safe on a zeroed or finished lg_out). */
+void lg_out_abort(lg_out *o);
+
+/* The registry of temporary files (is_dir = 0) and private folders
+ * (is_dir = 1) to remove when a signal ends the process. Register returns
+ * a slot (-1 when full or the path is too long); forget frees it. */
+int lg_temp_register(const char *path, int is_dir);
+void lg_temp_forget(int slot);
+/* Unlink every registered file, then rmdir every folder. Uses only
+ * async-signal-safe calls. */
+void lg_temp_remove_all(void);
+
+/* Model input: the whole of `path` ("-": standard input) into *buf
+ * (NUL-terminated; free with lg_free), named `name` in diagnostics. More
+ * than `limit` bytes is LG_ERR_IO (stopping there: /dev/zero ends at once);
+ * a NUL byte is LG_ERR_MODEL at its line:col; a lone CR (classic Mac line
+ * end) becomes LF, which keeps every position. */
+#define LG_INPUT_LIMIT ((size_t)64 << 20)
+lg_status lg_read_input(const char *path, const char *name, size_t limit, char **buf,
+                        size_t *len, lg_diag *d);
 
 /* ---- hashing ----------------------------------------------------------- */
 static inline uint64_t lg_hash_mix(uint64_t h, uint64_t v) {

@@ -22,6 +22,7 @@ typedef struct cg_request {
   const mech_setting *set; /* parameter defaults overrides (--set) */
   size_t nset;
   const char *header;      /* what the .c includes; NULL: "NAME.h" */
+  int rhs_only;            /* C: only NAME_rhs and what it calls (the JIT) */
 } cg_request;
 
 /* Operation counts after common-subexpression elimination, per function. */
@@ -42,12 +43,19 @@ typedef int (*cg_rhs_fn)(double t, const double *x, const double *u, const doubl
 typedef struct cg_jit {
   void *handle;
   cg_rhs_fn rhs;
+  int cached;   /* loaded from the cache without compiling */
 } cg_jit;
 
-/* Compile the C right-hand side with the system compiler ($CC or cc) into
- * a temporary shared object and load it. The temporary files are removed
- * before returning, on success and on error. LG_ERR_IO when no compiler
- * works (the caller falls back to the tape). */
+/* Compile only the C right-hand side with the system compiler ($CC split
+ * on whitespace like make does, else cc; run without a shell) into a
+ * shared object and load it. The object is cached by a hash of its source
+ * and compiler command in $LAGRANGE_CACHE_DIR, else $XDG_CACHE_HOME/lagrange,
+ * else ~/.cache/lagrange (created 0700; used only when it is ours and not
+ * writable by others), so a second run loads it without compiling. Work
+ * files live in a private folder that is removed before returning.
+ * LG_ERR_IO when no compiler works, with the reason (exit status, the
+ * first lines of the compiler's messages) in diag; the caller falls back
+ * to the tape. */
 lg_status cg_jit_compile(const cg_request *r, cg_jit *out, lg_diag *diag);
 void cg_jit_free(cg_jit *j);
 

@@ -303,6 +303,7 @@ lg_status cg_emit_c(cg_ctx *G) {
   lg_status st = emit_inputs(G);
   if (st == LG_OK) emit_solvers(G);
   for (int f = 0; st == LG_OK && f < CG_NFUNCS; f++)
-    st = f == CG_RHS ? emit_rhs(G) : emit_function(G, (cg_func)f, docs[f]);
+    if (f == CG_RHS || !G->r->rhs_only)
+      st = f == CG_RHS ? emit_rhs(G) : emit_function(G, (cg_func)f, docs[f]);
   return st;
 }

@@ -28,10 +28,36 @@ typedef struct cli_opts {
   /* simulate */
   double t0, tf, dt, rtol, atol;
   int has_t0, has_tf, has_dt, project, jit, stats;
-  const char *integrator, *out, *plot, *stabilize;
+  double max_rows;          /* --max-rows (0: CLI_MAX_ROWS) */
+  int model_stdin;          /* the model is read from stdin ("-"); model is "<stdin>" */
+  const char *integrator, *out, *plot, *stabilize, *stop_when;
   /* codegen */
   const char *lang, *name, *output;
+  /* linearize, equilibria */
+  const char *at, *independent, *box;
+  int symbolic;
 } cli_opts;
+
+/* A finite decimal number spelled s[0..n) (blanks around allowed):
+ * [+-]digits[.digits][(e|E)[+-]digits]. No hex, nan, inf or empty text. */
+int cli_parse_number(const char *s, size_t n, double *out);
+
+/* One item of a NAME=VALUE list: name, 0 or 1 prime, value, and where the
+ * item starts in the text. */
+typedef struct cli_assign {
+  char *name;              /* owned: cli_assignments_free */
+  int primes;
+  double value;
+  size_t at;
+} cli_assign;
+
+/* Parse "q1=0.3, q1'=0.5" (--state, --at): a NAME=VALUE list, each name
+ * (with its primes) once. On a mistake prints "lagrange CMD: OPT: what"
+ * with the text and a caret under it, and returns CLI_EXIT_USAGE; *out
+ * (lg_free it) is NULL then. */
+int cli_parse_assignments(const char *cmd, const char *opt, const char *text, cli_assign **out,
+                          size_t *n);
+void cli_assignments_free(cli_assign *a, size_t n);
 
 /* Parse argv after the subcommand; prints the problem and returns
  * CLI_EXIT_USAGE on bad usage. */
@@ -48,6 +74,9 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom);
 
 /* Kane's equations of a loaded model (prints errors). */
 int cli_load_kane(const cli_opts *o, lang_model *lm, mech_kane **k);
+/* The same with the dependent speeds chosen at the state (t, q, q'). */
+int cli_load_kane_at(const cli_opts *o, lang_model *lm, double t, const double *q,
+                     const double *qd, mech_kane **k);
 /* Replace *e by Kane's equations when --method kane and they share
  * Lagrange's state (u = q', unconstrained). Otherwise, when kane_out is
  * given, *kane_out gets Kane's equations (state [q; u]); else an error. */
@@ -57,6 +86,51 @@ int cli_eom(const cli_opts *o);
 int cli_eval(const cli_opts *o);
 int cli_simulate(const cli_opts *o);
 int cli_codegen(const cli_opts *o);
+int cli_linearize(const cli_opts *o);
+/* Load, derive and compile the model and its linearization tape, then run
+ * fn (linearize, equilibria); prints errors. */
+typedef int (*cli_lin_fn)(const cli_opts *o, lang_model *lm, const mech_eom *e,
+                          const num_system *s, const num_lin *L);
+int cli_with_linearization(const cli_opts *o, cli_lin_fn fn);
+int cli_equilibria(const cli_opts *o);
+
+/* Parse "q1=0.3, q1'=0.5" (names of coordinates; with kane, speeds into u
+ * and *have_u set; kane/u/have_u may be NULL) over the values already in q
+ * and qd, as option `opt` of command `cmd` (for messages: "linearize",
+ * "--at"). Prints the problem and returns CLI_EXIT_USAGE on bad input. */
+int cli_parse_state(const char *cmd, const char *opt, const char *s, const lang_model *lm,
+                    double *q, double *qd, const mech_kane *kane, double *u, int *have_u);
+
+/* ---- output (cli_output.c, cli_plot.c) -------------------------------------------- */
+/* simulate refuses up front a run of more rows than this (--max-rows). */
+#define CLI_MAX_ROWS 1e7
+
+/* SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT: remove the temporaries, then
+ * die of the signal. Signals ignored at start stay ignored. */
+void cli_install_signals(void);
+/* Flush standard output; a failed write makes rc 1 (with a message). */
+int cli_finish_stdout(int rc);
+/* Print an output-file diagnostic ("lagrange: path: what (hint)"); 1. */
+int cli_report_io(const lg_diag *d);
+/* 1 when the rows from t0 to tf every dt fit the limit, else prints why. */
+int cli_check_rows(const cli_opts *o, double t0, double tf, double dt);
+
+/* simulate's outputs: the CSV (stdout or --out) and the plot's script. */
+typedef struct cli_sim_out {
+  FILE *csv;        /* write the CSV rows here */
+  FILE *plot;       /* the plot's rows (a gnuplot datablock), or NULL */
+  lg_out out, pic;  /* --out and --plot */
+} cli_sim_out;
+int cli_sim_out_open(const cli_opts *o, cli_sim_out *k);
+/* Draw the plot and commit both files when rc is 0 (a failure makes rc 1);
+ * else remove the plot and keep the CSV rows as FILE.partial.csv. */
+int cli_sim_out_finish(const cli_opts *o, cli_sim_out *k, const num_system *s, int rc);
+
+/* --plot: .svg, .png or .pdf (any case) */
+int cli_plot_supported(const char *path);
+FILE *cli_plot_begin(void);
+/* Run gnuplot on the script, its picture into out_fd; prints why not (0). */
+int cli_plot_draw(FILE *script, const char *path, int out_fd, const num_system *s);
 
 /* JSON helpers */
 void cli_json_string(lg_str *out, const char *s);

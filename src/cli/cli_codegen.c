@@ -6,19 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Write through FILE.part and rename, so no partial file is ever left. */
-static int write_atomic(const char *path, const lg_str *s) {
-  char part[4200];
-  snprintf(part, sizeof part, "%s.part", path);
-  FILE *f = fopen(part, "w");
-  if (!f) return 0;
-  int ok = fwrite(s->s ? s->s : "", 1, s->len, f) == s->len;
-  ok = fclose(f) == 0 && ok;
-  if (ok && rename(part, path) == 0) return 1;
-  remove(part);
-  return 0;
-}
-
 /* "out/model.c" -> "out/model.h" */
 static void header_path(const char *c_path, char *buf, size_t n) {
   size_t len = strlen(c_path);
@@ -26,6 +13,29 @@ static void header_path(const char *c_path, char *buf, size_t n) {
     snprintf(buf, n, "%.*s.h", (int)(len - 2), c_path);
   else
     snprintf(buf, n, "%s.h", c_path);
+}
+
+/* -o FILE, and FILE.h beside it for C: both are opened before anything is
+ * written (a folder in the way of either is reported by its name and
+ * neither file is written), then committed together. */
+static int write_outputs(const char *path, const lg_str *src, const lg_str *hdr) {
+  char hpath[4200];
+  header_path(path, hpath, sizeof hpath);
+  lg_out f[2];
+  lg_out *const all[2] = {&f[0], &f[1]};
+  const lg_str *text[2] = {src, hdr};
+  size_t n = hdr ? 2 : 1;
+  lg_diag d;
+  lg_diag_clear(&d);
+  memset(f, 0, sizeof f);
+  lg_status st = lg_out_open(&f[0], path, &d);
+  if (st == LG_OK && hdr) st = lg_out_open(&f[1], hpath, &d);
+  for (size_t i = 0; st == LG_OK && i < n; i++)
+    if (text[i]->len) fwrite(text[i]->s, 1, text[i]->len, f[i].f);
+  if (st == LG_OK) st = lg_out_commit_all(all, n, &d);
+  lg_out_abort(&f[0]);
+  lg_out_abort(&f[1]);
+  return st == LG_OK ? CLI_EXIT_OK : cli_report_io(&d);
 }
 
 static int emit(const cli_opts *o, const cg_request *r, cg_lang lang) {
@@ -41,12 +51,7 @@ static int emit(const cli_opts *o, const cg_request *r, cg_lang lang) {
   } else if (!o->output) {
     fwrite(src.s, 1, src.len, stdout);
   } else {
-    char hpath[4200];
-    header_path(o->output, hpath, sizeof hpath);
-    if (!write_atomic(o->output, &src) || (lang == CG_C && !write_atomic(hpath, &hdr))) {
-      fprintf(stderr, "lagrange codegen: cannot write '%s'\n", o->output);
-      rc = CLI_EXIT_MODEL;
-    }
+    rc = write_outputs(o->output, &src, lang == CG_C ? &hdr : NULL);
   }
   if (rc == CLI_EXIT_OK && o->stats)
     fprintf(stderr, "%s: operations after common-subexpression elimination: "
@@ -94,14 +99,15 @@ int cli_codegen(const cli_opts *o) {
   }
   mech_eom_simplify(lm->mech, e, CLI_SIMPLIFY_FOR_CODE);
   if (kane) mech_kane_simplify(lm->mech, kane, CLI_SIMPLIFY_FOR_CODE);
-  char *name = o->name ? lg_strdup(o->name) : cg_default_name(o->model);
+  char *name = o->name ? lg_strdup(o->name)
+                      : o->model_stdin ? lg_strdup("model") : cg_default_name(o->model);
   char hpath[4200];
   const char *hbase = NULL;
   if (o->output) { /* the .c includes the header written beside it */
     header_path(o->output, hpath, sizeof hpath);
     hbase = strrchr(hpath, '/') ? strrchr(hpath, '/') + 1 : hpath;
   }
-  cg_request r = {name, o->model, lm->mech, e, kane, o->set, o->nset, hbase};
+  cg_request r = {name, o->model, lm->mech, e, kane, o->set, o->nset, hbase, 0};
   rc = name ? emit(o, &r, lang) : CLI_EXIT_MODEL;
   lg_free(name);
   lang_model_free(lm);

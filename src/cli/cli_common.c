@@ -21,13 +21,50 @@ int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
   return d->status == LG_ERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_MODEL;
 }
 
+/* The model file ("-": stdin, named <stdin>) through the bounded reader
+ * (LG_INPUT_LIMIT, NUL bytes, lone CRs), then the language. */
+static lg_status load_model(const cli_opts *o, lang_model **lm, lg_diag *d) {
+  char *src;
+  size_t len;
+  lg_status st = lg_read_input(o->model_stdin ? "-" : o->model, o->model, LG_INPUT_LIMIT, &src,
+                               &len, d);
+  if (st != LG_OK) return st;
+  st = lang_load_string(o->model, src, len, lm, d);
+  lg_free(src);
+  return st;
+}
+
+/* Every --set names a parameter or an input of the model (every
+ * subcommand checks, as eval always did). */
+static int settings_known(const cli_opts *o, const lang_model *lm) {
+  const mech_model *m = lm->mech;
+  for (size_t k = 0; k < o->nset; k++) {
+    int found = 0;
+    for (size_t i = 0; i < mech_nparams(m) && !found; i++)
+      found = !strcmp(mech_param_name(m, i), o->set[k].name);
+    for (size_t i = 0; i < mech_ninputs(m) && !found; i++)
+      found = !strcmp(mech_input_name(m, i), o->set[k].name);
+    if (!found) {
+      fprintf(stderr, "lagrange: --set %s: the model has no parameter or input named '%s'\n",
+              o->set[k].name, o->set[k].name);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
   lg_diag d;
   lg_diag_clear(&d);
   *lm = NULL;
   *eom = NULL;
-  lg_status st = lang_load_file(o->model, lm, &d);
+  lg_status st = load_model(o, lm, &d);
   if (st != LG_OK) return cli_report(&d, NULL, o->model);
+  if (!settings_known(o, *lm)) {
+    lang_model_free(*lm);
+    *lm = NULL;
+    return CLI_EXIT_USAGE;
+  }
   for (size_t i = 0; i < (*lm)->nnotes; i++) fprintf(stderr, "%s\n", (*lm)->notes[i]);
   st = mech_derive_lagrange((*lm)->mech, o->model, eom, &d);
   if (st != LG_OK) {
@@ -39,9 +76,12 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
   return CLI_EXIT_OK;
 }
 
-/* The model's initial state and parameter values, for Kane's pivoting. */
+/* A state (the model's initial one unless given) and parameter values,
+ * for Kane's pivoting. */
 typedef struct pivot_state {
   const lang_model *lm;
+  const double *q, *qd;
+  double t;
   double *params;
 } pivot_state;
 
@@ -49,19 +89,24 @@ static int pivot_value(void *ud, const sym_node *atom, double *out) {
   const pivot_state *ps = ud;
   mech_model *m = ps->lm->mech;
   for (size_t i = 0; i < mech_ncoords(m); i++) {
-    if (mech_coord(m, i, 0) == atom) { *out = ps->lm->q0[i]; return 0; }
-    if (mech_coord(m, i, 1) == atom) { *out = ps->lm->qd0[i]; return 0; }
+    if (mech_coord(m, i, 0) == atom) { *out = ps->q[i]; return 0; }
+    if (mech_coord(m, i, 1) == atom) { *out = ps->qd[i]; return 0; }
   }
   for (size_t i = 0; ps->params && i < mech_nparams(m); i++)
     if (mech_param(m, i) == atom) { *out = ps->params[i]; return 0; }
-  if (atom->kind == SYM_TIME) { *out = ps->lm->t0; return 0; }
+  if (atom->kind == SYM_TIME) { *out = ps->t; return 0; }
   return 1;
 }
 
 int cli_load_kane(const cli_opts *o, lang_model *lm, mech_kane **k) {
+  return cli_load_kane_at(o, lm, lm->t0, lm->q0, lm->qd0, k);
+}
+
+int cli_load_kane_at(const cli_opts *o, lang_model *lm, double t, const double *q,
+                     const double *qd, mech_kane **k) {
   lg_diag d;
   lg_diag_clear(&d);
-  pivot_state ps = {lm, lg_calloc(mech_nparams(lm->mech) + 1, sizeof(double))};
+  pivot_state ps = {lm, q, qd, t, lg_calloc(mech_nparams(lm->mech) + 1, sizeof(double))};
   if (ps.params && mech_resolve_params(lm->mech, o->set, o->nset, ps.params, &d) != LG_OK) {
     lg_free(ps.params);
     ps.params = NULL;

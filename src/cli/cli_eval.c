@@ -2,64 +2,66 @@
 #include "cli.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Parse "q1=0.3, q1'=0.5" into q and qd (which start at the model's
- * initial values). Returns CLI_EXIT_USAGE with a message on bad input. */
 static int speed_index(const mech_kane *k, const char *name) {
   for (size_t i = 0; k && !k->default_speeds && i < k->p; i++)
     if (!strcmp(k->u[i]->v.name, name)) return (int)i;
   return -1;
 }
 
-static int parse_state(const char *s, const lang_model *lm, double *q, double *qd,
-                       const mech_kane *kane, double *u, int *have_u) {
-  const char *p = s;
-  while (*p) {
-    while (*p == ' ' || *p == ',' || *p == '\t') p++;
-    if (!*p) break;
-    const char *name = p;
-    while (isalnum((unsigned char)*p) || *p == '_') p++;
-    size_t len = (size_t)(p - name);
-    int primes = 0;
-    while (*p == '\'') { primes++; p++; }
-    while (*p == ' ') p++;
-    if (!len || *p != '=' || primes > 1) {
-      fprintf(stderr, "lagrange eval: --state: expected NAME=VALUE or NAME'=VALUE at '%s'\n", name);
-      return CLI_EXIT_USAGE;
-    }
-    char buf[128];
-    snprintf(buf, sizeof buf, "%.*s", (int)(len < 127 ? len : 127), name);
-    int k = lang_coord_index(lm, buf), su = speed_index(kane, buf);
-    if (su >= 0 && !primes) {
-      char *end;
-      u[su] = strtod(p + 1, &end);
+/* A declared speed that Kane's method made dependent: its index in udep. */
+static int dependent_index(const mech_kane *k, const char *name) {
+  for (size_t i = 0; k && !k->default_speeds && i < k->ndep; i++)
+    if (!strcmp(k->udep[i]->v.name, name)) return (int)i;
+  return -1;
+}
+
+/* Given values of dependent speeds (--state), to check against the
+ * constraints once the independent ones are known. */
+typedef struct dep_given {
+  double *v;
+  int *set;
+} dep_given;
+
+/* Parse "q1=0.3, q1'=0.5" (option `opt` of command `cmd`) into q and qd
+ * (which start at the model's initial values), speeds into u (and dg for
+ * dependent ones). Returns CLI_EXIT_USAGE with a message on bad input. */
+static int parse_state(const char *cmd, const char *opt, const char *s, const lang_model *lm,
+                       double *q, double *qd, const mech_kane *kane, double *u, int *have_u,
+                       dep_given *dg) {
+  cli_assign *a = NULL;
+  size_t n = 0;
+  int rc = cli_parse_assignments(cmd, opt, s, &a, &n);
+  for (size_t i = 0; rc == CLI_EXIT_OK && i < n; i++) {
+    const char *name = a[i].name;
+    int k = lang_coord_index(lm, name), su = speed_index(kane, name);
+    int sd = dg ? dependent_index(kane, name) : -1;
+    if (su >= 0 && !a[i].primes) {
+      u[su] = a[i].value;
       *have_u = 1;
-      p = end;
-      while (*p == ' ') p++;
-      continue;
-    }
-    if (k < 0) {
-      fprintf(stderr, "lagrange eval: --state: '%s' is not a coordinate of %s\n", buf, lm->file);
-      return CLI_EXIT_USAGE;
-    }
-    char *end;
-    double v = strtod(p + 1, &end);
-    if (end == p + 1) {
-      fprintf(stderr, "lagrange eval: --state: '%s' needs a number\n", buf);
-      return CLI_EXIT_USAGE;
-    }
-    (primes ? qd : q)[k] = v;
-    p = end;
-    while (*p == ' ') p++;
-    if (*p && *p != ',') {
-      fprintf(stderr, "lagrange eval: --state: expected ',' before '%s'\n", p);
-      return CLI_EXIT_USAGE;
+    } else if (sd >= 0 && !a[i].primes) {
+      dg->v[sd] = a[i].value;
+      dg->set[sd] = 1;
+    } else if (k >= 0) {
+      (a[i].primes ? qd : q)[k] = a[i].value;
+    } else {
+      fprintf(stderr, "lagrange %s: %s: '%s' is not a coordinate of %s\n", cmd, opt, name,
+              lm->file);
+      rc = CLI_EXIT_USAGE;
     }
   }
-  return CLI_EXIT_OK;
+  cli_assignments_free(a, n);
+  return rc;
+}
+
+int cli_parse_state(const char *cmd, const char *opt, const char *s, const lang_model *lm,
+                    double *q, double *qd, const mech_kane *kane, double *u, int *have_u) {
+  int dummy = 0;
+  return parse_state(cmd, opt, s, lm, q, qd, kane, u, have_u ? have_u : &dummy, NULL);
 }
 
 typedef struct result {
@@ -189,7 +191,7 @@ static int evaluate(const cli_opts *o, lang_model *lm, const num_system *s) {
     memcpy(r.qd, lm->qd0, n * sizeof *r.qd);
   }
   int have_u = 0;
-  if (rc == CLI_EXIT_OK && o->state) rc = parse_state(o->state, lm, r.q, r.qd, NULL, NULL, &have_u);
+  if (rc == CLI_EXIT_OK && o->state) rc = parse_state("eval", "--state", o->state, lm, r.q, r.qd, NULL, NULL, &have_u, NULL);
   if (rc == CLI_EXIT_OK) {
     lg_diag d;
     lg_diag_clear(&d);
@@ -249,6 +251,17 @@ static void write_kane_json(lg_str *o, const num_system *s, const num_work *w,
   json_array(o, "qdd", r->qdd, n);
   json_array(o, "u", r->u, p);
   json_array(o, "ud", r->ud, p);
+  lg_str_puts(o, ",\n  \"dependent_speeds\": [");
+  for (size_t i = 0; i < k->ndep; i++) {
+    if (i) lg_str_puts(o, ", ");
+    lg_str tmp;
+    lg_str_init(&tmp);
+    sym_print(&tmp, k->udep[i], SYM_STYLE_TEXT, NULL, NULL);
+    cli_json_string(o, tmp.s ? tmp.s : "");
+    lg_str_free(&tmp);
+  }
+  lg_str_putc(o, ']');
+  json_array(o, "udep", r->udep, k->ndep);
   lg_str_puts(o, ",\n  \"lam\": null,\n  \"constraint_forces\": null");
   json_matrix_raw(o, "mass_matrix", r->M, p, p);
   json_array(o, "forcing", r->f, p);
@@ -264,36 +277,115 @@ static void write_kane_json(lg_str *o, const num_system *s, const num_work *w,
 
 /* Kane's accelerations, with T, V and momenta from the Lagrangian at the
  * same (q, q'). */
+/* A dependent speed given in --state must be the one the constraints give:
+ * Kane's method solves it from the independent speeds (exit 1 otherwise). */
+static int check_dependent(const cli_opts *o, const lang_model *lm, const mech_kane *k,
+                           const num_kane_result *r, const dep_given *dg) {
+  for (size_t i = 0; i < k->ndep; i++) {
+    double want = r->udep[i], got = dg->v[i];
+    if (!dg->set[i] || fabs(got - want) <= 1e-9 * fmax(1, fabs(want))) continue;
+    char a[LG_DOUBLE_CHARS], b[LG_DOUBLE_CHARS];
+    fprintf(stderr,
+            "%s:%d:%d: --state gives the dependent speed %s = %s, but the velocity "
+            "constraints make it %s at this state (Kane's method solves the dependent speeds "
+            "from the independent ones: give only those, or a consistent value)\n",
+            o->model, lm->coord_line > 0 ? lm->coord_line : 1,
+            lm->coord_col > 0 ? lm->coord_col : 1, k->udep[i]->v.name,
+            lg_fmt_double(a, got), lg_fmt_double(b, want));
+    return CLI_EXIT_MODEL;
+  }
+  return CLI_EXIT_OK;
+}
+
+static int write_kane(const num_system *s, const mech_kane *k, const num_kane_result *r,
+                      double t, const double *q) {
+  num_work w;
+  if (num_work_init(s, &w) != LG_OK) return CLI_EXIT_MODEL;
+  num_evaluate(s, &w, t, q, r->qd);
+  lg_str out;
+  lg_str_init(&out);
+  write_kane_json(&out, s, &w, k, r, t, q);
+  fwrite(out.s, 1, out.len, stdout);
+  lg_str_free(&out);
+  num_work_free(&w);
+  return CLI_EXIT_OK;
+}
+
+/* The state given by q' only, and the dependent speeds chosen at the
+ * initial state cannot be solved here: choose them at this state instead
+ * (q'' does not depend on the choice) and say so. */
+static lg_status kane_elsewhere(const cli_opts *o, lang_model *lm, const mech_kane *k,
+                                const double *q, const double *qd, mech_kane **k2,
+                                num_kane_result *r, lg_diag *d) {
+  if (cli_load_kane_at(o, lm, o->t, q, qd, k2) != CLI_EXIT_OK) return LG_ERR_MODEL;
+  lg_diag_clear(d);
+  lg_status st = num_kane_eval(lm->mech, *k2, o->set, o->nset, o->t, q, qd, NULL, 0, r, d);
+  if (st != LG_OK) return st;
+  lg_str a, b;
+  lg_str_init(&a);
+  lg_str_init(&b);
+  for (size_t i = 0; i < k->ndep; i++) {
+    lg_str_puts(&a, i ? ", " : "");
+    sym_print(&a, k->udep[i], SYM_STYLE_TEXT, NULL, NULL);
+    lg_str_puts(&b, i ? ", " : "");
+    sym_print(&b, (*k2)->udep[i], SYM_STYLE_TEXT, NULL, NULL);
+  }
+  fprintf(stderr, "%s:%d:%d: note: the dependent speeds %s chosen at the initial state cannot "
+          "be solved at this state; evaluated with %s dependent\n", o->model,
+          lm->coord_line > 0 ? lm->coord_line : 1, lm->coord_col > 0 ? lm->coord_col : 1,
+          a.s ? a.s : "", b.s ? b.s : "");
+  lg_str_free(&a);
+  lg_str_free(&b);
+  return LG_OK;
+}
+
+static int any_set(const int *v, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i]) return 1;
+  return 0;
+}
+
 static int evaluate_kane(const cli_opts *o, lang_model *lm, const num_system *s,
                          const mech_kane *k) {
   size_t n = s->n;
-  double *buf = lg_calloc(3 * n + k->p + 1, sizeof *buf);
-  if (!buf) return CLI_EXIT_MODEL;
+  double *buf = lg_calloc(3 * n + k->p + k->ndep + 1, sizeof *buf);
+  int *dset = lg_calloc(k->ndep + 1, sizeof *dset);
+  if (!buf || !dset) {
+    lg_free(buf);
+    lg_free(dset);
+    fprintf(stderr, "%s: out of memory\n", o->model);
+    return CLI_EXIT_MODEL;
+  }
   double *q = buf, *qd = buf + n, *u = buf + 2 * n;
+  dep_given dg = {buf + 3 * n + k->p, dset};
   memcpy(q, lm->q0, n * sizeof *q);
   memcpy(qd, lm->qd0, n * sizeof *qd);
   int have_u = 0, rc = CLI_EXIT_OK;
-  if (o->state) rc = parse_state(o->state, lm, q, qd, k, u, &have_u);
+  if (o->state) rc = parse_state("eval", "--state", o->state, lm, q, qd, k, u, &have_u, &dg);
   num_kane_result r;
   lg_diag d;
   lg_diag_clear(&d);
-  if (rc == CLI_EXIT_OK &&
-      num_kane_eval(lm->mech, k, o->set, o->nset, o->t, q, qd, u, have_u, &r, &d) != LG_OK)
-    rc = cli_report(&d, lm, o->model);
+  lg_status st = rc == CLI_EXIT_OK
+                     ? num_kane_eval(lm->mech, k, o->set, o->nset, o->t, q, qd, u, have_u, &r, &d)
+                     : LG_OK;
+  if (st == LG_ERR_NUMERIC && k->ndep && !have_u && !any_set(dset, k->ndep) &&
+      !mech_ndeclared_dependent(lm->mech)) {
+    mech_kane *k2 = NULL;
+    lg_diag d2 = d;
+    if (kane_elsewhere(o, lm, k, q, qd, &k2, &r, &d2) == LG_OK) {
+      st = LG_OK;
+      k = k2;
+    }
+  }
+  if (rc == CLI_EXIT_OK && st != LG_OK) rc = cli_report(&d, lm, o->model);
+  else if (rc == CLI_EXIT_OK && (rc = check_dependent(o, lm, k, &r, &dg)) != CLI_EXIT_OK)
+    num_kane_result_free(&r);
   else if (rc == CLI_EXIT_OK) {
-    num_work w;
-    if (num_work_init(s, &w) == LG_OK) {
-      num_evaluate(s, &w, o->t, q, r.qd);
-      lg_str out;
-      lg_str_init(&out);
-      write_kane_json(&out, s, &w, k, &r, o->t, q);
-      fwrite(out.s, 1, out.len, stdout);
-      lg_str_free(&out);
-      num_work_free(&w);
-    } else rc = CLI_EXIT_MODEL;
+    rc = write_kane(s, k, &r, o->t, q);
     num_kane_result_free(&r);
   }
   lg_free(buf);
+  lg_free(dset);
   return rc;
 }
 

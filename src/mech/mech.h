@@ -97,9 +97,12 @@ int mech_add_constraint(mech_model *m, const sym_node *row, int line, int col);
  * and kinematical equations row = 0, linear in the q'. */
 int mech_add_speed(mech_model *m, const char *name);
 int mech_add_kinematic(mech_model *m, const sym_node *row, int line, int col);
-/* The model names speed `speed` (index from mech_add_speed) dependent: Kane's
+/* The model names speed `speed` (index from mech_add_speed; without a
+ * speeds statement, the coordinate's index: u_i = q_i') dependent: Kane's
  * method then solves the velocity constraints for the declared speeds
- * instead of choosing them by pivoting. Returns -1 on OOM. */
+ * instead of choosing them. One per constraint row, each once, with a
+ * regular coefficient matrix, else mech_derive_kane fails at the
+ * declaration's line:col. Returns -1 on OOM. */
 int mech_declare_dependent_speed(mech_model *m, int speed, int line, int col);
 size_t mech_ndeclared_dependent(const mech_model *m);
 /* The k-th declared dependent speed's index (and where it was declared). */
@@ -128,6 +131,9 @@ int mech_has_lagrangian(const mech_model *m);
 /* The sums of the written T =, V =, D = statements (0 when none). */
 const sym_node *mech_written_V(const mech_model *m);
 int mech_has_energy_terms(const mech_model *m); /* T, V, gravity, bodies, particles */
+/* Has building the model run out of memory (a vector or a list could not
+ * grow)? Then the model is incomplete. */
+int mech_model_oom(const mech_model *m);
 
 /* ---- numeric parameter values ------------------------------------------------------ */
 /* name=value overrides (--set) for parameters and inputs */
@@ -172,6 +178,30 @@ lg_status mech_derive_lagrange(mech_model *m, const char *file, mech_eom **out,
  * are left as derived. */
 void mech_eom_simplify(mech_model *m, mech_eom *eom, size_t max_dag);
 
+/* ---- energy balance ------------------------------------------------------------------
+ * E = T + V, or the energy function h = sum q_i' dL/dq_i' - L for a model
+ * given as `L =` (mech_work.c). */
+const sym_node *mech_energy(mech_model *m, const mech_eom *e);
+/* What does work besides V (so that E - W, not E, is conserved): */
+enum {
+  MECH_WORK_DISSIPATION = 1, /* D = ... */
+  MECH_WORK_FORCES = 2,      /* force, torque, force q: */
+  MECH_WORK_MOVING = 4,      /* a constraint depends on t (or an input) */
+  MECH_WORK_TIME = 8,        /* L depends on t (or an input) explicitly */
+  MECH_WORK_NOT_H = 16       /* E = T + V is not the energy function h (T not
+                                quadratic in the q': moving kinematics) */
+};
+unsigned mech_work_sources(mech_model *m, const mech_eom *e);
+
+/* ---- linearization as expressions (mech_linearize.c) ------------------------------------ */
+/* A (nx x nx) and B (nx x inputs) of x' = A (x - x0) + B (r - r0), x =
+ * [independent q; independent q'], as expressions of the operating point
+ * (the coordinates and rates stand for their values there) and the
+ * parameters. dep_q/dep_v (n flags) say which coordinates and rates are
+ * dependent. LG_ERR_NUMERIC when a block to solve is singular as written. */
+lg_status mech_linearize(mech_model *m, const mech_eom *e, const int *dep_q, const int *dep_v,
+                         sym_matrix **A, sym_matrix **B);
+
 /* ---- Kane's method --------------------------------------------------------------------
  * With speeds u (default u = q'), kinematics q' = k(q, u, t), velocity
  * constraints eliminating dependent speeds u_D = u_D(q, u_I, t), partial
@@ -193,13 +223,28 @@ typedef struct mech_kane {
   sym_matrix *mass_matrix_full;  /* (n+p) square: blockdiag(M_k, M) */
   const sym_node **forcing_full; /* n+p: [-g_k; f] */
   int default_speeds;            /* u = q' */
+  /* Every speed, for the numeric elimination (mech_kane_derive_all): */
+  size_t nu;                     /* all speeds (= n) */
+  const sym_node **uall, **udall;/* nu, declaration order */
+  const sym_node **kq_all;       /* n: q' = k(q, u_all, t) */
+  const sym_node **crow;         /* ndep: the velocity constraints in the speeds */
+  struct mech_kane *all;         /* Kane's equations for all nu speeds, unconstrained */
+  sym_matrix *A;                 /* ndep x nu: d crow / d u_all */
+  const sym_node **g;            /* ndep: d/dt crow = A u_all' + g */
 } mech_kane;
 
 /* pivot_value (may be NULL) gives the values of atoms at a state (the
- * initial one): dependent speeds are then chosen by partial pivoting there. */
+ * initial one): dependent speeds are chosen to stay solvable there and at
+ * sample configurations around it (mech_kane_pivot.c), independently of
+ * the order of the constraints, unless the model declares them. */
 lg_status mech_derive_kane(mech_model *m, const char *file, sym_atom_value_fn pivot_value,
                            void *pivot_ud, mech_kane **out, lg_diag *diag);
 void mech_kane_simplify(mech_model *m, mech_kane *k, size_t max_dag);
+/* With dependent speeds: fill k->all (M u_all' + C = F over every speed, as
+ * if unconstrained), k->A and k->g, so that u_all' can be solved at each
+ * state from [M A^T; A 0] [u'; lam] = [F - C; -g] without any symbolic
+ * pivot (num_kane_system). A no-op without dependent speeds. */
+lg_status mech_kane_derive_all(mech_model *m, mech_kane *k, lg_diag *diag);
 /* Speeds and their derivatives in terms of q, q', t (from the kinematical
  * equations): from[i] -> to[i], n pairs (0 without speeds). */
 lg_status mech_speed_values(mech_model *m, const char *file, const sym_node ***from,

@@ -71,4 +71,14 @@ const sym_node *const *mech_dcm_get(mech_model *m, int to, int from);
 mech_vec mech_vec_from(mech_model *m, int frame, const sym_node *x,
                        const sym_node *y, const sym_node *z);
 
+/* mech_kane_pivot.c: A (m x nu) evaluated at *ns sample configurations
+ * (sample 0: the state pv gives; lg_malloc'd, ns*m*nu, NaN where it cannot
+ * be evaluated), and the greedy choice of dependent columns on the first
+ * `rows` rows that stays sound at every sample (returns how many could be
+ * chosen, (size_t)-1 on OOM). */
+double *mech_kane_sample(sym_ctx *c, const sym_matrix *A, const sym_node *const *q, size_t n,
+                         sym_atom_value_fn pv, void *pud, size_t *ns);
+size_t mech_kane_pick(const double *vals, size_t ns, size_t m_all, size_t rows, size_t nu,
+                      const int *allowed, int *dep);
+
 #endif

@@ -4,9 +4,12 @@
  * as M u' + C = F.
  *
  * Steps: solve the kinematical equations for q' = k(q, u, t); pick
- * dependent speeds by pivoting on the velocity-constraint matrix and solve
- * them in terms of the independent ones; substitute both into every
- * velocity before taking partial velocities and time derivatives.
+ * dependent speeds on the velocity-constraint matrix so that they stay
+ * solvable over the motion (mech_kane_pivot.c), or take the declared ones,
+ * and solve them in terms of the independent ones; substitute both into
+ * every velocity before taking partial velocities and time derivatives.
+ * mech_kane_derive_all gives the same equations for every speed, as if
+ * unconstrained, for the numeric elimination over time (num_kane.c).
  * Energy terms written directly (T =, V =, D =, L =) enter through the
  * chain rule: their generalized forces along q are projected with dq'/du. */
 #include "mech_internal.h"
@@ -105,22 +108,46 @@ static void find_blocks(const sym_matrix *A, int *rb, int *vb) {
   }
 }
 
+/* Numeric copies of a matrix at sample states, to guide symbolic pivots:
+ * ns samples, sample s entry (i, j) at v[(s * rows + i) * cols + j]. */
+typedef struct guide {
+  size_t ns, rows, cols;
+  const double *v;
+} guide;
+
+/* The block (ri x vi, k square) of each sample, packed for
+ * sym_matrix_solve_guided; NULL without a guide. */
+static double *guide_block(kane_ctx *K, const guide *g, const size_t *ri, const size_t *vi,
+                           size_t k) {
+  if (!g || !g->ns) return NULL;
+  double *b = lg_arena_alloc(&K->m->arena, (g->ns * k * k + 1) * sizeof *b);
+  if (!b) K->m->oom = 1;
+  for (size_t s = 0; b && s < g->ns; s++)
+    for (size_t r = 0; r < k; r++)
+      for (size_t c = 0; c < k; c++)
+        b[(s * k + r) * k + c] = g->v[(s * g->rows + ri[r]) * g->cols + vi[c]];
+  return b;
+}
+
 /* Solve rows (linear in the variables xs) for xs: xs = A^-1 (-rows|xs=0),
- * block by block; Cramer for blocks up to 3, elimination beyond. */
+ * block by block; Cramer for blocks up to 3 (no pivots), elimination with
+ * pivots guided by the samples in g (may be NULL) beyond. */
 static const sym_node **solve_linear(kane_ctx *K, const sym_node *const *rows,
-                                     const sym_node *const *xs, size_t n, int *singular) {
+                                     const sym_node *const *xs, size_t n, int *singular,
+                                     const guide *g) {
   sym_matrix *A = sym_matrix_jacobian(K->c, n, rows, n, xs);
   const sym_node **zeros = nodes(K, n), **b = nodes(K, n), **x = nodes(K, n);
   int *rb = lg_arena_alloc(&K->m->arena, (n + 1) * sizeof *rb);
   int *vb = lg_arena_alloc(&K->m->arena, (n + 1) * sizeof *vb);
-  if (!A || !zeros || !b || !x || !rb || !vb) return NULL;
+  size_t *ri = lg_arena_alloc(&K->m->arena, (2 * n + 1) * sizeof *ri), *vi = ri + n;
+  if (!A || !zeros || !b || !x || !rb || !vb || !ri) return NULL;
   for (size_t i = 0; i < n; i++) {
     b[i] = sym_neg(K->c, sym_subst(K->c, rows[i], n, xs, zeros));
     for (size_t j = 0; j < n; j++) SYM_AT(A, i, j) = sym_simplify(K->c, SYM_AT(A, i, j));
   }
   find_blocks(A, rb, vb);
   for (size_t blk = 0; blk < 2 * n; blk++) {
-    size_t ri[n], vi[n], k = 0, kv = 0;
+    size_t k = 0, kv = 0;
     for (size_t i = 0; i < n; i++) if (rb[i] == (int)blk) ri[k++] = i;
     for (size_t j = 0; j < n; j++) if (vb[j] == (int)blk) vi[kv++] = j;
     if (!k && !kv) continue;
@@ -136,7 +163,9 @@ static const sym_node **solve_linear(kane_ctx *K, const sym_node *const *rows,
       for (size_t s = 0; s < k; s++) x[vi[s]] = xb[s];
       continue;
     }
-    sym_matrix *sol = sym_matrix_solve(K->c, Ab, bb, singular);
+    double *gb = guide_block(K, g, ri, vi, k);
+    if (g && g->ns && !gb) return NULL;
+    sym_matrix *sol = sym_matrix_solve_guided(K->c, Ab, bb, gb ? g->ns : 0, gb, singular);
     if (!sol) return NULL;
     for (size_t s = 0; s < k; s++) x[vi[s]] = SYM_AT(sol, s, 0);
   }
@@ -175,7 +204,7 @@ static lg_status speeds(kane_ctx *K) {
     rows[i] = m->kinematics.n ? m->kinematics.v[i].e
                               : sym_sub(K->c, K->k->qd[i], K->uall[i]);
   int singular = 0;
-  const sym_node **kq = solve_linear(K, rows, K->k->qd, n, &singular);
+  const sym_node **kq = solve_linear(K, rows, K->k->qd, n, &singular, NULL);
   if (!kq)
     return singular ? fail(K, m->kinematics.n ? m->kinematics.v[0].line : 1,
                            m->kinematics.n ? m->kinematics.v[0].col : 1,
@@ -184,10 +213,14 @@ static lg_status speeds(kane_ctx *K) {
                     : LG_ERR_NOMEM;
   memcpy(K->kfull, kq, n * sizeof *kq);
   /* the speeds from (q, q'), for eval's state */
-  const sym_node **us = solve_linear(K, rows, K->uall, n, &singular);
+  const sym_node **us = solve_linear(K, rows, K->uall, n, &singular, NULL);
   K->k->speed_of_qd = us;
   if (!us)
-    return fail(K, 1, 1, "the kinematical equations cannot be solved for the speeds", NULL);
+    return singular ? fail(K, m->kinematics.n ? m->kinematics.v[0].line : 1,
+                           m->kinematics.n ? m->kinematics.v[0].col : 1,
+                           "the kinematical equations cannot be solved for the speeds",
+                           "each speed must appear, linearly and independently")
+                    : LG_ERR_NOMEM;
   return LG_OK;
 }
 
@@ -201,6 +234,7 @@ static const sym_node **constraint_rows(kane_ctx *K, size_t *mrows) {
     const sym_node *e = m->rows.v[i].e;
     int has_qd = 0;
     for (size_t j = 0; j < K->n; j++) has_qd |= sym_has(e, K->k->qd[j]);
+    for (size_t j = 0; j < K->nu; j++) has_qd |= sym_has(e, K->uall[j]); /* in speeds */
     if (!has_qd) e = sym_dt(K->c, e); /* holonomic: its time derivative */
     rows[i] = sym_subst(K->c, e, K->n, K->k->qd, K->kfull);
   }
@@ -208,76 +242,146 @@ static const sym_node **constraint_rows(kane_ctx *K, size_t *mrows) {
   return rows;
 }
 
-/* How good a pivot an entry is: its magnitude at the pivot state when
- * there is one (partial pivoting, so the dependent speeds stay well
- * defined near the start), else 1 for any entry not identically zero. */
-static double pivot_weight(kane_ctx *K, const sym_node *e) {
-  if (sym_is_zero(e)) return 0;
-  double v;
-  if (!K->pivot_value || sym_eval(K->c, e, K->pivot_value, K->pivot_ud, &v, NULL) != LG_OK)
-    return 1;
-  return isfinite(v) ? fabs(v) + 1e-300 : 1;
-}
-
-/* Choose pivots row by row among the speeds not yet dependent: the largest
- * weight (the first on ties); dep[c] = 1 marks a dependent speed. */
-static lg_status pick_dependent(kane_ctx *K, sym_matrix *A, int *dep) {
-  size_t m = A->rows, nu = A->cols;
-  for (size_t r = 0; r < m; r++) {
-    size_t piv = nu;
-    double best = 0;
-    for (size_t c = 0; c < nu; c++) {
-      if (dep[c]) continue;
-      SYM_AT(A, r, c) = sym_simplify(K->c, SYM_AT(A, r, c));
-      double wgt = pivot_weight(K, SYM_AT(A, r, c));
-      if (wgt > best) {
-        best = wgt;
-        piv = c;
-      }
-    }
-    if (piv == nu)
-      return fail(K, K->m->rows.v[r].line, K->m->rows.v[r].col,
-                  "this constraint depends on the others (no speed left to eliminate)",
-                  "remove redundant constraints for Kane's method");
-    dep[piv] = 1;
-    for (size_t s = r + 1; s < m; s++) { /* eliminate the pivot column below */
-      const sym_node *f = sym_div(K->c, SYM_AT(A, s, piv), SYM_AT(A, r, piv));
-      for (size_t c = 0; c < nu; c++)
-        SYM_AT(A, s, c) = sym_sub(K->c, SYM_AT(A, s, c), sym_mul(K->c, f, SYM_AT(A, r, c)));
-    }
-  }
-  return LG_OK;
-}
-
-static lg_status dependent_speeds(kane_ctx *K) {
+/* Split the speeds by dep[] into independent u and dependent udep and
+ * solve the velocity rows for udep, pivots guided by the samples of A. */
+static lg_status solve_dependent(kane_ctx *K, const sym_node *const *rows, const int *dep, const double *vals, size_t ns, size_t m) {
   mech_kane *k = K->k;
-  size_t m, nu = K->nu;
-  const sym_node **rows = constraint_rows(K, &m);
-  int *dep = lg_arena_alloc(&K->m->arena, (nu + 1) * sizeof *dep);
-  if (!rows || !dep) return LG_ERR_NOMEM;
-  memset(dep, 0, (nu + 1) * sizeof *dep);
-  if (m > nu) return fail(K, 1, 1, "more constraints than speeds", NULL);
-  sym_matrix *A = sym_matrix_jacobian(K->c, m, rows, nu, K->uall);
-  if (!A) return LG_ERR_NOMEM;
-  lg_status st = pick_dependent(K, A, dep);
-  if (st != LG_OK) return st;
+  size_t nu = K->nu;
   k->p = nu - m;
   k->ndep = m;
   k->u = nodes(K, k->p);
   k->ud = nodes(K, k->p);
   k->udep = nodes(K, m);
-  if (!k->u || !k->ud || !k->udep) return LG_ERR_NOMEM;
+  size_t *col = lg_arena_alloc(&K->m->arena, (m + 1) * sizeof *col);
+  if (!k->u || !k->ud || !k->udep || !col) return LG_ERR_NOMEM;
   for (size_t c = 0, a = 0, b = 0; c < nu; c++) {
-    if (dep[c]) k->udep[b++] = K->uall[c];
-    else {
+    if (dep[c]) {
+      col[b] = c;
+      k->udep[b++] = K->uall[c];
+    } else {
       k->u[a] = K->uall[c];
       k->ud[a++] = K->udall[c];
     }
   }
   if (!m) return LG_OK;
+  double *gv = lg_arena_alloc(&K->m->arena, (ns * m * m + 1) * sizeof *gv);
+  if (!gv) return LG_ERR_NOMEM;
+  for (size_t s = 0; s < ns; s++) /* A's dependent columns at each sample */
+    for (size_t i = 0; i < m; i++)
+      for (size_t d = 0; d < m; d++) gv[(s * m + i) * m + d] = vals[(s * m + i) * nu + col[d]];
+  guide g = {ns, m, m, gv};
   int singular = 0;
-  k->udep_expr = solve_linear(K, rows, k->udep, m, &singular);
-  return k->udep_expr ? LG_OK : fail(K, 1, 1, "the dependent speeds cannot be solved", NULL);
+  k->udep_expr = solve_linear(K, rows, k->udep, m, &singular, &g);
+  if (k->udep_expr) return LG_OK;
+  return singular ? fail(K, K->m->rows.v[0].line, K->m->rows.v[0].col,
+                         "the velocity constraints cannot be solved for the dependent speeds",
+                         "remove redundant constraints")
+                  : LG_ERR_NOMEM;
+}
+
+/* The first constraint row that depends on the ones before it (at every
+ * sample), as an error at its statement. */
+static lg_status redundant_row(kane_ctx *K, const double *vals, size_t ns, size_t m, size_t nu,
+                               int *dep) {
+  size_t r = 0;
+  for (; r < m; r++) {
+    memset(dep, 0, nu * sizeof *dep);
+    size_t got = mech_kane_pick(vals, ns, m, r + 1, nu, NULL, dep);
+    if (got == (size_t)-1) return LG_ERR_NOMEM;
+    if (got < r + 1) break;
+  }
+  if (r >= m) r = m - 1;
+  return fail(K, K->m->rows.v[r].line, K->m->rows.v[r].col,
+              "this constraint depends on the others (no speed left to eliminate)",
+              "remove redundant constraints for Kane's method");
+}
+
+/* The speeds the model declares dependent: dep[] from them, checked to be
+ * m distinct speeds whose columns of A are regular (at the sample states
+ * and at the initial state). */
+static lg_status declared_dependent(kane_ctx *K, const double *vals, size_t ns, size_t m,
+                                    size_t nu, int *dep) {
+  size_t nd = mech_ndeclared_dependent(K->m);
+  int line0, col0, line, col;
+  mech_declared_dependent(K->m, 0, &line0, &col0);
+  int *allowed = lg_arena_alloc(&K->m->arena, (nu + 1) * sizeof *allowed);
+  if (!allowed) return LG_ERR_NOMEM;
+  memset(allowed, 0, (nu + 1) * sizeof *allowed);
+  for (size_t d = 0; d < nd; d++) {
+    size_t sp = mech_declared_dependent(K->m, d, &line, &col);
+    if (sp >= nu || allowed[sp])
+      return fail(K, line, col, sp >= nu ? "not a speed of this model" : "speed declared dependent twice", NULL);
+    allowed[sp] = 1;
+  }
+  char msg[160];
+  if (nd != m) {
+    snprintf(msg, sizeof msg, "%zu dependent speed%s declared, but the constraints have %zu row%s",
+             nd, nd == 1 ? "" : "s", m, m == 1 ? "" : "s");
+    return fail(K, line0, col0, msg, "declare one dependent speed per constraint row");
+  }
+  memset(dep, 0, nu * sizeof *dep);
+  size_t got = mech_kane_pick(vals, ns, m, m, nu, allowed, dep);
+  if (got == (size_t)-1) return LG_ERR_NOMEM;
+  if (got == m) { /* also regular at the initial state, when the rows are there */
+    int *d0 = lg_arena_alloc(&K->m->arena, (nu + 1) * sizeof *d0);
+    if (!d0) return LG_ERR_NOMEM;
+    memset(d0, 0, (nu + 1) * sizeof *d0);
+    if (mech_kane_pick(vals, 1, m, m, nu, NULL, d0) == m) {
+      memset(d0, 0, (nu + 1) * sizeof *d0);
+      if (mech_kane_pick(vals, 1, m, m, nu, allowed, d0) < m) got = 0;
+    }
+  }
+  if (got < m)
+    return fail(K, line0, col0,
+                "the velocity constraints cannot be solved for the declared dependent speeds "
+                "(their coefficients form a singular matrix)",
+                "declare speeds whose coefficients in the constraints are independent");
+  return LG_OK;
+}
+
+/* Dependent speeds: declared, or chosen to stay sound over the motion
+ * (mech_kane_pivot.c); then solved symbolically with pivots guided by the
+ * same samples. */
+static lg_status dependent_speeds(kane_ctx *K) {
+  size_t m, nu = K->nu, ns = 0;
+  const sym_node **rows = constraint_rows(K, &m);
+  int *dep = lg_arena_alloc(&K->m->arena, (nu + 1) * sizeof *dep);
+  if (!rows || !dep) return LG_ERR_NOMEM;
+  K->k->crow = rows;
+  memset(dep, 0, (nu + 1) * sizeof *dep);
+  if (m > nu)
+    return fail(K, K->m->rows.v[nu].line, K->m->rows.v[nu].col,
+                "more constraints than speeds", "remove redundant constraints");
+  sym_matrix *A = sym_matrix_jacobian(K->c, m, rows, nu, K->uall);
+  if (!A) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < m * nu; i++) A->e[i] = sym_simplify(K->c, A->e[i]);
+  double *vals = m ? mech_kane_sample(K->c, A, K->k->q, K->n, K->pivot_value, K->pivot_ud, &ns)
+                   : NULL;
+  if (m && !vals) return LG_ERR_NOMEM;
+  lg_status st = LG_OK;
+  if (m && mech_ndeclared_dependent(K->m)) st = declared_dependent(K, vals, ns, m, nu, dep);
+  else if (m) {
+    size_t got = mech_kane_pick(vals, ns, m, m, nu, NULL, dep);
+    if (got == (size_t)-1) st = LG_ERR_NOMEM;
+    else if (got < m) st = redundant_row(K, vals, ns, m, nu, dep);
+  }
+  if (st == LG_OK) st = solve_dependent(K, rows, dep, vals, ns, m);
+  lg_free(vals);
+  return st;
+}
+
+/* speed_of_qd as speeds() left it follows the declared speeds; eval
+ * needs the independent ones, in k->u's order. */
+static lg_status independent_of_qd(kane_ctx *K) {
+  mech_kane *k = K->k;
+  if (k->default_speeds || !k->speed_of_qd) return LG_OK;
+  const sym_node **ind = nodes(K, k->p);
+  if (!ind) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < k->p; i++)
+    for (size_t j = 0; j < K->nu; j++)
+      if (K->uall[j] == k->u[i]) ind[i] = k->speed_of_qd[j];
+  k->speed_of_qd = ind;
+  return LG_OK;
 }
 
 /* sigma maps each q' to k~ (k with the dependent speeds substituted) and
@@ -485,14 +589,57 @@ lg_status mech_derive_kane(mech_model *m, const char *file, sym_atom_value_fn pi
   }
   lg_status st = speeds(&K);
   if (st == LG_OK) st = dependent_speeds(&K);
+  if (st == LG_OK) st = independent_of_qd(&K);
   if (st == LG_OK) st = make_sigma(&K);
   if (st == LG_OK) st = assemble(&K);
   if (st == LG_OK && k->default_speeds) k->speed_of_qd = k->u;
-  if (st == LG_OK && (m->oom || sym_ctx_error(m->c) != LG_OK)) {
+  k->nu = K.nu;
+  k->uall = K.uall;
+  k->udall = K.udall;
+  k->kq_all = K.kfull;
+  /* running out of memory may surface as any failure above */
+  if (st == LG_ERR_NOMEM || m->oom || sym_ctx_error(m->c) == LG_ERR_NOMEM ||
+      (st == LG_OK && sym_ctx_error(m->c) != LG_OK)) {
     lg_diag_set(diag, LG_ERR_NOMEM, file, 0, 0, "out of memory");
     st = LG_ERR_NOMEM;
   }
   if (st == LG_OK) *out = k;
+  return st;
+}
+
+/* The velocity constraints over time: d/dt crow = A u' + g, g with u' = 0
+ * and q' = k(q, u_all, t). */
+static lg_status constraint_rates(kane_ctx *K, mech_kane *k) {
+  size_t m = k->ndep, nu = k->nu, n = k->n;
+  const sym_node **zeros = nodes(K, nu);
+  k->A = sym_matrix_jacobian(K->c, m, k->crow, nu, k->uall);
+  k->g = nodes(K, m);
+  if (!zeros || !k->A || !k->g) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < m; i++) {
+    const sym_node *d = sym_subst(K->c, sym_dt(K->c, k->crow[i]), nu, k->udall, zeros);
+    k->g[i] = sym_subst(K->c, d, n, k->qd, k->kq_all);
+  }
+  return LG_OK;
+}
+
+lg_status mech_kane_derive_all(mech_model *m, mech_kane *k, lg_diag *diag) {
+  if (k->all || !k->ndep) return LG_OK;
+  mech_kane *a = lg_arena_alloc(&m->arena, sizeof *a);
+  if (!a) return LG_ERR_NOMEM;
+  memset(a, 0, sizeof *a);
+  *a = (mech_kane){.n = k->n, .p = k->nu, .q = k->q, .qd = k->qd, .u = k->uall,
+                   .ud = k->udall, .default_speeds = k->default_speeds, .nu = k->nu,
+                   .uall = k->uall, .udall = k->udall, .kq_all = k->kq_all};
+  kane_ctx K = {.m = m, .c = m->c, .k = a, .diag = diag, .n = k->n, .nu = k->nu,
+                .uall = k->uall, .udall = k->udall, .kfull = k->kq_all};
+  lg_status st = make_sigma(&K);
+  if (st == LG_OK) st = assemble(&K);
+  if (st == LG_OK) st = constraint_rates(&K, k);
+  if (st == LG_ERR_NOMEM || m->oom || sym_ctx_error(m->c) != LG_OK) {
+    lg_diag_set(diag, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    return LG_ERR_NOMEM;
+  }
+  if (st == LG_OK) k->all = a;
   return st;
 }
 

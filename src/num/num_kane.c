@@ -5,10 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-/* outputs: speeds from (q, q'), then M, f, k~, q'', Mfull, ffull */
+/* outputs: independent speeds from (q, q'), then M, f, k~, q'', Mfull,
+ * ffull, the dependent speeds */
 static const sym_node **outputs(const mech_kane *k, size_t *count) {
   size_t n = k->n, p = k->p, N = n + p;
-  size_t cnt = p + p * p + p + n + n + N * N + N, o = 0;
+  size_t cnt = p + p * p + p + n + n + N * N + N + k->ndep, o = 0;
   const sym_node **v = lg_malloc(cnt * sizeof *v);
   if (!v) return NULL;
   for (size_t i = 0; i < p; i++) v[o++] = k->speed_of_qd[i];
@@ -18,6 +19,7 @@ static const sym_node **outputs(const mech_kane *k, size_t *count) {
   for (size_t i = 0; i < n; i++) v[o++] = k->qdd[i];
   for (size_t i = 0; i < N * N; i++) v[o++] = k->mass_matrix_full->e[i];
   for (size_t i = 0; i < N; i++) v[o++] = k->forcing_full[i];
+  for (size_t i = 0; i < k->ndep; i++) v[o++] = k->udep_expr[i];
   *count = cnt;
   return v;
 }
@@ -59,16 +61,40 @@ static lg_status evaluate(mech_model *mm, const mech_kane *k, const num_setting 
   return st;
 }
 
+/* The dependent speeds are solved symbolically for the set chosen where
+ * the model starts; at a state where that set's constraint matrix is
+ * singular they are not finite: say so instead of printing garbage. */
+static lg_status check_dependent(const mech_kane *k, const double *udep, lg_diag *diag) {
+  for (size_t i = 0; i < k->ndep; i++) {
+    if (isfinite(udep[i])) continue;
+    lg_str names;
+    lg_str_init(&names);
+    for (size_t j = 0; j < k->ndep; j++) {
+      if (j) lg_str_puts(&names, ", ");
+      sym_print(&names, k->udep[j], SYM_STYLE_TEXT, NULL, NULL);
+    }
+    lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
+                "the velocity constraints cannot be solved for the dependent speeds %s at this "
+                "state (their coefficients are singular here)",
+                names.s ? names.s : "");
+    lg_diag_hint(diag, "evaluate elsewhere, or declare other dependent speeds");
+    lg_str_free(&names);
+    return LG_ERR_NUMERIC;
+  }
+  return LG_OK;
+}
+
 void num_kane_result_free(num_kane_result *r) {
   lg_free(r->u);
   memset(r, 0, sizeof *r);
 }
 
-static int alloc_result(num_kane_result *r, size_t n, size_t p) {
+static int alloc_result(num_kane_result *r, size_t n, size_t p, size_t nd) {
   size_t N = n + p;
   r->n = n;
   r->p = p;
-  r->u = lg_calloc(2 * p + 2 * n + p * p + p + N * N + N + 1, sizeof(double));
+  r->ndep = nd;
+  r->u = lg_calloc(2 * p + 2 * n + p * p + p + N * N + N + nd + 1, sizeof(double));
   if (!r->u) return 0;
   r->ud = r->u + p;
   r->qd = r->ud + p;
@@ -77,6 +103,7 @@ static int alloc_result(num_kane_result *r, size_t n, size_t p) {
   r->f = r->M + p * p;
   r->Mfull = r->f + p;
   r->ffull = r->Mfull + N * N;
+  r->udep = r->ffull + N;
   return 1;
 }
 
@@ -84,10 +111,10 @@ lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *s
                         size_t nset, double t, const double *q, const double *qd,
                         const double *u, int have_u, num_kane_result *r, lg_diag *diag) {
   size_t n = k->n, p = k->p, N = n + p, np = mech_nparams(mm);
-  size_t nin = 1 + 2 * n + 2 * p + np, nout = p + p * p + p + 2 * n + N * N + N;
+  size_t nin = 1 + 2 * n + 2 * p + np, nout = p + p * p + p + 2 * n + N * N + N + k->ndep;
   memset(r, 0, sizeof *r);
   double *in = lg_calloc(nin, sizeof *in), *out = lg_calloc(nout, sizeof *out);
-  lg_status st = in && out && alloc_result(r, n, p) ? LG_OK : LG_ERR_NOMEM;
+  lg_status st = in && out && alloc_result(r, n, p, k->ndep) ? LG_OK : LG_ERR_NOMEM;
   if (st == LG_OK) st = mech_resolve_params(mm, set, nset, in + 1 + 2 * n + 2 * p, diag);
   if (st == LG_OK) {
     in[0] = t;
@@ -106,6 +133,7 @@ lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *s
     memcpy(in + 1 + 2 * n, out, p * sizeof *out);
     st = evaluate(mm, k, set, nset, in, out, nin, diag);
   }
+  if (st == LG_OK) st = check_dependent(k, out + nout - k->ndep, diag);
   if (st == LG_OK) {
     memcpy(r->u, in + 1 + 2 * n, p * sizeof *r->u);
     memcpy(r->M, out + p, p * p * sizeof *r->M);
@@ -135,6 +163,7 @@ lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *s
     memcpy(r->qdd, out + o + n, n * sizeof *r->qdd);
     memcpy(r->Mfull, out + o + 2 * n, N * N * sizeof *r->Mfull);
     memcpy(r->ffull, out + o + 2 * n + N * N, N * sizeof *r->ffull);
+    memcpy(r->udep, out + o + 2 * n + N * N + N, k->ndep * sizeof *r->udep);
   }
   lg_free(in);
   lg_free(out);
@@ -143,15 +172,29 @@ lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *s
 }
 
 /* ---- Kane's equations over time ------------------------------------------------------ */
+/* Without dependent speeds the state is [q; u] and M u' = f. With them it
+ * is [q; u_all], every speed, and u_all' solves
+ *   [M  A^T] [u']   [ f]
+ *   [A   0 ] [mu] = [-g]
+ * at each state (M, f: Kane's equations for all speeds as if
+ * unconstrained; A u' + g = 0: the velocity constraints differentiated).
+ * That is Kane's projection onto the speeds the constraints allow (any
+ * choice of independent speeds gives the same u'), solved numerically with
+ * LAPACK's pivoting, so no symbolic pivot, and no choice of dependent
+ * speeds made at the start, can vanish along the motion. */
+static const mech_kane *over_time(const mech_kane *k) { return k->ndep ? k->all : k; }
+
 static const sym_node *subst_kq(sym_ctx *c, const mech_kane *k, const sym_node *e) {
   return sym_subst(c, e, k->n, k->qd, k->kq);
 }
 
-static lg_status kane_tapes(mech_model *mm, const mech_kane *k, const mech_eom *lag,
+static lg_status kane_tapes(mech_model *mm, const mech_kane *k0, const mech_eom *lag,
                             const num_setting *set, size_t nset, num_kane_system *s,
                             lg_diag *diag) {
   sym_ctx *c = mech_ctx(mm);
-  size_t n = k->n, p = k->p, m = lag->m, nd = n + p * p + p, na = n + 2 + m;
+  const mech_kane *k = over_time(k0);
+  size_t n = k->n, p = k->p, m = lag->m, mc = s->mc;
+  size_t nd = n + p * p + p + mc * p + mc, na = n + 2 + m;
   const sym_node **od = lg_malloc(nd * sizeof *od), **oa = lg_malloc(na * sizeof *oa);
   const sym_node **in = lg_malloc(s->nin * sizeof *in);
   lg_status st = od && oa && in ? LG_OK : LG_ERR_NOMEM;
@@ -159,6 +202,10 @@ static lg_status kane_tapes(mech_model *mm, const mech_kane *k, const mech_eom *
     memcpy(od, k->kq, n * sizeof *od);
     memcpy(od + n, k->M->e, p * p * sizeof *od);
     memcpy(od + n + p * p, k->f, p * sizeof *od);
+    if (mc) {
+      memcpy(od + n + p * p + p, k0->A->e, mc * p * sizeof *od);
+      memcpy(od + n + p * p + p + mc * p, k0->g, mc * sizeof *od);
+    }
     memcpy(oa, k->kq, n * sizeof *oa);
     oa[n] = subst_kq(c, k, lag->T);
     oa[n + 1] = subst_kq(c, k, lag->V);
@@ -185,14 +232,34 @@ static lg_status kane_tapes(mech_model *mm, const mech_kane *k, const mech_eom *
   return st;
 }
 
+/* Where the outputs, the KKT matrix, its right-hand side and pivots live
+ * in the work array. */
+static void layout(num_kane_system *s) {
+  size_t n = s->n, p = s->p, mc = s->mc, N = p + mc;
+  size_t slots = s->dyn->nslots > s->all->nslots ? s->dyn->nslots : s->all->nslots;
+  size_t nd = n + p * p + p + mc * p + mc, na = n + 2 + s->m;
+  s->o_kq = 0;
+  s->o_T = n;
+  s->o_V = n + 1;
+  s->o_C = n + 2;
+  s->o_out = s->nin + slots;
+  s->o_kkt = s->o_out + (nd > na ? nd : na);
+  s->nwork = s->o_kkt + N * N + N + N + 1; /* matrix, right-hand side, pivots */
+}
+
 lg_status num_kane_system_build(mech_model *mm, const mech_kane *k, const mech_eom *lag,
                                 const num_setting *set, size_t nset, num_kane_system **out,
                                 lg_diag *diag) {
   *out = NULL;
+  if (k->ndep) {
+    lg_status st = mech_kane_derive_all(mm, (mech_kane *)k, diag);
+    if (st != LG_OK) return st;
+  }
   num_kane_system *s = lg_calloc(1, sizeof *s);
   if (!s) return LG_ERR_NOMEM;
   s->n = k->n;
-  s->p = k->p;
+  s->p = over_time(k)->p;
+  s->mc = k->ndep;
   s->m = lag->m;
   s->np = mech_nparams(mm);
   s->nin = 1 + s->n + s->p + s->np;
@@ -211,17 +278,22 @@ lg_status num_kane_system_build(mech_model *mm, const mech_kane *k, const mech_e
     num_kane_system_free(s);
     return st;
   }
-  s->o_kq = 0;
-  s->o_T = s->n;
-  s->o_V = s->n + 1;
-  s->o_C = s->n + 2;
-  size_t slots = s->dyn->nslots > s->all->nslots ? s->dyn->nslots : s->all->nslots;
-  size_t nout = s->n + s->p * s->p + s->p > s->n + 2 + s->m ? s->n + s->p * s->p + s->p
-                                                             : s->n + 2 + s->m;
-  s->o_out = s->nin + slots;
-  s->nwork = s->o_out + nout + s->p * s->p + 2 * s->p + 1;
+  layout(s);
   *out = s;
   return LG_OK;
+}
+
+void num_kane_initial_speeds(const mech_kane *k, const num_kane_result *r, double *u) {
+  if (!k->ndep) {
+    memcpy(u, r->u, k->p * sizeof *u);
+    return;
+  }
+  for (size_t j = 0; j < k->nu; j++) {
+    for (size_t i = 0; i < k->p; i++)
+      if (k->u[i] == k->uall[j]) u[j] = r->u[i];
+    for (size_t d = 0; d < k->ndep; d++)
+      if (k->udep[d] == k->uall[j]) u[j] = r->udep[d];
+  }
 }
 
 void num_kane_system_free(num_kane_system *k) {
@@ -245,19 +317,28 @@ static void load_state(const num_kane_system *k, double *w, double t, const doub
 
 lg_status num_kane_rhs(const num_kane_system *k, double *w, double t, const double *x,
                        double *dx, lg_diag *diag) {
-  size_t n = k->n, p = k->p;
+  size_t n = k->n, p = k->p, mc = k->mc, N = p + mc;
   load_state(k, w, t, x);
-  double *out = w + k->o_out, *A = out + n + p * p + p;
+  double *out = w + k->o_out, *K = w + k->o_kkt, *b = K + N * N;
+  lapack_int *piv = (lapack_int *)(b + N);
   sym_tape_eval(k->dyn, w, out, w + k->nin);
+  const double *M = out + n, *f = M + p * p, *A = f + p, *g = A + mc * p;
   memcpy(dx, out, n * sizeof *dx);
-  memcpy(A, out + n, p * p * sizeof *A); /* Kane's M is symmetric: either layout */
-  memcpy(dx + n, out + n + p * p, p * sizeof *dx);
-  lapack_int piv[p + 1];
-  if (p && LAPACKE_dgesv_work(LAPACK_COL_MAJOR, (lapack_int)p, 1, A, (lapack_int)p, piv,
-                              dx + n, (lapack_int)p) != 0) {
-    lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0, "Kane's mass matrix is singular");
+  for (size_t j = 0; j < N; j++) /* column-major [M A^T; A 0] */
+    for (size_t i = 0; i < N; i++)
+      K[i + j * N] = i < p && j < p ? M[i * p + j]
+                     : i >= p && j < p ? A[(i - p) * p + j]
+                     : i < p && j >= p ? A[(j - p) * p + i] : 0;
+  memcpy(b, f, p * sizeof *b);
+  for (size_t r = 0; r < mc; r++) b[p + r] = -g[r];
+  if (N && LAPACKE_dgesv_work(LAPACK_COL_MAJOR, (lapack_int)N, 1, K, (lapack_int)N, piv, b,
+                              (lapack_int)N) != 0) {
+    lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
+                mc ? "Kane's equations are singular (mass matrix, or the velocity constraints)"
+                   : "Kane's mass matrix is singular");
     return LG_ERR_NUMERIC;
   }
+  memcpy(dx + n, b, p * sizeof *dx);
   return LG_OK;
 }
 

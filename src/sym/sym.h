@@ -231,6 +231,12 @@ sym_matrix *sym_matrix_jacobian(sym_ctx *c, size_t nf, const sym_node *const *f,
  * OOM; *singular tells which. */
 sym_matrix *sym_matrix_solve(sym_ctx *c, const sym_matrix *a,
                              const sym_matrix *b, int *singular);
+/* The same with the pivots guided by ns numeric copies of A (row-major,
+ * ns*n*n, e.g. A at sample states): in each column the nonzero entry whose
+ * worst size relative to the column over the samples is largest, so that
+ * no pivot is an expression vanishing where the samples are. */
+sym_matrix *sym_matrix_solve_guided(sym_ctx *c, const sym_matrix *a, const sym_matrix *b,
+                                    size_t ns, const double *samples, int *singular);
 /* Apply f to every entry (e.g. sym_simplify). */
 sym_matrix *sym_matrix_map(sym_ctx *c, const sym_matrix *a,
                            const sym_node *(*f)(sym_ctx *, const sym_node *));
@@ -283,5 +289,10 @@ void sym_tape_free(sym_tape *t);
 /* out[noutputs] from in[ninputs]; work has t->nslots doubles. */
 void sym_tape_eval(const sym_tape *t, const double *in, double *out,
                    double *work);
+/* Forward-mode AD (sym_tape_ad.c): values as sym_tape_eval, and K
+ * directional derivatives: din is ninputs x K (row i: the derivatives of
+ * input i along the K directions), dout noutputs x K, dwork nslots x K. */
+void sym_tape_eval_fwd(const sym_tape *t, size_t K, const double *in, const double *din,
+                       double *out, double *dout, double *work, double *dwork);
 
 #endif

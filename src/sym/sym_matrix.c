@@ -1,6 +1,9 @@
 /* sym_matrix.c - dense symbolic matrices in the context's arena. */
 #include "sym_internal.h"
 
+#include <math.h>
+#include <string.h>
+
 sym_matrix *sym_matrix_new(sym_ctx *c, size_t rows, size_t cols) {
   if (!c) return NULL;
   sym_matrix *m = lg_arena_alloc(&c->arena, sizeof *m);
@@ -65,31 +68,83 @@ sym_matrix *sym_matrix_map(sym_ctx *c, const sym_matrix *a,
   return m;
 }
 
-/* Gaussian elimination on [A | B] with the first pivot that does not
- * simplify to zero; results are simplified as they are formed so that
- * small systems stay readable. */
-sym_matrix *sym_matrix_solve(sym_ctx *c, const sym_matrix *a,
-                             const sym_matrix *b, int *singular) {
+/* The row (from k) to pivot on in column k: without samples the first
+ * entry that does not simplify to zero; with samples (ns numeric copies of
+ * the matrix being eliminated, row-major n x n) the nonzero entry whose
+ * smallest size relative to its column over the samples is largest, so
+ * the pivot chosen stays away from zero wherever the samples say. */
+static size_t guided_pivot(sym_ctx *c, sym_matrix *m, size_t k, size_t ns, const double *w,
+                           const int *bad, int *err) {
+  size_t n = m->rows, piv = n;
+  double best = -1;
+  for (size_t i = k; i < n; i++) {
+    SYM_AT(m, i, k) = sym_simplify(c, SYM_AT(m, i, k));
+    if (!SYM_AT(m, i, k)) { *err = 1; return n; }
+    if (sym_is_zero(SYM_AT(m, i, k))) continue;
+    if (!ns) return i;
+    double sc = INFINITY;
+    for (size_t s = 0; s < ns; s++) {
+      const double *ws = w + s * n * n;
+      double mx = 0;
+      for (size_t r = k; r < n; r++) mx = fmax(mx, fabs(ws[r * n + k]));
+      if (bad[s] || !(mx > 0)) continue;
+      sc = fmin(sc, fabs(ws[i * n + k]) / mx);
+    }
+    if (sc > best) { best = sc; piv = i; }
+  }
+  return piv;
+}
+
+/* The samples follow the symbolic elimination (row swap, then column k
+ * cleared); a sample whose pivot is zero stops guiding. */
+static void guided_eliminate(double *w, size_t ns, size_t n, size_t k, size_t piv, int *bad) {
+  for (size_t s = 0; s < ns; s++) {
+    double *ws = w + s * n * n;
+    for (size_t j = 0; j < n && piv != k; j++) {
+      double t = ws[k * n + j];
+      ws[k * n + j] = ws[piv * n + j];
+      ws[piv * n + j] = t;
+    }
+    double p = ws[k * n + k];
+    if (!(p != 0) || !isfinite(p)) { bad[s] = 1; continue; }
+    for (size_t i = 0; i < n; i++) {
+      if (i == k) continue;
+      double f = ws[i * n + k] / p;
+      for (size_t j = 0; j < n; j++) ws[i * n + j] -= f * ws[k * n + j];
+    }
+  }
+}
+
+/* Gauss-Jordan elimination on [A | B]; the pivots as guided_pivot says.
+ * Results are simplified as they are formed so that small systems stay
+ * readable. */
+sym_matrix *sym_matrix_solve_guided(sym_ctx *c, const sym_matrix *a, const sym_matrix *b,
+                                    size_t ns, const double *samples, int *singular) {
   if (singular) *singular = 0;
   if (!a || !b || a->rows != a->cols || b->rows != a->rows) return NULL;
   size_t n = a->rows, nb = b->cols, w = n + nb;
   sym_matrix *m = sym_matrix_new(c, n, w);
-  if (!m) return NULL;
+  double *ws = ns ? lg_malloc(ns * n * n * sizeof *ws) : NULL;
+  int *bad = ns ? lg_calloc(ns, sizeof *bad) : NULL;
+  if (!m || (ns && (!ws || !bad))) {
+    lg_free(ws);
+    lg_free(bad);
+    return NULL;
+  }
+  if (ns) memcpy(ws, samples, ns * n * n * sizeof *ws);
   for (size_t i = 0; i < n; i++) {
     for (size_t j = 0; j < n; j++) SYM_AT(m, i, j) = SYM_AT(a, i, j);
     for (size_t j = 0; j < nb; j++) SYM_AT(m, i, n + j) = SYM_AT(b, i, j);
   }
   for (size_t k = 0; k < n; k++) {
-    size_t piv = n;
-    for (size_t i = k; i < n && piv == n; i++) {
-      SYM_AT(m, i, k) = sym_simplify(c, SYM_AT(m, i, k));
-      if (!SYM_AT(m, i, k)) return NULL;
-      if (!sym_is_zero(SYM_AT(m, i, k))) piv = i;
-    }
+    int err = 0;
+    size_t piv = guided_pivot(c, m, k, ns, ws, bad, &err);
     if (piv == n) {
-      if (singular) *singular = 1;
-      return NULL;
+      if (singular && !err) *singular = 1;
+      m = NULL;
+      break;
     }
+    guided_eliminate(ws, ns, n, k, piv, bad);
     for (size_t j = 0; j < w && piv != k; j++) {
       const sym_node *t = SYM_AT(m, k, j);
       SYM_AT(m, k, j) = SYM_AT(m, piv, j);
@@ -104,8 +159,15 @@ sym_matrix *sym_matrix_solve(sym_ctx *c, const sym_matrix *a,
         SYM_AT(m, i, j) = sym_sub(c, SYM_AT(m, i, j), sym_mul(c, f, SYM_AT(m, k, j)));
     }
   }
-  sym_matrix *x = sym_matrix_new(c, n, nb);
+  lg_free(ws);
+  lg_free(bad);
+  sym_matrix *x = m ? sym_matrix_new(c, n, nb) : NULL;
   for (size_t i = 0; x && i < n; i++)
     for (size_t j = 0; j < nb; j++) SYM_AT(x, i, j) = sym_simplify(c, SYM_AT(m, i, n + j));
   return x;
+}
+
+sym_matrix *sym_matrix_solve(sym_ctx *c, const sym_matrix *a, const sym_matrix *b,
+                             int *singular) {
+  return sym_matrix_solve_guided(c, a, b, 0, NULL, singular);
 }

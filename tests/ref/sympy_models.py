@@ -192,6 +192,46 @@ def free_body_zxz():
     return _oriented_body("body", "zxz")
 
 
+def _position_level():
+    """The holonomic constraints at position level (C(q) = 0), for the
+    models whose rows above are their time derivatives; SymPy's Linearizer
+    needs them to eliminate dependent coordinates."""
+    def pend3d():
+        x, y, z = me.dynamicsymbols("x y z")
+        return [x ** 2 + y ** 2 + z ** 2 - 1]
+
+    def bowl():
+        q1, q2, q3 = me.dynamicsymbols("q1 q2 q3")
+        return [q1 ** 2 + q2 ** 2 + q3 ** 2 - 1]
+
+    def slope():
+        q1, q2, q3 = me.dynamicsymbols("q1 q2 q3")
+        return [q1 - q2]
+
+    def disk():
+        x, phi = me.dynamicsymbols("x phi")
+        return [x - sm.Rational(1, 5) * phi]
+
+    def doc():
+        q1, q2 = me.dynamicsymbols("q1 q2")
+        return [q1 - q2]
+
+    def delta():
+        px, py, pz, a1, a2, a3 = me.dynamicsymbols("px py pz a1 a2 a3")
+        ls, la, d = sm.Rational(3, 10), sm.Rational(4, 5), sm.Rational(1, 5)
+        p = sm.Matrix([px, py, pz])
+        out = []
+        for gam, a in zip([0, 2 * sm.pi / 3, 4 * sm.pi / 3], (a1, a2, a3)):
+            Rz = sm.Matrix([[sm.cos(gam), -sm.sin(gam), 0], [sm.sin(gam), sm.cos(gam), 0], [0, 0, 1]])
+            diff = p - Rz * sm.Matrix([d + ls * sm.cos(a), 0, -ls * sm.sin(a)])
+            out.append((diff.T * diff)[0] - la ** 2)
+        return out
+    return {"pendulum_3d_cartesian": pend3d, "particle_bowl": bowl, "particle_slope": slope,
+            "disk_incline": disk, "sympy_lagrange_doc": doc, "delta_robot": delta}
+
+
+POSITION_LEVEL = _position_level()
+
 MODELS = {f.__name__: f for f in [free_body_space_xyz, free_body_zxz, spring_mass, cart_pendulum, pendulum_3d_cartesian, delta_robot,
                                   particle_slope, particle_bowl, free_body_zxy, rolling_sphere,
                                   double_rod_pendulum, sympy_lagrange_doc, free_particle,
