@@ -34,7 +34,7 @@ def lagrange_c(binary, kind, n, tmp, timeout):
     r = run([binary, "codegen", model, "--name", "lg", "-o", os.path.join(tmp, "lg.c"), "--stats"],
             timeout)
     if not r.ok:
-        return {"status": r.status}
+        return {"status": r.status, "err": r.err[-300:]}
     ops = int(re.search(r"\brhs (\d+)", r.err).group(1))
     return {"ops": ops, "gen_s": r.wall, "gen_cpu": r.cpu, "src": os.path.join(tmp, "lg.c"),
             "size": os.path.getsize(os.path.join(tmp, "lg.c"))}

@@ -109,6 +109,7 @@ def examples(binary, timeout):
 def main():
     ap = parser(__doc__, 300)
     ap.add_argument("--no-examples", action="store_true")
+    ap.add_argument("--no-chains", action="store_true", help="the examples only")
     ap.add_argument("--only", help="comma-separated kind:n chain cases, e.g. chain:40,chain_rel:12")
     ap.add_argument("--sympy-max-n", type=int, default=40,
                     help="run SymPy's KanesMethod up to this n (default 40)")
@@ -119,7 +120,8 @@ def main():
         todo = [(k, n) for k in ("chain", "chain_rel") for n in (3, 5)]
     else:  # the relative-angle chain cannot reach 80 today: show where it stops
         todo = [("chain", n) for n in (40, 80, 160)] + [("chain_rel", n) for n in (12, 24, 40)]
-    chains(a.binary, todo, a.timeout, a.sympy_max_n)
+    if not a.no_chains:
+        chains(a.binary, todo, a.timeout, a.sympy_max_n)
     if not a.no_examples and not a.quick:
         examples(a.binary, a.timeout)
 
