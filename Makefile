@@ -7,6 +7,11 @@ SAN     ?= 0
 ifeq ($(SAN),1)
   BUILD ?= build-san
   OPT   := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(SAN),fuzz)
+  # coverage-instrumented for libFuzzer (clang only; see `make fuzz`)
+  BUILD ?= build-fuzz
+  OPT   := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+           -fno-sanitize-recover=undefined
 else
   BUILD ?= build
   OPT   := -O2 -g
@@ -49,15 +54,26 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange.a
 tests: $(TEST_BIN) $(BUILD)/lagrange
 
 # Benchmarks (never part of the tests): the symbolic core alone, then the
-# side-by-side comparisons with SymPy in bench/*.py.
+# side-by-side comparisons in bench/*.py, all under one interpreter,
+# Debian's python3 with SymPy, NumPy and SciPy (scripts/install-bench-deps.sh).
+# `make bench-quick` runs the small sizes only.
+BENCH_PY ?= /usr/bin/python3
 $(BUILD)/bench/sym_chain: bench/sym_chain.c $(BUILD)/liblagrange.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/liblagrange.a $(LDFLAGS) $(LDLIBS)
 
 bench: $(BUILD)/bench/sym_chain $(BUILD)/lagrange
+	bash scripts/install-bench-deps.sh
 	$(BUILD)/bench/sym_chain
-	python3 bench/chain.py $(BUILD)/lagrange
-	python3 bench/codegen.py $(BUILD)/lagrange
+	$(BENCH_PY) bench/codegen.py $(BUILD)/lagrange
+	$(BENCH_PY) bench/eom.py $(BUILD)/lagrange
+	$(BENCH_PY) bench/simulate.py $(BUILD)/lagrange
+
+bench-quick: $(BUILD)/lagrange
+	bash scripts/install-bench-deps.sh
+	$(BENCH_PY) bench/codegen.py $(BUILD)/lagrange --quick
+	$(BENCH_PY) bench/eom.py $(BUILD)/lagrange --quick
+	$(BENCH_PY) bench/simulate.py $(BUILD)/lagrange --quick
 
 # The main job: install what is missing, build, derive the cart pendulum.
 demo:
@@ -65,12 +81,33 @@ demo:
 	$(MAKE) all
 	$(BUILD)/lagrange eom examples/cart_pendulum.lag
 
+# Fuzzing (tests/fuzz/): libFuzzer over the whole pipeline, built by clang in
+# build-fuzz/, then the generator of valid models; FUZZ_SECONDS in total.
+# cli_main.c is compiled once more with its main renamed, so the harness
+# enters the program exactly as the command line does.
+FUZZ_SECONDS ?= 600
+FUZZ_CC      ?= clang
+$(BUILD)/fuzz/cli_entry.o: src/cli/cli_main.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Dmain=lg_cli_main -c $< -o $@
+
+$(BUILD)/fuzz/fuzz_lagrange: tests/fuzz/fuzz_lagrange.c $(BUILD)/fuzz/cli_entry.o \
+                             $(filter-out %/cli_main.o,$(CLI_OBJ)) $(BUILD)/liblagrange.a
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+fuzz-build:
+	$(MAKE) SAN=fuzz CC=$(FUZZ_CC) build-fuzz/fuzz/fuzz_lagrange
+	$(MAKE) SAN=1 all
+
+fuzz: fuzz-build
+	bash tests/fuzz/run_fuzz.sh $(FUZZ_SECONDS)
+
 # The test command: plain and sanitized builds, every suite, one summary line.
 check:
 	bash tests/run_all.sh
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
-.PHONY: all tests check clean demo bench
+.PHONY: all tests check clean demo bench bench-quick fuzz fuzz-build
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

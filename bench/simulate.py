@@ -1,87 +1,95 @@
 #!/usr/bin/env python3
-"""bench/simulate.py - right-hand-side evaluations per second of
-`lagrange simulate` (tape and --jit) against SymPy's lambdify + NumPy
-evaluation of the same right-hand side (mass_matrix_full, forcing_full,
-numpy.linalg.solve), default and with cse=True.
+"""bench/simulate.py - simulation as a whole process, side by side:
+1. `lagrange simulate` with the tape against `--jit` (twice: the second run
+   may reuse a cached object) on the 12-link chain for 10 s;
+2. `lagrange simulate` against the pipeline a SymPy user runs
+   (bench/sympy_sim.py: KanesMethod, lambdify(cse=True) of the full forms,
+   numpy.linalg.solve, SciPy solve_ivp DOP853) on the chain, n = 3..12, 10 s
+   at rtol = atol = 1e-10, output every 0.01 s for both; the final states
+   are compared (max |q_lagrange - q_scipy|: the two integrators' own
+   errors, a check that both simulate the same system).
+Times are whole processes: wall clock and CPU (user + system) seconds.
 
-Systems: the planar 5-link chain (bench/chain_model.py) and the delta robot
-(examples/delta_robot.lag), 10 s of simulated time.
-Needs a Python with both sympy and numpy (Debian: python3-sympy and
-python3-numpy for /usr/bin/python3).
+usage: bench/simulate.py [LAGRANGE] [--quick] [--timeout S]
+(--quick: n = 3, 1 s)"""
+import json, os, re, sys, tempfile
 
-usage: /usr/bin/python3 bench/simulate.py [LAGRANGE]"""
-import os, re, subprocess, sys, tempfile, time
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, "..")
-sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
-sys.path.insert(0, HERE)
-import numpy as np  # noqa: E402
-import sympy as sm  # noqa: E402
-import sympy.physics.mechanics as me  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import setup, HERE, PY, fmt, note, parser, ratio, run, table  # noqa: E402
+from models import lag_model  # noqa: E402
 
 
-def ours(binary, model, jit):
-    # Dormand-Prince (with projection for the delta robot): an ODE right-hand
-    # side per evaluation, like SymPy's; constrained models default to IDA
-    args = [binary, "simulate", model, "--tf", "10", "--out", os.devnull, "--integrator", "dopri"]
-    if jit:
-        args.append("--jit")
-    r = subprocess.run(args, capture_output=True, text=True, check=True)
-    m = re.search(r"(\d+) RHS evaluations, ([0-9.]+) s wall", r.stderr)
-    n, wall = int(m.group(1)), float(m.group(2))
-    return n / wall, wall
+def lagrange_sim(binary, model, tf, timeout, extra=()):
+    out = model + ".csv"
+    r = run([binary, "simulate", model, "--tf", str(tf), "--out", out] + list(extra), timeout)
+    if not r.ok:
+        return {"status": r.status}
+    m = re.search(r"(\d+) RHS evaluations, ([0-9.]+) s wall", r.err)
+    with open(out) as f:
+        last = f.read().strip().splitlines()[-1].split(",")
+    return {"wall": r.wall, "cpu": r.cpu, "rss_mb": r.rss_mb, "nfev": int(m.group(1)) if m else None,
+            "integrate_s": float(m.group(2)) if m else None, "final": [float(v) for v in last[1:]]}
 
 
-def chain_sympy(n):
-    from sympy_chain import chain_lagranges_method
-    return chain_lagranges_method(n, m=1, l=1, g=9.81)
+def jit_vs_tape(binary, n, tf, timeout):
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        model = os.path.join(tmp, f"chain{n}.lag")
+        with open(model, "w") as f:
+            f.write(lag_model("chain", n))
+        for label, extra in (("tape", []), ("--jit (first run)", ["--jit"]),
+                             ("--jit (second run)", ["--jit"])):
+            note(f"simulate: chain n = {n} {label}")
+            r = lagrange_sim(binary, model, tf, timeout, extra)
+            rows.append([label, fmt(r.get("wall", r.get("status")), ".3f"), fmt(r.get("cpu"), ".3f", ""),
+                         fmt(r.get("integrate_s"), ".3f", ""), fmt(r.get("nfev"), ",", ""),
+                         fmt(r.get("rss_mb"), ",.0f", "")])
+    print(f"### `simulate`, {n}-link chain, {tf:g} s, default tolerances: tape vs --jit (whole process)\n")
+    print(table(["run", "wall s", "CPU s", "integration s (reported)", "RHS evaluations", "peak MB"],
+                rows))
 
 
-def delta_sympy():
-    from sympy_models import delta_robot
-    q, L, T, V, rows, forces, frame = delta_robot()
-    lm = me.LagrangesMethod(L, q, nonhol_coneqs=rows)
-    lm.form_lagranges_equations()
-    return q, lm
-
-
-def sympy_rate(q, lm, cse):
-    t = me.dynamicsymbols._t
-    n = len(q)
-    xs = sm.symbols(f"x0:{2 * n}")
-    sub = {**{q[i].diff(t): xs[n + i] for i in range(n)}, **{q[i]: xs[i] for i in range(n)}}
-    MM = lm.mass_matrix_full.xreplace(sub)
-    FF = lm.forcing_full.xreplace(sub)
-    f = sm.lambdify([xs], [MM, FF], modules="numpy", cse=cse)
-    rng = np.random.default_rng(1)
-    states = rng.uniform(-1, 1, size=(2000, 2 * n))
-    t0 = time.perf_counter()
-    for x in states:
-        A, b = f(x)
-        np.linalg.solve(np.asarray(A, dtype=float), np.asarray(b, dtype=float).ravel())
-    return len(states) / (time.perf_counter() - t0)
+def versus_sympy(binary, sizes, tf, tol, timeout):
+    rows = []
+    for n in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            model = os.path.join(tmp, f"chain{n}.lag")
+            with open(model, "w") as f:
+                f.write(lag_model("chain", n))
+            note(f"simulate: chain n = {n} lagrange")
+            lg = lagrange_sim(binary, model, tf, timeout, ["--rtol", str(tol), "--atol", str(tol)])
+            note(f"simulate: chain n = {n} SymPy + SciPy")
+            r = run([PY, os.path.join(HERE, "sympy_sim.py"), "chain", str(n), str(tf), str(tol)],
+                    timeout)
+        sy = json.loads(r.out.strip().splitlines()[-1]) if r.ok else \
+            {"status": r.status}
+        if r.ok:
+            sy.update(wall=r.wall, cpu=r.cpu)
+        diff = (max(abs(a - b) for a, b in zip(lg["final"][:n], sy["final"][:n]))
+                if "final" in lg and "final" in sy else None)
+        rows.append([n, fmt(lg.get("wall", lg.get("status")), ".3f"), fmt(lg.get("cpu"), ".3f", ""),
+                     fmt(lg.get("nfev"), ",", ""),
+                     fmt(sy.get("wall", sy.get("status")), ".2f"), fmt(sy.get("cpu"), ".2f", ""),
+                     " / ".join(fmt(sy.get(k), ".2f", "") for k in
+                                ("imports_s", "derive_s", "lambdify_s", "integrate_s")),
+                     fmt(sy.get("nfev"), ",", ""), ratio(sy.get("wall"), lg.get("wall"), ".0f"),
+                     ratio(sy.get("cpu"), lg.get("cpu"), ".0f"), fmt(diff, ".1e", "-")])
+    print(f"\n### `simulate` vs the SymPy + SciPy pipeline: chain, {tf:g} s, rtol = atol = {tol:g} "
+          "(whole processes)\n")
+    print(table(["n", "lagrange wall s", "lagrange CPU s", "lagrange RHS evals", "SymPy wall s",
+                 "SymPy CPU s", "SymPy imports / derive / lambdify / integrate s", "SciPy RHS evals",
+                 "wall ratio", "CPU ratio", "max |q diff| at tf"], rows))
 
 
 def main():
-    binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "lagrange")
-    with tempfile.NamedTemporaryFile("w", suffix=".lag", delete=False) as f:
-        f.write(subprocess.run([sys.executable, os.path.join(HERE, "chain_model.py"), "5"],
-                               capture_output=True, text=True, check=True).stdout)
-        chain = f.name
-    systems = [("5-link chain", chain, lambda: chain_sympy(5)),
-               ("delta robot", os.path.join(ROOT, "examples", "delta_robot.lag"), delta_sympy)]
-    print("| system | lagrange tape (RHS/s) | lagrange --jit (RHS/s) | SymPy lambdify (RHS/s) | "
-          "lambdify cse=True (RHS/s) | tape / lambdify | tape / cse |")
-    print("|---|---|---|---|---|---|---|")
-    for label, model, build in systems:
-        tape, _ = ours(binary, model, False)
-        jit, _ = ours(binary, model, True)
-        q, lm = build()
-        plain, cse = sympy_rate(q, lm, False), sympy_rate(q, lm, True)
-        print(f"| {label} | {tape:,.0f} | {jit:,.0f} | {plain:,.0f} | {cse:,.0f} | "
-              f"{tape / plain:.0f}x | {tape / cse:.0f}x |", flush=True)
-    os.unlink(chain)
+    ap = parser(__doc__, 600)
+    a = setup(ap.parse_args())
+    if a.quick:
+        jit_vs_tape(a.binary, 3, 1.0, a.timeout)
+        versus_sympy(a.binary, [3], 1.0, 1e-10, a.timeout)
+    else:
+        jit_vs_tape(a.binary, 12, 10.0, a.timeout)
+        versus_sympy(a.binary, list(range(3, 13)), 10.0, 1e-10, a.timeout)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,11 @@ done
 if ! python3 -c 'import sympy' >/dev/null 2>&1; then
   have_pkg python3-sympy || need+=(python3-sympy)
 fi
-# LeakSanitizer/ASan runtime for clang builds (gcc ships its own).
+# LeakSanitizer/ASan runtime for clang builds (gcc ships its own); clang and
+# its runtimes (libFuzzer) for `make fuzz` and the bounded fuzzing in `make check`.
+for p in clang libclang-rt-14-dev; do
+  have_pkg "$p" || need+=("$p")
+done
 if [ ${#need[@]} -gt 0 ]; then
   echo "install-deps: installing ${need[*]}" >&2
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"

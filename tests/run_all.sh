@@ -64,5 +64,11 @@ for t in tests/ref/check_*.py; do
   tally "$log/ref.txt"
 done
 
+echo "== fuzzing, bounded (tests/fuzz/run_fuzz.sh --check; the long run is make fuzz)"
+bash tests/fuzz/run_fuzz.sh --check "${FUZZ_CHECK_SECONDS:-45}" >"$log/fuzz.txt" 2>&1
+grep -E '^(FAIL|-- |libFuzzer)' "$log/fuzz.txt" | head -n 40
+tail -n 1 "$log/fuzz.txt"
+tally "$log/fuzz.txt"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

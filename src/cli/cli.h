@@ -30,13 +30,34 @@ typedef struct cli_opts {
   int has_t0, has_tf, has_dt, project, jit, stats;
   double max_rows;          /* --max-rows (0: CLI_MAX_ROWS) */
   int model_stdin;          /* the model is read from stdin ("-"); model is "<stdin>" */
-  const char *integrator, *out, *plot, *stabilize;
+  const char *integrator, *out, *plot, *stabilize, *stop_when;
   /* codegen */
   const char *lang, *name, *output;
   /* linearize, equilibria */
   const char *at, *independent, *box;
   int symbolic;
 } cli_opts;
+
+/* A finite decimal number spelled s[0..n) (blanks around allowed):
+ * [+-]digits[.digits][(e|E)[+-]digits]. No hex, nan, inf or empty text. */
+int cli_parse_number(const char *s, size_t n, double *out);
+
+/* One item of a NAME=VALUE list: name, 0 or 1 prime, value, and where the
+ * item starts in the text. */
+typedef struct cli_assign {
+  char *name;              /* owned: cli_assignments_free */
+  int primes;
+  double value;
+  size_t at;
+} cli_assign;
+
+/* Parse "q1=0.3, q1'=0.5" (--state, --at): a NAME=VALUE list, each name
+ * (with its primes) once. On a mistake prints "lagrange CMD: OPT: what"
+ * with the text and a caret under it, and returns CLI_EXIT_USAGE; *out
+ * (lg_free it) is NULL then. */
+int cli_parse_assignments(const char *cmd, const char *opt, const char *text, cli_assign **out,
+                          size_t *n);
+void cli_assignments_free(cli_assign *a, size_t n);
 
 /* Parse argv after the subcommand; prints the problem and returns
  * CLI_EXIT_USAGE on bad usage. */
@@ -66,13 +87,19 @@ int cli_eval(const cli_opts *o);
 int cli_simulate(const cli_opts *o);
 int cli_codegen(const cli_opts *o);
 int cli_linearize(const cli_opts *o);
+/* Load, derive and compile the model and its linearization tape, then run
+ * fn (linearize, equilibria); prints errors. */
+typedef int (*cli_lin_fn)(const cli_opts *o, lang_model *lm, const mech_eom *e,
+                          const num_system *s, const num_lin *L);
+int cli_with_linearization(const cli_opts *o, cli_lin_fn fn);
 int cli_equilibria(const cli_opts *o);
 
 /* Parse "q1=0.3, q1'=0.5" (names of coordinates; with kane, speeds into u
  * and *have_u set; kane/u/have_u may be NULL) over the values already in q
- * and qd. Prints the problem and returns CLI_EXIT_USAGE on bad input. */
-int cli_parse_state(const char *s, const lang_model *lm, double *q, double *qd,
-                    const mech_kane *kane, double *u, int *have_u);
+ * and qd, as option `opt` of command `cmd` (for messages: "linearize",
+ * "--at"). Prints the problem and returns CLI_EXIT_USAGE on bad input. */
+int cli_parse_state(const char *cmd, const char *opt, const char *s, const lang_model *lm,
+                    double *q, double *qd, const mech_kane *kane, double *u, int *have_u);
 
 /* ---- output (cli_output.c, cli_plot.c) -------------------------------------------- */
 /* simulate refuses up front a run of more rows than this (--max-rows). */

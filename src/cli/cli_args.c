@@ -14,38 +14,51 @@ static int bad(const char *cmd, const char *fmt, const char *arg) {
 }
 
 static int parse_double(const char *s, double *out) {
-  char *end;
-  if (!s || !*s) return 0;
-  *out = strtod(s, &end);
-  while (*end == ' ') end++;
-  return *end == 0 && isfinite(*out);
+  return s && cli_parse_number(s, strlen(s), out);
 }
 
-/* NAME=VALUE for --set */
-static int add_setting(cli_opts *o, const char *arg) {
-  const char *eq = strchr(arg, '=');
-  double v;
-  if (!eq || eq == arg || !parse_double(eq + 1, &v)) return 0;
+/* One --set value; a name set twice is a mistake. */
+static int set_one(const char *cmd, cli_opts *o, const cli_assign *a) {
+  for (size_t i = 0; i < o->nset; i++)
+    if (!strcmp(o->set[i].name, a->name)) return bad(cmd, "--set %s is given twice", a->name);
   num_setting *ns = lg_realloc(o->set, (o->nset + 1) * sizeof *ns);
-  char *name = lg_strndup(arg, (size_t)(eq - arg));
+  char *name = lg_strdup(a->name);
   if (!ns || !name) {
     lg_free(name);
     if (ns) o->set = ns;
-    return 0;
+    fprintf(stderr, "lagrange %s: out of memory\n", cmd);
+    return CLI_EXIT_MODEL;
   }
   o->set = ns;
   o->set[o->nset].name = name;
-  o->set[o->nset].value = v;
+  o->set[o->nset].value = a->value;
   o->nset++;
-  return 1;
+  return CLI_EXIT_OK;
 }
+
+/* NAME=VALUE for --set: a name given once, a finite decimal number. */
+static int add_setting(const char *cmd, cli_opts *o, const char *arg) {
+  cli_assign *a = NULL;
+  size_t n = 0;
+  int rc = cli_parse_assignments(cmd, "--set", arg, &a, &n);
+  if (rc != CLI_EXIT_OK) return rc;
+  for (size_t i = 0; i < n; i++) {
+    rc = a[i].primes ? bad(cmd, "--set gives parameters and inputs, not a rate ('%s'')", a[i].name)
+                     : set_one(cmd, o, &a[i]);
+    if (rc != CLI_EXIT_OK) break;
+  }
+  cli_assignments_free(a, n);
+  if (rc == CLI_EXIT_OK && !n) rc = bad(cmd, "--set wants NAME=NUMBER, not '%s'", arg);
+  return rc;
+}
+
 
 /* Options that take a value: the value is the next argument or after '='. */
 static const char *const valued[] = {"--set", "--method", "--format", "--state", "--t",
                                      "--t0", "--tf", "--dt", "--rtol", "--atol",
                                      "--integrator", "--out", "--plot", "--stabilize",
-                                     "--lang", "--name", "-o", "--at", "--independent",
-                                     "--box", "--max-rows", NULL};
+                                     "--stop-when", "--lang", "--name", "-o", "--at",
+                                     "--independent", "--box", "--max-rows", NULL};
 
 static int takes_value(const char *opt) {
   for (int i = 0; valued[i]; i++)
@@ -71,9 +84,7 @@ static int apply_number(const char *cmd, const char *opt, const char *val, cli_o
 }
 
 static int apply(const char *cmd, const char *opt, const char *val, cli_opts *o) {
-  if (!strcmp(opt, "--set"))
-    return add_setting(o, val) ? CLI_EXIT_OK
-                               : bad(cmd, "--set wants NAME=NUMBER, not '%s'", val);
+  if (!strcmp(opt, "--set")) return add_setting(cmd, o, val);
   if (!strcmp(opt, "--method")) {
     if (strcmp(val, "lagrange") && strcmp(val, "kane"))
       return bad(cmd, "--method is lagrange or kane, not '%s'", val);
@@ -92,6 +103,7 @@ static int apply(const char *cmd, const char *opt, const char *val, cli_opts *o)
     o->plot = val;
   }
   else if (!strcmp(opt, "--stabilize")) o->stabilize = val;
+  else if (!strcmp(opt, "--stop-when")) o->stop_when = val;
   else if (!strcmp(opt, "--lang")) o->lang = val;
   else if (!strcmp(opt, "--name")) o->name = val;
   else if (!strcmp(opt, "-o")) o->output = val;

@@ -34,6 +34,25 @@ static lg_status load_model(const cli_opts *o, lang_model **lm, lg_diag *d) {
   return st;
 }
 
+/* Every --set names a parameter or an input of the model (every
+ * subcommand checks, as eval always did). */
+static int settings_known(const cli_opts *o, const lang_model *lm) {
+  const mech_model *m = lm->mech;
+  for (size_t k = 0; k < o->nset; k++) {
+    int found = 0;
+    for (size_t i = 0; i < mech_nparams(m) && !found; i++)
+      found = !strcmp(mech_param_name(m, i), o->set[k].name);
+    for (size_t i = 0; i < mech_ninputs(m) && !found; i++)
+      found = !strcmp(mech_input_name(m, i), o->set[k].name);
+    if (!found) {
+      fprintf(stderr, "lagrange: --set %s: the model has no parameter or input named '%s'\n",
+              o->set[k].name, o->set[k].name);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
   lg_diag d;
   lg_diag_clear(&d);
@@ -41,6 +60,11 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
   *eom = NULL;
   lg_status st = load_model(o, lm, &d);
   if (st != LG_OK) return cli_report(&d, NULL, o->model);
+  if (!settings_known(o, *lm)) {
+    lang_model_free(*lm);
+    *lm = NULL;
+    return CLI_EXIT_USAGE;
+  }
   for (size_t i = 0; i < (*lm)->nnotes; i++) fprintf(stderr, "%s\n", (*lm)->notes[i]);
   st = mech_derive_lagrange((*lm)->mech, o->model, eom, &d);
   if (st != LG_OK) {

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Parse "q1=0.3, q1'=0.5" into q and qd (which start at the model's
- * initial values). Returns CLI_EXIT_USAGE with a message on bad input. */
 static int speed_index(const mech_kane *k, const char *name) {
   for (size_t i = 0; k && !k->default_speeds && i < k->p; i++)
     if (!strcmp(k->u[i]->v.name, name)) return (int)i;
@@ -29,69 +27,41 @@ typedef struct dep_given {
   int *set;
 } dep_given;
 
-static int parse_state(const char *s, const lang_model *lm, double *q, double *qd,
-                       const mech_kane *kane, double *u, int *have_u, dep_given *dg) {
-  const char *p = s;
-  while (*p) {
-    while (*p == ' ' || *p == ',' || *p == '\t') p++;
-    if (!*p) break;
-    const char *name = p;
-    while (isalnum((unsigned char)*p) || *p == '_') p++;
-    size_t len = (size_t)(p - name);
-    int primes = 0;
-    while (*p == '\'') { primes++; p++; }
-    while (*p == ' ') p++;
-    if (!len || *p != '=' || primes > 1) {
-      fprintf(stderr, "lagrange eval: --state: expected NAME=VALUE or NAME'=VALUE at '%s'\n", name);
-      return CLI_EXIT_USAGE;
-    }
-    char buf[128];
-    snprintf(buf, sizeof buf, "%.*s", (int)(len < 127 ? len : 127), name);
-    int k = lang_coord_index(lm, buf), su = speed_index(kane, buf);
-    int sd = dg ? dependent_index(kane, buf) : -1;
-    if ((su >= 0 || sd >= 0) && !primes) {
-      char *end;
-      double v = strtod(p + 1, &end);
-      if (end == p + 1) {
-        fprintf(stderr, "lagrange eval: --state: '%s' needs a number\n", buf);
-        return CLI_EXIT_USAGE;
-      }
-      if (su >= 0) {
-        u[su] = v;
-        *have_u = 1;
-      } else {
-        dg->v[sd] = v;
-        dg->set[sd] = 1;
-      }
-      p = end;
-      while (*p == ' ') p++;
-      continue;
-    }
-    if (k < 0) {
-      fprintf(stderr, "lagrange eval: --state: '%s' is not a coordinate of %s\n", buf, lm->file);
-      return CLI_EXIT_USAGE;
-    }
-    char *end;
-    double v = strtod(p + 1, &end);
-    if (end == p + 1) {
-      fprintf(stderr, "lagrange eval: --state: '%s' needs a number\n", buf);
-      return CLI_EXIT_USAGE;
-    }
-    (primes ? qd : q)[k] = v;
-    p = end;
-    while (*p == ' ') p++;
-    if (*p && *p != ',') {
-      fprintf(stderr, "lagrange eval: --state: expected ',' before '%s'\n", p);
-      return CLI_EXIT_USAGE;
+/* Parse "q1=0.3, q1'=0.5" (option `opt` of command `cmd`) into q and qd
+ * (which start at the model's initial values), speeds into u (and dg for
+ * dependent ones). Returns CLI_EXIT_USAGE with a message on bad input. */
+static int parse_state(const char *cmd, const char *opt, const char *s, const lang_model *lm,
+                       double *q, double *qd, const mech_kane *kane, double *u, int *have_u,
+                       dep_given *dg) {
+  cli_assign *a = NULL;
+  size_t n = 0;
+  int rc = cli_parse_assignments(cmd, opt, s, &a, &n);
+  for (size_t i = 0; rc == CLI_EXIT_OK && i < n; i++) {
+    const char *name = a[i].name;
+    int k = lang_coord_index(lm, name), su = speed_index(kane, name);
+    int sd = dg ? dependent_index(kane, name) : -1;
+    if (su >= 0 && !a[i].primes) {
+      u[su] = a[i].value;
+      *have_u = 1;
+    } else if (sd >= 0 && !a[i].primes) {
+      dg->v[sd] = a[i].value;
+      dg->set[sd] = 1;
+    } else if (k >= 0) {
+      (a[i].primes ? qd : q)[k] = a[i].value;
+    } else {
+      fprintf(stderr, "lagrange %s: %s: '%s' is not a coordinate of %s\n", cmd, opt, name,
+              lm->file);
+      rc = CLI_EXIT_USAGE;
     }
   }
-  return CLI_EXIT_OK;
+  cli_assignments_free(a, n);
+  return rc;
 }
 
-int cli_parse_state(const char *s, const lang_model *lm, double *q, double *qd,
-                    const mech_kane *kane, double *u, int *have_u) {
+int cli_parse_state(const char *cmd, const char *opt, const char *s, const lang_model *lm,
+                    double *q, double *qd, const mech_kane *kane, double *u, int *have_u) {
   int dummy = 0;
-  return parse_state(s, lm, q, qd, kane, u, have_u ? have_u : &dummy, NULL);
+  return parse_state(cmd, opt, s, lm, q, qd, kane, u, have_u ? have_u : &dummy, NULL);
 }
 
 typedef struct result {
@@ -221,7 +191,7 @@ static int evaluate(const cli_opts *o, lang_model *lm, const num_system *s) {
     memcpy(r.qd, lm->qd0, n * sizeof *r.qd);
   }
   int have_u = 0;
-  if (rc == CLI_EXIT_OK && o->state) rc = parse_state(o->state, lm, r.q, r.qd, NULL, NULL, &have_u, NULL);
+  if (rc == CLI_EXIT_OK && o->state) rc = parse_state("eval", "--state", o->state, lm, r.q, r.qd, NULL, NULL, &have_u, NULL);
   if (rc == CLI_EXIT_OK) {
     lg_diag d;
     lg_diag_clear(&d);
@@ -391,7 +361,7 @@ static int evaluate_kane(const cli_opts *o, lang_model *lm, const num_system *s,
   memcpy(q, lm->q0, n * sizeof *q);
   memcpy(qd, lm->qd0, n * sizeof *qd);
   int have_u = 0, rc = CLI_EXIT_OK;
-  if (o->state) rc = parse_state(o->state, lm, q, qd, k, u, &have_u, &dg);
+  if (o->state) rc = parse_state("eval", "--state", o->state, lm, q, qd, k, u, &have_u, &dg);
   num_kane_result r;
   lg_diag d;
   lg_diag_clear(&d);

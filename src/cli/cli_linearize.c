@@ -15,9 +15,12 @@ static int parse_independent(const char *text, const lang_model *lm, int *iq, in
     if (!*p) break;
     const char *name = p;
     while (isalnum((unsigned char)*p) || *p == '_') p++;
-    char buf[128];
     size_t len = (size_t)(p - name);
-    snprintf(buf, sizeof buf, "%.*s", (int)(len < 127 ? len : 127), name);
+    char *buf = lg_strndup(name, len);
+    if (!buf) {
+      fprintf(stderr, "lagrange: out of memory\n");
+      return CLI_EXIT_MODEL;
+    }
     int primes = 0;
     while (*p == '\'') { primes++; p++; }
     int k = len ? lang_coord_index(lm, buf) : -1;
@@ -25,8 +28,10 @@ static int parse_independent(const char *text, const lang_model *lm, int *iq, in
       fprintf(stderr, "lagrange linearize: --independent: '%s' is not a coordinate or a "
                       "coordinate's rate of %s (write 'q1, q2' for coordinates, \"q1'\" for "
                       "rates)\n", len ? buf : p, lm->file);
+      lg_free(buf);
       return CLI_EXIT_USAGE;
     }
+    lg_free(buf);
     (primes ? iv : iq)[k] = 1;
     while (*p == ' ') p++;
     if (*p && *p != ',') {
@@ -43,12 +48,17 @@ typedef struct lin_out {
   const lang_model *lm;
   const num_lin_point *pt;
   const num_lin_result *r;
-  const double *re, *im;
+  const double *re, *im, *vr;  /* eigenvalues; right eigenvectors (nx x nx) */
+  const mech_kane *kane;       /* Kane's own speeds are the state's rates, or NULL */
 } lin_out;
 
 static void state_name(lg_str *o, const lin_out *L, size_t a) {
   size_t seen = 0, n = L->s->n;
   int rate = a >= L->pt->nqi;
+  if (rate && L->kane) {
+    sym_print(o, L->kane->u[a - L->pt->nqi], SYM_STYLE_TEXT, NULL, NULL);
+    return;
+  }
   const int *dep = rate ? L->pt->dep_v : L->pt->dep_q;
   size_t want = rate ? a - L->pt->nqi : a;
   for (size_t j = 0; j < n; j++) {
@@ -111,6 +121,30 @@ static void json_mat(lg_str *o, const char *key, const double *a, size_t rows, s
   lg_str_putc(o, ']');
 }
 
+/* The mode shape of the pair (i, i+1): the coordinate part of the
+ * eigenvector (columns i and i+1 of vr: real and imaginary parts), scaled
+ * so that its largest component is 1; one [re, im] per independent
+ * coordinate of the state. */
+static void json_shape(lg_str *o, const lin_out *L, size_t i) {
+  size_t nx = L->r->nx, nq = L->pt->nqi, big = 0;
+  double best = -1;
+  for (size_t k = 0; k < nq; k++) {
+    double mag = hypot(L->vr[k * nx + i], L->vr[k * nx + i + 1]);
+    if (mag > best) { best = mag; big = k; }
+  }
+  double br = L->vr[big * nx + i], bi = L->vr[big * nx + i + 1], d = br * br + bi * bi;
+  lg_str_puts(o, ", \"shape\": [");
+  for (size_t k = 0; k < nq; k++) {
+    double vr = L->vr[k * nx + i], vi = L->vr[k * nx + i + 1];
+    lg_str_puts(o, k ? ", [" : "[");
+    cli_json_number(o, d > 0 ? (vr * br + vi * bi) / d : 0); /* v / v_big */
+    lg_str_puts(o, ", ");
+    cli_json_number(o, d > 0 ? (vi * br - vr * bi) / d : 0);
+    lg_str_putc(o, ']');
+  }
+  lg_str_putc(o, ']');
+}
+
 /* Natural frequency |lambda| and damping ratio -Re(lambda)/|lambda| of
  * each oscillatory pair (Im > 0), the way vibration texts report modes. */
 static void json_modes(lg_str *o, const lin_out *L) {
@@ -125,7 +159,7 @@ static void json_modes(lg_str *o, const lin_out *L) {
   lg_str_puts(o, "],\n  \"modes\": [");
   int first = 1;
   for (size_t i = 0; i < L->r->nx; i++) {
-    if (!(L->im[i] > 0)) continue;
+    if (!(L->im[i] > 0) || i + 1 >= L->r->nx) continue;
     double wn = hypot(L->re[i], L->im[i]);
     lg_str_puts(o, first ? "\n    {" : ",\n    {");
     lg_str_puts(o, "\"natural_frequency\": ");
@@ -134,6 +168,7 @@ static void json_modes(lg_str *o, const lin_out *L) {
     cli_json_number(o, L->im[i]);
     lg_str_puts(o, ", \"damping_ratio\": ");
     cli_json_number(o, -L->re[i] / wn);
+    json_shape(o, L, i);
     lg_str_putc(o, '}');
     first = 0;
   }
@@ -189,17 +224,13 @@ static void write_text(lg_str *o, const lin_out *L) {
 /* Kane's dependent speeds, when the speeds are the rates: the same
  * linearization in the same variables as Lagrange's with those rates
  * dependent. */
-static int kane_dependent(const cli_opts *o, lang_model *lm, int *iv, size_t n) {
+static int kane_dependent(const cli_opts *o, lang_model *lm, int *iv, size_t n,
+                          mech_kane **kout) {
   mech_kane *k;
   int rc = cli_load_kane(o, lm, &k);
   if (rc != CLI_EXIT_OK) return rc;
-  if (!k->default_speeds) {
-    fprintf(stderr, "%s:%d:%d: linearize --method kane supports the default speeds u = q' "
-                    "(this model declares its own speeds); use --method lagrange\n",
-            o->model, lm->coord_line > 0 ? lm->coord_line : 1,
-            lm->coord_col > 0 ? lm->coord_col : 1);
-    return CLI_EXIT_MODEL;
-  }
+  *kout = k;
+  if (!k->default_speeds) return CLI_EXIT_OK; /* rates chosen by pivoting, then u */
   for (size_t i = 0; i < k->p; i++)
     for (size_t j = 0; j < n; j++)
       if (!strcmp(k->u[i]->v.name, mech_coord(lm->mech, j, 0)->v.name)) iv[j] = 1;
@@ -231,9 +262,76 @@ typedef struct lin_mem {
   int *flags;
 } lin_mem;
 
-static int run(const cli_opts *o, lang_model *lm, const num_system *s, const num_lin *L) {
+/* --symbolic: A and B as expressions, in the chosen format. */
+static void sym_matrix_out(lg_str *o, const cli_opts *opt, const char *name, const sym_matrix *a) {
+  sym_style style = opt->format == CLI_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT;
+  if (opt->format == CLI_JSON) {
+    lg_str_printf(o, ",\n  \"%s\": [", name);
+    for (size_t i = 0; i < a->rows; i++) {
+      lg_str_puts(o, i ? ",\n    [" : "\n    [");
+      for (size_t j = 0; j < a->cols; j++) {
+        lg_str tmp;
+        lg_str_init(&tmp);
+        sym_print(&tmp, SYM_AT(a, i, j), SYM_STYLE_TEXT, NULL, NULL);
+        lg_str_puts(o, j ? ", " : "");
+        cli_json_string(o, tmp.s ? tmp.s : "");
+        lg_str_free(&tmp);
+      }
+      lg_str_putc(o, ']');
+    }
+    lg_str_putc(o, ']');
+    return;
+  }
+  if (opt->format == CLI_LATEX) lg_str_printf(o, "\\[\n%s = \\begin{bmatrix}\n", name);
+  else lg_str_printf(o, "%s (%zu x %zu):\n", name, a->rows, a->cols);
+  for (size_t i = 0; i < a->rows; i++) {
+    lg_str_puts(o, opt->format == CLI_LATEX ? "  " : "  [");
+    for (size_t j = 0; j < a->cols; j++) {
+      if (j) lg_str_puts(o, opt->format == CLI_LATEX ? " & " : ", ");
+      sym_print(o, SYM_AT(a, i, j), style, NULL, NULL);
+    }
+    lg_str_puts(o, opt->format == CLI_LATEX ? (i + 1 < a->rows ? " \\\\\n" : "\n") : "]\n");
+  }
+  if (opt->format == CLI_LATEX) lg_str_puts(o, "\\end{bmatrix}\n\\]\n");
+}
+
+static int print_symbolic(const cli_opts *o, lang_model *lm, const mech_eom *e,
+                          const lin_out *L) {
+  sym_matrix *A = NULL, *B = NULL;
+  lg_status st = mech_linearize(lm->mech, e, L->pt->dep_q, L->pt->dep_v, &A, &B);
+  if (st != LG_OK) {
+    lg_diag d;
+    lg_diag_clear(&d);
+    lg_diag_set(&d, st, NULL, 0, 0, st == LG_ERR_NOMEM ? "out of memory"
+                : "a constraint block is singular as written: the symbolic linearization "
+                  "needs other dependent variables");
+    lg_diag_hint(&d, "choose the independent ones with --independent");
+    return cli_report(&d, lm, o->model);
+  }
+  lg_str text;
+  lg_str_init(&text);
+  if (o->format == CLI_JSON) {
+    json_names(&text, L);
+  } else {
+    lg_str_puts(&text, o->format == CLI_LATEX ? "%% state: " : "state: ");
+    for (size_t a = 0; a < L->r->nx; a++) {
+      lg_str_puts(&text, a ? ", " : "");
+      state_name(&text, L, a);
+    }
+    lg_str_puts(&text, "\n");
+  }
+  sym_matrix_out(&text, o, "A", A);
+  sym_matrix_out(&text, o, "B", B);
+  if (o->format == CLI_JSON) lg_str_puts(&text, "\n}\n");
+  fwrite(text.s, 1, text.len, stdout);
+  lg_str_free(&text);
+  return CLI_EXIT_OK;
+}
+
+static int run(const cli_opts *o, lang_model *lm, const mech_eom *e, const num_system *s,
+               const num_lin *L) {
   size_t n = s->n, nr = L->nr, nx = 2 * n;
-  lin_mem mem = {lg_calloc(2 * n + nx * nx + nx * (nr + 1) + nr + 2 * nx + 1, sizeof(double)),
+  lin_mem mem = {lg_calloc(2 * n + 2 * nx * nx + nx * (nr + 1) + nr + 2 * nx + 1, sizeof(double)),
                  lg_calloc(4 * n + 1, sizeof(int))};
   num_work w;
   int rc = mem.buf && mem.flags && num_work_init(s, &w) == LG_OK ? CLI_EXIT_OK : CLI_EXIT_MODEL;
@@ -244,31 +342,48 @@ static int run(const cli_opts *o, lang_model *lm, const num_system *s, const num
     return rc;
   }
   double *q = mem.buf, *qd = q + n, *A = qd + n, *B = A + nx * nx, *x0 = B + nx * nr;
-  double *r0 = x0 + nx, *re = r0 + nr, *im = re + nx;
+  double *r0 = x0 + nx, *re = r0 + nr, *im = re + nx, *vr = im + nx;
   int *iq = mem.flags, *iv = iq + n, *dq = iv + n, *dv = dq + n;
   /* given values: NaN marks what --at leaves to the model's initial state */
   double *gq = lg_malloc((2 * n + 1) * sizeof *gq), *gv = gq ? gq + n : NULL;
   if (!gq) rc = CLI_EXIT_MODEL;
   for (size_t j = 0; gq && j < n; j++) gq[j] = gv[j] = NAN;
-  if (rc == CLI_EXIT_OK && o->at) rc = cli_parse_state(o->at, lm, gq, gv, NULL, NULL, NULL);
+  if (rc == CLI_EXIT_OK && o->at) rc = cli_parse_state("linearize", "--at", o->at, lm, gq, gv, NULL, NULL, NULL);
   for (size_t j = 0; rc == CLI_EXIT_OK && j < n; j++) {
     q[j] = isnan(gq[j]) ? lm->q0[j] : gq[j];
     qd[j] = isnan(gv[j]) ? lm->qd0[j] : gv[j];
   }
   if (rc == CLI_EXIT_OK && o->independent) rc = parse_independent(o->independent, lm, iq, iv);
-  if (rc == CLI_EXIT_OK && !strcmp(o->method, "kane")) rc = kane_dependent(o, lm, iv, n);
+  mech_kane *kane = NULL;
+  if (rc == CLI_EXIT_OK && !strcmp(o->method, "kane")) rc = kane_dependent(o, lm, iv, n, &kane);
+  if (kane && kane->default_speeds) kane = NULL; /* the rates are the speeds */
   num_lin_point pt = {o->t, q, qd, iq, iv, dq, dv, 0, 0};
-  num_lin_result res = {0, nr, A, B, x0, r0};
+  double *Pq = lg_malloc((3 * n * n + n * (2 * n + nr) + n + 1) * sizeof *Pq);
+  num_lin_result res = {0, nr, A, B, x0, r0, Pq, Pq ? Pq + n * n : NULL, Pq ? Pq + 2 * n * n : NULL,
+                        Pq ? Pq + 3 * n * n : NULL, Pq ? Pq + 3 * n * n + n * (2 * n + nr) : NULL};
+  if (!Pq) rc = CLI_EXIT_MODEL;
   lg_diag d;
   lg_diag_clear(&d);
   if (rc == CLI_EXIT_OK && num_lin_operating_point(L, &w, &pt, &d) != LG_OK)
     rc = cli_report(&d, lm, o->model);
   if (rc == CLI_EXIT_OK) rc = check_given(o, lm, s, &pt, gq, gv);
   if (rc == CLI_EXIT_OK && (num_linearize(L, &w, &pt, &res, &d) != LG_OK ||
-                            num_eigenvalues(A, res.nx, re, im) != LG_OK))
+                            (kane && num_lin_to_speeds(L, lm->mech, o->set, o->nset,
+                                                       kane->speed_of_qd, kane->p, &pt, &res,
+                                                       &d) != LG_OK) ||
+                            num_eigen(A, res.nx, re, im, vr) != LG_OK))
     rc = cli_report(&d, lm, o->model);
-  if (rc == CLI_EXIT_OK) {
-    lin_out out = {s, lm, &pt, &res, re, im};
+  if (rc == CLI_EXIT_OK && o->symbolic) {
+    lin_out out = {s, lm, &pt, &res, re, im, vr, kane};
+    if (kane) {
+      fprintf(stderr, "%s: --symbolic is given in the rates (--method lagrange); Kane's own "
+                      "speeds are numeric only\n", o->model);
+      rc = CLI_EXIT_USAGE;
+    } else {
+      rc = print_symbolic(o, lm, e, &out);
+    }
+  } else if (rc == CLI_EXIT_OK) {
+    lin_out out = {s, lm, &pt, &res, re, im, vr, kane};
     lg_str text;
     lg_str_init(&text);
     if (o->json) {
@@ -288,13 +403,14 @@ static int run(const cli_opts *o, lang_model *lm, const num_system *s, const num
     lg_str_free(&text);
   }
   num_work_free(&w);
+  lg_free(Pq);
   lg_free(gq);
   lg_free(mem.buf);
   lg_free(mem.flags);
   return rc;
 }
 
-int cli_linearize(const cli_opts *o) {
+int cli_with_linearization(const cli_opts *o, cli_lin_fn fn) {
   lang_model *lm;
   mech_eom *e;
   int rc = cli_load(o, &lm, &e);
@@ -307,9 +423,11 @@ int cli_linearize(const cli_opts *o) {
       num_lin_build(lm->mech, e, s, o->set, o->nset, &L, &d) != LG_OK)
     rc = cli_report(&d, lm, o->model);
   else
-    rc = run(o, lm, s, L);
+    rc = fn(o, lm, e, s, L);
   num_lin_free(L);
   num_system_free(s);
   lang_model_free(lm);
   return rc;
 }
+
+int cli_linearize(const cli_opts *o) { return cli_with_linearization(o, run); }

@@ -11,6 +11,7 @@ static void usage(FILE *f) {
           "       lagrange simulate MODEL [--t0 A] [--tf B] [--dt H] [--integrator NAME]\n"
           "                [--out FILE.csv] [--plot FILE.svg|png|pdf] [--rtol R] [--atol A] [--project]\n"
           "                [--stabilize project|none|baumgarte:A,B] [--jit] [--max-rows N]\n"
+          "                [--stop-when EXPR]\n"
           "       lagrange codegen MODEL [--lang c|python] [--name NAME] [-o FILE] [--stats]\n"
           "       lagrange linearize MODEL [--at 'q1=0, q1'=0'] [--independent 'q1, q1''] [--json]\n"
           "       lagrange equilibria MODEL [--box 'q1=A:B, ...'] [--t T] [--json]\n"

@@ -16,24 +16,31 @@ static double wall_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The default for constrained models: IDA on the index-2 GGL form keeps
+ * both constraint levels without projection and copes with stiffness. */
+#define DEFAULT_CONSTRAINED NUM_INT_IDA
+
 /* ---- options ---------------------------------------------------------------------- */
-/* Default: IDA (the constrained DAE in GGL form) for constrained models,
- * unless a stabilization of the ODE is asked for; Dormand-Prince else. */
+/* The integrators by name (README: "Integrators"). */
+static const struct { const char *name; num_integrator i; } INTEGRATORS[] = {
+    {"erk", NUM_INT_ERK},       {"dopri", NUM_INT_DOPRI},   {"rk45", NUM_INT_DOPRI},
+    {"verner", NUM_INT_VERNER}, {"fehlberg", NUM_INT_FEHLBERG},
+    {"bdf", NUM_INT_BDF},       {"cvode", NUM_INT_BDF},     {"ida", NUM_INT_IDA}};
+
+/* Default: DEFAULT_CONSTRAINED for constrained models unless a
+ * stabilization of the ODE is asked for; the explicit Runge-Kutta pair
+ * chosen by the tolerance else. */
 static int pick_integrator(const cli_opts *o, const num_system *s, num_sim_opts *so) {
   const char *name = o->integrator;
-  so->integrator = !name && s->m && !o->stabilize ? NUM_INT_IDA : NUM_INT_DOPRI;
-  if (!name || !strcmp(name, "dopri") || !strcmp(name, "rk45") || !strcmp(name, "erk"))
-    return 1;
-  if (!strcmp(name, "bdf") || !strcmp(name, "cvode")) {
-    so->integrator = NUM_INT_BDF;
-    return 1;
-  }
-  if (!strcmp(name, "ida")) {
-    so->integrator = NUM_INT_IDA;
-    return 1;
-  }
-  fprintf(stderr, "lagrange simulate: unknown integrator '%s' (use dopri, bdf or ida)\n",
-          name);
+  so->integrator = !name && s->m && !o->stabilize ? DEFAULT_CONSTRAINED : NUM_INT_ERK;
+  if (!name) return 1;
+  for (size_t i = 0; i < sizeof INTEGRATORS / sizeof *INTEGRATORS; i++)
+    if (!strcmp(name, INTEGRATORS[i].name)) {
+      so->integrator = INTEGRATORS[i].i;
+      return 1;
+    }
+  fprintf(stderr, "lagrange simulate: unknown integrator '%s' (use erk, dopri, verner, "
+                  "fehlberg, bdf or ida)\n", name);
   return 0;
 }
 
@@ -85,31 +92,29 @@ static void header(FILE *f, const num_system *s) {
   for (size_t i = 0; i < s->n; i++) fprintf(f, ",%s'", s->coord_names[i]);
   fputs(",T,V,E", f);
   for (size_t r = 0; r < s->m; r++) fprintf(f, ",C%zu", r + 1);
-  fputc('\n', f);
+  fputs(",W\n", f);
 }
 
-static void row(FILE *f, const num_system *s, double t, const double *q, const double *qd,
-                double T, double V, const double *C) {
+static void row(FILE *f, const num_system *s, const num_sim_point *p) {
   char b[LG_DOUBLE_CHARS];
-  fputs(lg_fmt_double(b, t), f);
-  for (size_t i = 0; i < s->n; i++) fprintf(f, ",%s", lg_fmt_double(b, q[i]));
-  for (size_t i = 0; i < s->n; i++) fprintf(f, ",%s", lg_fmt_double(b, qd[i]));
-  fprintf(f, ",%s", lg_fmt_double(b, T));
-  fprintf(f, ",%s", lg_fmt_double(b, V));
-  fprintf(f, ",%s", lg_fmt_double(b, T + V));
-  for (size_t r = 0; r < s->m; r++) fprintf(f, ",%s", lg_fmt_double(b, C[r]));
-  fputc('\n', f);
+  fputs(lg_fmt_double(b, p->t), f);
+  for (size_t i = 0; i < s->n; i++) fprintf(f, ",%s", lg_fmt_double(b, p->q[i]));
+  for (size_t i = 0; i < s->n; i++) fprintf(f, ",%s", lg_fmt_double(b, p->qd[i]));
+  fprintf(f, ",%s", lg_fmt_double(b, p->T));
+  fprintf(f, ",%s", lg_fmt_double(b, p->V));
+  fprintf(f, ",%s", lg_fmt_double(b, p->E));
+  for (size_t r = 0; r < s->m; r++) fprintf(f, ",%s", lg_fmt_double(b, p->C[r]));
+  fprintf(f, ",%s\n", lg_fmt_double(b, p->W));
 }
 
-static int on_output(void *ud, double t, const double *q, const double *qd, double T,
-                     double V, const double *C) {
+static int on_output(void *ud, const num_sim_point *p) {
   sink *k = ud;
   if (ferror(k->csv)) return 1; /* a failed write stops the run; reported at the end */
-  if (k->csv) row(k->csv, k->s, t, q, qd, T, V, C);
-  if (k->plot) row(k->plot, k->s, t, q, qd, T, V, C);
+  if (k->csv) row(k->csv, k->s, p);
+  if (k->plot) row(k->plot, k->s, p);
   double now = wall_now();
   if (k->tty && now - k->start > 1 && now - k->last_report > 0.2) {
-    fprintf(stderr, "\rsimulating: t = %-12.6g (%3.0f%%)", t, 100 * t / k->tf);
+    fprintf(stderr, "\rsimulating: t = %-12.6g (%3.0f%%)", p->t, 100 * p->t / k->tf);
     k->last_report = now;
   }
   return 0;
@@ -169,18 +174,46 @@ static int check_initial(const cli_opts *o, const lang_model *lm, const mech_eom
 }
 
 /* ---- the command ------------------------------------------------------------------------------ */
-static void summary(const cli_opts *o, const num_system *s, const num_sim_stats *st,
-                    double wall, int tty) {
+static void summary(const cli_opts *o, const num_system *s, const num_sim_opts *so,
+                    const num_sim_stats *st, double wall, int tty) {
+  char b[LG_DOUBLE_CHARS], how[200];
   if (tty) fputs("\r                                              \r", stderr);
-  fprintf(stderr, "%s: simulated to t = %.10g: %ld steps, %ld RHS evaluations, %.6f s wall\n",
-          o->model, st->t_end, st->steps, st->rhs_evals, wall);
-  fprintf(stderr, "%s: max energy drift |E - E0| = %.3g", o->model, st->max_energy_drift);
+  if (st->stopped) fprintf(stderr, "%s: stopped at t = %s (--stop-when)\n", o->model,
+                           lg_fmt_double(b, st->t_end));
+  fprintf(stderr, "%s: simulated to t = %.10g with %s: %ld steps, %ld RHS evaluations, "
+                  "%.6f s wall\n", o->model, st->t_end, num_integrator_name(st->integrator),
+          st->steps, st->rhs_evals, wall);
+  if (so->aux) num_aux_describe(so->aux, how, sizeof how);
+  else snprintf(how, sizeof how, "W = 0");
+  fprintf(stderr, "%s: max |E - W| drift = %.3g", o->model, st->max_energy_drift);
+  if (st->energy_scale > 0)
+    fprintf(stderr, " (%.3g relative)", st->max_energy_drift / st->energy_scale);
+  fprintf(stderr, ", %s", how);
   if (s->m) fprintf(stderr, ", max constraint residual = %.3g", st->max_residual);
   fputc('\n', stderr);
 }
 
-static int run_sim(const cli_opts *o, lang_model *lm, const num_system *s,
-                   num_sim_opts *so_in, double *q, double *qd);
+/* A failed run: the diagnostic at the model line that matters (the
+ * constraint row, or the coordinates line naming the coordinate). */
+static int report_failure(const cli_opts *o, const lang_model *lm, const mech_eom *e,
+                          const num_system *s, const num_sim_stats *st, lg_diag *d) {
+  size_t len = strlen(d->message);
+  if (st->fail_row >= 0 && (size_t)st->fail_row < e->m) {
+    d->line = e->row_line[st->fail_row];
+    d->col = e->row_col[st->fail_row];
+    snprintf(d->message + len, sizeof d->message - len, " (at constraint C%d)",
+             st->fail_row + 1);
+  } else if (st->fail_coord >= 0 && (size_t)st->fail_coord < s->n) {
+    d->line = lm->coord_line;
+    d->col = lm->coord_col;
+    char named[300];
+    snprintf(named, sizeof named, "coordinate %s", s->coord_names[st->fail_coord]);
+    if (!strstr(d->message, named))
+      snprintf(d->message + len, sizeof d->message - len, " (coordinate %s)",
+               s->coord_names[st->fail_coord]);
+  }
+  return cli_report(d, lm, o->model);
+}
 
 /* --jit: the compiled right-hand side (cached, see cg_jit.c) where the
  * integrator calls one: the ODE integrators without Baumgarte terms. */
@@ -200,10 +233,14 @@ static void use_jit(const cli_opts *o, lang_model *lm, const mech_eom *e, num_si
   so->jit_rhs = jit->rhs;
 }
 
+static int run_sim(const cli_opts *o, lang_model *lm, const mech_eom *e,
+                   const num_system *s, num_sim_opts *so_in, double *q, double *qd);
+
 static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
-                     const num_system *s) {
+                     const num_system *s, const num_aux *aux) {
   num_sim_opts so;
   if (!sim_options(o, lm, s, &so)) return CLI_EXIT_USAGE;
+  so.aux = aux;
   size_t n = s->n;
   double q[n + 1], qd[n + 1];
   memcpy(q, lm->q0, n * sizeof *q);
@@ -212,13 +249,13 @@ static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
   if (rc != CLI_EXIT_OK) return rc;
   cg_jit jit = {0};
   if (o->jit) use_jit(o, lm, e, &so, &jit);
-  rc = run_sim(o, lm, s, &so, q, qd);
+  rc = run_sim(o, lm, e, s, &so, q, qd);
   cg_jit_free(&jit);
   return rc;
 }
 
-static int run_sim(const cli_opts *o, lang_model *lm, const num_system *s,
-                   num_sim_opts *so_in, double *q, double *qd) {
+static int run_sim(const cli_opts *o, lang_model *lm, const mech_eom *e,
+                   const num_system *s, num_sim_opts *so_in, double *q, double *qd) {
   const num_sim_opts so = *so_in;
   int rc = CLI_EXIT_OK;
   sink k = {.s = s, .tf = so.tf, .tty = isatty(2)};
@@ -232,17 +269,20 @@ static int run_sim(const cli_opts *o, lang_model *lm, const num_system *s,
   lg_diag d;
   lg_diag_clear(&d);
   lg_status status = num_simulate(s, &so, q, qd, on_output, &k, &st, &d);
-  summary(o, s, &st, wall_now() - k.start, k.tty);
-  if (status != LG_OK) rc = cli_report(&d, lm, o->model);
+  summary(o, s, &so, &st, wall_now() - k.start, k.tty);
+  if (status != LG_OK) rc = report_failure(o, lm, e, s, &st, &d);
   return cli_sim_out_finish(o, &out, s, rc);
 }
 
 /* Kane's equations in their own state [q; u]: the initial speeds come from
  * the initial q' through the kinematical equations. */
 static int integrate_kane(const cli_opts *o, lang_model *lm, const mech_eom *e,
-                          const mech_kane *k, const num_system *s) {
+                          const mech_kane *k, const num_system *s, const num_aux *aux) {
   num_sim_opts so;
   if (!sim_options(o, lm, s, &so)) return CLI_EXIT_USAGE;
+  so.aux = aux;
+  /* Kane's minimal equations have no algebraic part: explicit by default */
+  if (!o->integrator && so.integrator == NUM_INT_IDA) so.integrator = NUM_INT_ERK;
   if (o->jit) fprintf(stderr, "%s: warning: --jit is not available for Kane's state [q; u]; "
                               "using the evaluation tape\n", o->model);
   lg_diag d;
@@ -275,14 +315,35 @@ static int integrate_kane(const cli_opts *o, lang_model *lm, const mech_eom *e,
         lg_diag_set(&d, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");
       }
       lg_free(u0);
-      summary(o, s, &st, wall_now() - snk.start, snk.tty);
-      if (status != LG_OK) rc = cli_report(&d, lm, o->model);
+      summary(o, s, &so, &st, wall_now() - snk.start, snk.tty);
+      if (status != LG_OK) rc = report_failure(o, lm, e, s, &st, &d);
       rc = cli_sim_out_finish(o, &out, s, rc);
     }
     num_kane_result_free(&r);
   }
   num_kane_system_free(ks);
   return rc;
+}
+
+/* The energy balance and the --stop-when event; a bad expression is a
+ * usage error at its column. */
+static int build_aux(const cli_opts *o, lang_model *lm, const mech_eom *e,
+                     const mech_kane *k, num_aux **aux) {
+  lg_diag d;
+  lg_diag_clear(&d);
+  const sym_node *stop = NULL;
+  if (o->stop_when &&
+      lang_scalar_of_text(lm, "--stop-when", o->stop_when, strlen(o->stop_when), &stop, &d) !=
+          LG_OK) {
+    char buf[1200];
+    lg_diag_format(&d, buf, sizeof buf);
+    fprintf(stderr, "lagrange simulate: %s\n  in --stop-when '%s'\n", buf, o->stop_when);
+    return d.status == LG_ERR_NOMEM ? CLI_EXIT_MODEL : CLI_EXIT_USAGE;
+  }
+  lg_status st = num_aux_build(lm->mech, e, k, o->set, o->nset, stop, aux, &d);
+  if (st != LG_OK && d.status == LG_OK) lg_diag_set(&d, st, NULL, 0, 0, "out of memory");
+  if (st != LG_OK) return cli_report(&d, lm, o->model);
+  return CLI_EXIT_OK;
 }
 
 int cli_simulate(const cli_opts *o) {
@@ -303,7 +364,11 @@ int cli_simulate(const cli_opts *o) {
   if (num_system_build(lm->mech, e, o->set, o->nset, &s, &d) != LG_OK) {
     rc = cli_report(&d, lm, o->model);
   } else {
-    rc = k ? integrate_kane(o, lm, e, k, s) : integrate(o, lm, e, s);
+    num_aux *aux = NULL;
+    rc = build_aux(o, lm, e, k, &aux);
+    if (rc == CLI_EXIT_OK)
+      rc = k ? integrate_kane(o, lm, e, k, s, aux) : integrate(o, lm, e, s, aux);
+    num_aux_free(aux);
     num_system_free(s);
   }
   lang_model_free(lm);

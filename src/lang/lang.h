@@ -1,6 +1,6 @@
 /* lang.h - the model language: a model file in, a mechanics model out.
  *
- * lang_load_* parses the text (lang_parse.c), resolves names and types
+ * lang_load_* parses the text (lang_lex.c, lang_parse.c: lang_ast.h), resolves names and types
  * (lang_sema*.c) and fills a mech_model in a fresh sym_ctx. The result
  * owns both; lang_model_free releases everything.
  */
@@ -11,25 +11,48 @@
 #include "mech.h"
 #include "sym.h"
 
+/* The names a model declares, kept for expressions given later
+ * (lang_scalar_of_text); layer-internal. */
+typedef struct lang_scope lang_scope;
+
 typedef struct lang_model {
   char *file;           /* path as given (for diagnostics) */
   sym_ctx *ctx;
   mech_model *mech;
   size_t n;             /* coordinates */
   double *q0, *qd0;     /* n: the `initial` state (0 where unset) */
+  /* Initial speeds (`initial u1 = 0.3`), by speed index (mech_add_speed
+   * order): u0[i] is the value and u0_set[i] is 1 where the model gives one
+   * (0 where unset: the numeric layers then take the speed from the
+   * initial q' through the kinematical equations). nspeeds = the declared
+   * speeds; both arrays are NULL when there are none. */
+  double *u0;
+  unsigned char *u0_set;
+  size_t nspeeds;
   int has_simulate;
   double t0, tf, dt;    /* from `simulate` (defaults 0, 10, 0.01) */
   int coord_line, coord_col; /* where coordinates were declared */
   char **notes;         /* remarks for stderr (e.g. dropped zero rows) */
   size_t nnotes;
+  lang_scope *scope;    /* every declared name (owned) */
 } lang_model;
 
 /* Read and build a model. On error returns LG_ERR_MODEL (or IO/NOMEM)
- * with diag filled (file:line:col, message, hint) and *out NULL. */
+ * with diag filled (file:line:col, message, hint) and *out NULL. diag may
+ * be NULL (the status alone then says what happened). */
 lg_status lang_load_file(const char *path, lang_model **out, lg_diag *diag);
 lg_status lang_load_string(const char *file, const char *src, size_t len,
                            lang_model **out, lg_diag *diag);
 void lang_model_free(lang_model *m);
+
+/* The scalar expression text[0..len) in the model's terms: coordinates and
+ * their derivatives, speeds, parameters, inputs, t, named intermediates,
+ * and points and frames through pos, vel, angvel, A.x, ... (no
+ * accelerations). Diagnostics call the text `what` (a file name such as
+ * "--stop-when") with line and column in the text. The result lives in
+ * m->ctx. The model gains no names; any number of texts may be read. */
+lg_status lang_scalar_of_text(lang_model *m, const char *what, const char *text, size_t len,
+                              const sym_node **out, lg_diag *diag);
 
 /* Index of coordinate `name`, or -1. */
 int lang_coord_index(const lang_model *m, const char *name);

@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "lg_base.h"
+#include "sym.h"
 
 /* ---- limits --------------------------------------------------------------------- */
 enum {
@@ -38,18 +39,14 @@ enum {
   X(FRAME, "frame") X(POINT, "point") X(PARTICLE, "particle") X(BODY, "body")   \
   X(GRAVITY, "gravity") X(FORCE, "force") X(TORQUE, "torque")                   \
   X(CONSTRAINT, "constraint") X(SPEEDS, "speeds") X(KINEMATICS, "kinematics")   \
-  X(INITIAL, "initial") X(SIMULATE, "simulate")
+  X(DEPENDENT, "dependent") X(INITIAL, "initial") X(SIMULATE, "simulate")
 
-/* The functions: X(ID, "name", number of arguments, "a call as written"). */
-#define LANG_FUNCTIONS(X)                                                       \
-  X(SIN, "sin", 1, "sin(x)") X(COS, "cos", 1, "cos(x)")                         \
-  X(TAN, "tan", 1, "tan(x)") X(ASIN, "asin", 1, "asin(x)")                      \
-  X(ACOS, "acos", 1, "acos(x)") X(ATAN, "atan", 1, "atan(x)")                   \
-  X(ATAN2, "atan2", 2, "atan2(y, x)") X(SINH, "sinh", 1, "sinh(x)")             \
-  X(COSH, "cosh", 1, "cosh(x)") X(TANH, "tanh", 1, "tanh(x)")                   \
-  X(EXP, "exp", 1, "exp(x)") X(LOG, "log", 1, "log(x)")                         \
-  X(SQRT, "sqrt", 1, "sqrt(x)") X(ABS, "abs", 1, "abs(x)")                      \
-  X(SIGN, "sign", 1, "sign(x)") X(DER, "der", 1, "der(e)")                      \
+/* The functions. The elementary ones (sin ... sign) are the symbolic core's
+ * own table, SYM_FUNCS in sym.h, so that lang_func and sym_fn agree on them
+ * (LANG_FN_SIN == SYM_FN_SIN, ...); the rest belong to the language:
+ * X(ID, "name", number of arguments, "a call as written"). */
+#define LANG_OWN_FUNCTIONS(X)                                                   \
+  X(DER, "der", 1, "der(e)")                                                    \
   X(DOT, "dot", 2, "dot(a, b)") X(CROSS, "cross", 2, "cross(a, b)")             \
   X(NORM, "norm", 1, "norm(v)") X(POS, "pos", 1, "pos(P)")                      \
   X(VEL, "vel", 1, "vel(P)") X(ANGVEL, "angvel", 1, "angvel(A)")                \
@@ -59,11 +56,17 @@ enum {
 
 /* A function of the language (the callee of a LANG_EXPR_CALL). */
 typedef enum lang_func {
+#define LANG_ELEM_ENUM_(id, name, arity, c, tex) LANG_FN_##id,
+  SYM_FUNCS(LANG_ELEM_ENUM_)
+#undef LANG_ELEM_ENUM_
 #define LANG_FUNC_ENUM_(id, name, nargs, usage) LANG_FN_##id,
-  LANG_FUNCTIONS(LANG_FUNC_ENUM_)
+  LANG_OWN_FUNCTIONS(LANG_FUNC_ENUM_)
 #undef LANG_FUNC_ENUM_
   LANG_FN_COUNT
 } lang_func;
+
+/* Is f one of the symbolic core's functions (then (sym_fn)f is it)? */
+static inline bool lang_func_is_elementary(lang_func f) { return (int)f < (int)SYM_FN_COUNT; }
 
 /* Spelling, number of arguments and an example call of f. */
 const char *lang_func_name(lang_func f);
@@ -191,7 +194,7 @@ struct lang_stmt {
   int line, col;
   lang_stmt *next;  /* the next statement in file order, NULL at the end */
   union {
-    struct { lang_ident *v; size_t n; } names;        /* COORDINATES, SPEEDS */
+    struct { lang_ident *v; size_t n; } names;  /* COORDINATES, SPEEDS, DEPENDENT */
     struct { lang_decl *v; size_t n; } decls;         /* PARAMETERS, INPUTS */
     lang_named named;                                 /* ASSIGN, FRAME, POINT */
     struct { lang_ident point; lang_expr *mass; } particle;         /* PARTICLE */
@@ -225,6 +228,13 @@ typedef struct lang_program {
  * `file` is only copied into diagnostics; diag may be NULL. Linear time. */
 lg_status lang_parse(const char *file, const char *src, size_t len, lg_arena *arena,
                      lang_program **out, lg_diag *diag);
+
+/* Parse one expression that is the whole of src (blank lines and a comment
+ * around it allowed; a command-line argument such as `theta - 0.5`). On
+ * success *out is the tree, allocated in `arena`; otherwise *out is NULL,
+ * the status and diag as for lang_parse (positions are in src). */
+lg_status lang_parse_expr(const char *file, const char *src, size_t len, lg_arena *arena,
+                          lang_expr **out, lg_diag *diag);
 
 /* ---- the lexer (lang_lex.c), used by the parser only ----------------------------- */
 /* Token kinds. NEWLINE ends a statement (continued lines produce none). */

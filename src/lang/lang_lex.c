@@ -158,11 +158,12 @@ static bool skip_space(lang_lexstate *ls, lang_tok *err) {
 }
 
 /* ---- tokens --------------------------------------------------------------------- */
-/* The text of a number being lexed, for messages (long ones cut short). */
-static lang_tok number_error(lang_lexstate *ls, const char *s, const char *q,
+/* An error in the number s[0..q) at byte `at` (the character that is
+ * wrong), quoting the number (long ones cut short). */
+static lang_tok number_error(lang_lexstate *ls, const char *s, const char *q, const char *at,
                              const char *hint, const char *what) {
   int n = (int)(q - s);
-  return lex_error(ls, s, hint, "number '%.*s%s' %s", n > 40 ? 40 : n, s,
+  return lex_error(ls, at, hint, "number '%.*s%s' %s", n > 40 ? 40 : n, s,
                    n > 40 ? "..." : "", what);
 }
 
@@ -172,23 +173,24 @@ static lang_tok lex_number(lang_lexstate *ls, lang_tok t) {
   while (q < e && is_digit(*q)) q++;
   if (q < e && *q == '.') {
     if (q + 1 >= e || !is_digit(q[1]))
-      return number_error(ls, s, q + 1, "put a digit after the '.', as in 2.0",
+      return number_error(ls, s, q + 1, q, "put a digit after the '.', as in 2.0",
                           "has no digits after the '.'");
     for (q++; q < e && is_digit(*q); q++) {}
     t.is_double = true;
   }
   if (q < e && (*q == 'e' || *q == 'E')) {
-    q++;
+    const char *exp = q++;
     if (q < e && (*q == '+' || *q == '-')) q++;
     if (q >= e || !is_digit(*q))
-      return number_error(ls, s, q, "write the exponent as in 1e-3", "has no exponent digits");
+      return number_error(ls, s, q, exp, "write the exponent as in 1e-3",
+                          "has no exponent digits");
     while (q < e && is_digit(*q)) q++;
     t.is_double = true;
   }
   if (q < e && (is_name_char(*q) || *q == '.')) {
     char what[40];
     snprintf(what, sizeof what, "is followed by '%c'", *q);
-    return number_error(ls, s, q, *q == '.' ? NULL : "a product needs '*', as in 2*x", what);
+    return number_error(ls, s, q, q, *q == '.' ? NULL : "a product needs '*', as in 2*x", what);
   }
   t.kind = LANG_TK_NUMBER;
   t.len = (size_t)(q - s);

@@ -21,16 +21,24 @@
 #include <string.h>
 
 /* ---- tables --------------------------------------------------------------------- */
-/* The functions, from the one table in lang_ast.h. */
+/* The functions: the symbolic core's elementary ones (SYM_FUNCS), then the
+ * language's own (lang_ast.h), in lang_func order. */
+#define ARGS_1_ "(x)"
+#define ARGS_2_ "(y, x)"
 static const struct {
   const char *name;
   int arity;
   const char *usage;
 } funcs[] = {
+#define ELEM_ROW_(id, name, arity, c, tex) {name, arity, name ARGS_##arity##_},
+    SYM_FUNCS(ELEM_ROW_)
+#undef ELEM_ROW_
 #define FUNC_ROW_(id, name, nargs, usage) {name, nargs, usage},
-    LANG_FUNCTIONS(FUNC_ROW_)
+    LANG_OWN_FUNCTIONS(FUNC_ROW_)
 #undef FUNC_ROW_
 };
+_Static_assert(sizeof funcs / sizeof funcs[0] == LANG_FN_COUNT, "one row per lang_func");
+_Static_assert((int)LANG_FN_DER == (int)SYM_FN_COUNT, "elementary functions first");
 
 /* The statement keywords, indexed by lang_stmt_kind (ASSIGN has none). */
 static const char *const stmt_words[] = {
@@ -67,6 +75,8 @@ const char *lang_stmt_keyword(lang_stmt_kind k) {
   return (unsigned)k < LANG_STMT_COUNT ? stmt_words[k] : NULL;
 }
 
+static bool is_digit_char(char c) { return c >= '0' && c <= '9'; }
+
 /* Is s[0..len) the word w? */
 static bool spelled(const char *s, size_t len, const char *w) {
   return strncmp(s, w, len) == 0 && w[len] == 0;
@@ -85,8 +95,17 @@ static lang_stmt_kind keyword_kind(const char *s, size_t len) {
   return LANG_STMT_ASSIGN;
 }
 
+/* Is s a multiplier's name: "lam" followed by digits (lam1, lam2, ...)? */
+static bool multiplier_name(const char *s) {
+  if (strncmp(s, "lam", 3) != 0 || !is_digit_char(s[3])) return false;
+  for (s += 3; *s; s++)
+    if (!is_digit_char(*s)) return false;
+  return true;
+}
+
 /* Why the name s cannot be declared, or NULL when it can. */
 static const char *reserved_reason(const char *s, bool energy_ok) {
+  if (multiplier_name(s)) return "the equations name their multipliers lam1, lam2, ...";
   for (size_t i = 0; i < COUNT_OF(fixed_names); i++)
     if (strcmp(s, fixed_names[i].name) == 0)
       return energy_ok && i >= 2 ? NULL : fixed_names[i].meaning;
@@ -503,6 +522,7 @@ static void *reserved_error(parser *P, const char *name, int line, int col, cons
   char lower[2] = {(char)(name[0] - 'A' + 'a'), 0};
   bool capital = name[0] >= 'A' && name[0] <= 'Z' && name[1] == 0;
   if (capital && !reserved_reason(lower, false)) snprintf(other, sizeof other, "%s", lower);
+  else if (multiplier_name(name)) snprintf(other, sizeof other, "lambda%.36s", name + 3);
   else snprintf(other, sizeof other, "%.40s1", name);
   return fail_at(P, line, col, NULL, "'%.40s' is reserved (%s); choose another name such as '%s'",
                  name, why, other);
@@ -531,13 +551,17 @@ static bool missing_comma(parser *P, const char *after, const char *hint) {
 }
 
 /* ---- statements: lists ---------------------------------------------------------- */
-/* coordinates q1 q2 q3 / speeds u1, u2: names, commas optional. */
+/* coordinates q1 q2 q3 / speeds u1, u2 / dependent u3: names, commas
+ * optional. `dependent` refers to speeds declared before; the others declare. */
 static bool names_stmt(parser *P, lang_stmt *st) {
-  const char *what = st->kind == LANG_STMT_SPEEDS ? "a speed name" : "a coordinate name";
+  bool refers = st->kind == LANG_STMT_DEPENDENT;
+  const char *what = st->kind == LANG_STMT_COORDINATES ? "a coordinate name" : "a speed name";
   size_t mark = P->stack.len;
   for (;;) {
     lang_ident id;
-    if (!declared(P, what, false, &id) || !push(P, &id, sizeof id)) return false;
+    if (!(refers ? ident(P, what, &id) : declared(P, what, false, &id)) ||
+        !push(P, &id, sizeof id))
+      return false;
     if (accept(P, ',')) continue;
     if (P->tok.kind != LANG_TK_NAME) break;
   }
@@ -590,7 +614,7 @@ static bool kinematics_stmt(parser *P, lang_stmt *st) {
 /* One item of initial: name, up to two primes, '=', value. */
 static bool initial_item(parser *P, lang_init *it) {
   static const char usage[] = "initial x = 0.1, x' = 0";
-  if (!ident(P, "a coordinate name", &it->name)) return false;
+  if (!ident(P, "a coordinate or speed name", &it->name)) return false;
   for (; is_punct(P, '\''); next(P))
     if (it->primes++ == 2) return too_many_primes(P, it->name.text), false;
   if (!accept(P, '='))
@@ -720,6 +744,7 @@ static const stmt_parser body_of[LANG_STMT_COUNT] = {
     [LANG_STMT_GRAVITY] = gravity_stmt,       [LANG_STMT_FORCE] = load_stmt,
     [LANG_STMT_TORQUE] = load_stmt,           [LANG_STMT_CONSTRAINT] = constraint_stmt,
     [LANG_STMT_SPEEDS] = names_stmt,          [LANG_STMT_KINEMATICS] = kinematics_stmt,
+    [LANG_STMT_DEPENDENT] = names_stmt,
     [LANG_STMT_INITIAL] = initial_stmt,       [LANG_STMT_SIMULATE] = simulate_stmt};
 
 static const char stmt_hint[] =
@@ -780,6 +805,35 @@ static bool program(parser *P, lang_program *prog) {
     tail = &st->next;
     prog->count++;
   }
+}
+
+/* One expression, then only newlines up to the end. */
+static lang_expr *whole_expr(parser *P) {
+  lang_expr *e;
+  next(P);
+  while (P->tok.kind == LANG_TK_NEWLINE) next(P);
+  if (!(e = expr(P))) return NULL;
+  while (P->tok.kind == LANG_TK_NEWLINE) next(P);
+  if (P->tok.kind != LANG_TK_EOF) return end_expected(P);
+  return e;
+}
+
+lg_status lang_parse_expr(const char *file, const char *src, size_t len, lg_arena *arena,
+                          lang_expr **out, lg_diag *diag) {
+  parser P = {.arena = arena, .diag = diag, .file = file, .status = LG_OK};
+  lang_expr *e;
+  if (out) *out = NULL;
+  if (!arena || !out || (!src && len) || len > LANG_MAX_SOURCE) {
+    lg_diag_set(diag, LG_ERR_USAGE, file, 0, 0, "lang_parse_expr: no arena, output or source");
+    return LG_ERR_USAGE;
+  }
+  lang_lex_open(&P.ls, file, src ? src : "", len, diag);
+  e = whole_expr(&P);
+  if (!e && P.status == LG_OK)
+    fail_at(&P, P.tok.line, P.tok.col, NULL, "internal error: the parser stopped without a reason");
+  lg_free(P.stack.buf);
+  if (P.status == LG_OK) *out = e;
+  return P.status;
 }
 
 lg_status lang_parse(const char *file, const char *src, size_t len, lg_arena *arena,

@@ -19,28 +19,30 @@ sema_val sema_fail(sema *S, int line, int col, const char *fmt, ...) {
   return (sema_val){VAL_SCALAR, NULL, {0, NULL}, 0, 0};
 }
 
-/* ---- the symbol table ------------------------------------------------------------------ */
-static const char *const reserved[] = {
-    "t", "pi", "T", "V", "D", "L", "coordinates", "parameters", "inputs", "frame",
-    "point", "particle", "body", "mass", "at", "inertia", "gravity", "force", "torque",
-    "constraint", "speeds", "kinematics", "initial", "simulate", "to", "step", "der",
-    "dot", "cross", "norm", "pos", "vel", "angvel", "rotate", "body_fixed",
-    "space_fixed", NULL};
-
-static const char *reserved_why(const char *name) {
-  if (sym_fn_lookup(name) >= 0) return "a function name";
-  for (int i = 0; reserved[i]; i++) {
-    if (strcmp(reserved[i], name) != 0) continue;
-    if (!strcmp(name, "t")) return "time";
-    if (!strcmp(name, "pi")) return "the constant pi";
-    if (!strcmp(name, "L")) return "the Lagrangian; a length is usually 'l'";
-    if (!strcmp(name, "T") || !strcmp(name, "V") || !strcmp(name, "D"))
-      return "an energy name";
-    return i < 26 ? "a statement keyword" : "a function name";
-  }
-  return NULL;
+sema_val sema_nomem(sema *S) {
+  S->oom = 1;
+  lg_diag_set(S->diag, LG_ERR_NOMEM, S->file, 0, 0, "out of memory");
+  return (sema_val){VAL_SCALAR, NULL, {0, NULL}, 0, 0};
 }
 
+/* The start of e: down the leftmost operands (iterative: trees are shallow
+ * but no recursion is needed). */
+void sema_expr_start(const lang_expr *e, int *line, int *col) {
+  for (;;) {
+    switch (e->kind) {
+    case LANG_EXPR_SUM:
+    case LANG_EXPR_PRODUCT: e = e->u.chain.terms[0].e; continue;
+    case LANG_EXPR_PRIME: e = e->u.prime.arg; continue;
+    case LANG_EXPR_MEMBER: e = e->u.member.arg; continue;
+    case LANG_EXPR_POWER: e = e->u.power.base; continue;
+    default: *line = e->line; *col = e->col; return;
+    }
+  }
+}
+
+/* ---- the symbol table ------------------------------------------------------------------
+ * Reserved names (keywords, functions, t, pi, T V D L, lamK) are refused by
+ * the parser where they are declared (lang_parse.c holds the one table). */
 sema_entry *sema_lookup(sema *S, const char *name) {
   for (size_t i = 0; i < S->nnames; i++)
     if (strcmp(S->names[i].name, name) == 0) return &S->names[i];
@@ -48,11 +50,6 @@ sema_entry *sema_lookup(sema *S, const char *name) {
 }
 
 sema_entry *sema_declare(sema *S, const char *name, sema_kind kind, int line, int col) {
-  const char *why = reserved_why(name);
-  if (why) {
-    sema_fail(S, line, col, "'%s' is reserved (%s): choose another name", name, why);
-    return NULL;
-  }
   sema_entry *old = sema_lookup(S, name);
   if (old) {
     sema_fail(S, line, col, "'%s' is already declared at line %d", name, old->line);
@@ -60,7 +57,7 @@ sema_entry *sema_declare(sema *S, const char *name, sema_kind kind, int line, in
     return NULL;
   }
   if (!lg_grow((void **)&S->names, &S->cap, S->nnames + 1, sizeof *S->names)) {
-    sema_fail(S, line, col, "out of memory");
+    sema_nomem(S);
     return NULL;
   }
   sema_entry *en = &S->names[S->nnames++];
@@ -103,20 +100,53 @@ int lang_model_fit(lang_model *m, size_t n) {
   return 1;
 }
 
+int lang_model_fit_speeds(lang_model *m, size_t n) {
+  if (n <= m->nspeeds) return 1;
+  double *u = lg_realloc(m->u0, n * sizeof *u);
+  if (!u) return 0;
+  m->u0 = u;
+  unsigned char *set = lg_realloc(m->u0_set, n);
+  if (!set) return 0;
+  m->u0_set = set;
+  for (size_t i = m->nspeeds; i < n; i++) m->u0[i] = 0, m->u0_set[i] = 0;
+  m->nspeeds = n;
+  return 1;
+}
+
 int lang_coord_index(const lang_model *m, const char *name) {
   for (size_t i = 0; i < mech_ncoords(m->mech); i++)
     if (strcmp(mech_coord(m->mech, i, 0)->v.name, name) == 0) return (int)i;
   return -1;
 }
 
+int sema_keep_scope(sema *S, lg_arena *arena) {
+  lang_scope *sc = lg_calloc(1, sizeof *sc);
+  if (!sc) return 0;
+  sc->arena = *arena;
+  lg_arena_init(arena);
+  sc->names = S->names;
+  sc->nnames = S->nnames;
+  S->names = NULL;
+  S->nnames = S->cap = 0;
+  S->out->scope = sc;
+  return 1;
+}
+
 void lang_model_free(lang_model *m) {
   if (!m) return;
+  if (m->scope) {
+    lg_arena_free(&m->scope->arena);
+    lg_free(m->scope->names);
+    lg_free(m->scope);
+  }
   mech_model_free(m->mech);
   sym_ctx_free(m->ctx);
   for (size_t i = 0; i < m->nnotes; i++) lg_free(m->notes[i]);
   lg_free(m->notes);
   lg_free(m->q0);
   lg_free(m->qd0);
+  lg_free(m->u0);
+  lg_free(m->u0_set);
   lg_free(m->file);
   lg_free(m);
 }
@@ -147,22 +177,46 @@ static lg_status run_statements(sema *S, const lang_program *prog) {
   return LG_OK;
 }
 
+/* The symbolic core and the mechanics model report running out of memory
+ * through flags: a model error found after (or a success despite) a failed
+ * allocation there is out of memory. */
+static lg_status nomem_wins(const sema *S, lg_status st) {
+  if (S->oom || sym_ctx_error(S->c) == LG_ERR_NOMEM || mech_model_oom(S->m)) return LG_ERR_NOMEM;
+  return st;
+}
+
 lg_status lang_load_string(const char *file, const char *src, size_t len,
                            lang_model **out, lg_diag *diag) {
-  *out = NULL;
+  lg_diag local;
   lg_arena arena;
-  lg_arena_init(&arena);
   lang_program *prog = NULL;
-  lg_status st = lang_parse_program(file, src, len, &arena, &prog, diag);
-  lang_model *m = st == LG_OK ? model_new(file) : NULL;
-  if (st == LG_OK && !m) st = LG_ERR_NOMEM;
+  lang_model *m = NULL;
+  lg_status st;
+  if (!diag) diag = &local;
+  lg_diag_clear(&local);
+  if (!file) file = "<string>";
+  if (!out) {
+    lg_diag_set(diag, LG_ERR_USAGE, file, 0, 0, "lang_load_string: no output");
+    return LG_ERR_USAGE;
+  }
+  *out = NULL;
+  lg_arena_init(&arena);
+  st = lang_parse(file, src, len, &arena, &prog, diag);
+  if (st == LG_OK && !(m = model_new(file))) st = LG_ERR_NOMEM;
   if (st == LG_OK) {
     sema S = {.file = file, .out = m, .c = m->ctx, .m = m->mech, .diag = diag};
-    st = run_statements(&S, prog);
+    st = nomem_wins(&S, run_statements(&S, prog));
+    if (st == LG_OK && !sema_keep_scope(&S, &arena)) st = LG_ERR_NOMEM;
     lg_free(S.names);
   }
   lg_arena_free(&arena);
   if (st != LG_OK) {
+    /* the first error wins in diag; out of memory overrides a model error
+     * that it caused */
+    if (st == LG_ERR_NOMEM && diag->status != LG_ERR_NOMEM) {
+      lg_diag_clear(diag);
+      lg_diag_set(diag, LG_ERR_NOMEM, file, 0, 0, "out of memory");
+    }
     if (diag->status == LG_OK) lg_diag_set(diag, st, file, 0, 0, "out of memory");
     lang_model_free(m);
     return st;
@@ -172,6 +226,9 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
 }
 
 lg_status lang_load_file(const char *path, lang_model **out, lg_diag *diag) {
+  lg_diag local;
+  if (!diag) diag = &local;
+  lg_diag_clear(&local);
   *out = NULL;
   char *src; /* bounded (LG_INPUT_LIMIT), NUL bytes refused, lone CRs read as LF */
   size_t len;

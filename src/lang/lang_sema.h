@@ -4,7 +4,7 @@
 #define LG_LANG_SEMA_H
 
 #include "lang.h"
-#include "lang_syntax.h"
+#include "lang_ast.h"
 
 /* What a name stands for. */
 typedef enum sema_kind {
@@ -39,6 +39,18 @@ typedef struct sema_val {
   int ok;             /* 0 after an error (diag set) */
 } sema_val;
 
+/* The time derivatives an expression may hold. Every node's value is
+ * checked as soon as it is computed (sema_expr), so the first node that
+ * breaks the rule is the one reported. The motion order of an atom is its
+ * derivative order for a coordinate (x: 0, x': 1, x'': 2) and one more for
+ * a speed (u1: 1). A third derivative (motion order 3) is an error
+ * everywhere. */
+typedef enum sema_rule {
+  SEMA_RULE_ANY,      /* named intermediates: up to accelerations */
+  SEMA_RULE_NO_ACCEL, /* the model proper: q, q', speeds, t; no q'' or u' */
+  SEMA_RULE_POSITION  /* orientation angles: q and t only */
+} sema_rule;
+
 typedef struct sema {
   const char *file;
   lang_model *out;
@@ -52,11 +64,28 @@ typedef struct sema {
   int L_line, L_col;
   int energy_line, energy_col;
   const char *energy_what;
+  sema_rule rule;          /* for the expression being evaluated ... */
+  const char *rule_what;   /* ... which is this ("the kinetic energy T") */
+  int oom;                 /* an allocation failed (the status is out of memory) */
 } sema;
+
+/* The names a model declared, kept after loading (lang.h): the entries
+ * point into the syntax tree's arena, which is kept with them. */
+struct lang_scope {
+  lg_arena arena;
+  sema_entry *names;
+  size_t nnames;
+};
+
+/* The model's names handed over to its scope (false when out of memory).
+ * The arena and S->names belong to the model afterwards. */
+int sema_keep_scope(sema *S, lg_arena *arena);
 
 /* Error at a position; returns a failed value for convenience. */
 sema_val sema_fail(sema *S, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Out of memory (status LG_ERR_NOMEM); returns a failed value. */
+sema_val sema_nomem(sema *S);
 sema_entry *sema_lookup(sema *S, const char *name);
 /* An unknown-name error with a "did you mean" hint. */
 sema_val sema_unknown(sema *S, const char *name, int line, int col);
@@ -65,6 +94,9 @@ sema_entry *sema_declare(sema *S, const char *name, sema_kind kind, int line, in
 
 /* Evaluate an expression (lang_sema_expr.c). */
 sema_val sema_expr(sema *S, const lang_expr *e);
+/* A coordinate or speed in v whose motion order (see sema_rule) is at
+ * least `min`; *order is its derivative order. NULL when there is none. */
+const sema_entry *sema_motion_atom(sema *S, sema_val v, int min, int *order);
 /* Evaluate and insist on a scalar / vector / frame / point. */
 const sym_node *sema_scalar(sema *S, const lang_expr *e, const char *what);
 int sema_vector(sema *S, const lang_expr *e, const char *what, mech_vec *out);
@@ -73,8 +105,21 @@ int sema_point(sema *S, const lang_expr *e, const char *what);
 
 /* Grow the model's initial-state arrays to n coordinates. */
 int lang_model_fit(lang_model *m, size_t n);
+/* Grow the model's initial-speed arrays to n speeds. */
+int lang_model_fit_speeds(lang_model *m, size_t n);
+/* The first character of e as written (brackets aside): the start of its
+ * leftmost operand. */
+void sema_expr_start(const lang_expr *e, int *line, int *col);
 
 /* Statements (lang_sema_stmt.c). */
 lg_status sema_statement(sema *S, const lang_stmt *st);
+/* Constraints, kinematics, the initial state and the time span
+ * (lang_sema_motion.c). */
+lg_status sema_constraint(sema *S, const lang_stmt *st);
+lg_status sema_kinematics(sema *S, const lang_stmt *st);
+lg_status sema_initial(sema *S, const lang_stmt *st);
+lg_status sema_simulate(sema *S, const lang_stmt *st);
+/* sym_atom_value_fn: a parameter's default value (ud is the sema). */
+int sema_param_default(void *ud, const sym_node *atom, double *out);
 
 #endif

@@ -131,6 +131,9 @@ int mech_has_lagrangian(const mech_model *m);
 /* The sums of the written T =, V =, D = statements (0 when none). */
 const sym_node *mech_written_V(const mech_model *m);
 int mech_has_energy_terms(const mech_model *m); /* T, V, gravity, bodies, particles */
+/* Has building the model run out of memory (a vector or a list could not
+ * grow)? Then the model is incomplete. */
+int mech_model_oom(const mech_model *m);
 
 /* ---- numeric parameter values ------------------------------------------------------ */
 /* name=value overrides (--set) for parameters and inputs */
@@ -174,6 +177,30 @@ lg_status mech_derive_lagrange(mech_model *m, const char *file, mech_eom **out,
 /* Simplify every entry whose DAG is small (readable output); big entries
  * are left as derived. */
 void mech_eom_simplify(mech_model *m, mech_eom *eom, size_t max_dag);
+
+/* ---- energy balance ------------------------------------------------------------------
+ * E = T + V, or the energy function h = sum q_i' dL/dq_i' - L for a model
+ * given as `L =` (mech_work.c). */
+const sym_node *mech_energy(mech_model *m, const mech_eom *e);
+/* What does work besides V (so that E - W, not E, is conserved): */
+enum {
+  MECH_WORK_DISSIPATION = 1, /* D = ... */
+  MECH_WORK_FORCES = 2,      /* force, torque, force q: */
+  MECH_WORK_MOVING = 4,      /* a constraint depends on t (or an input) */
+  MECH_WORK_TIME = 8,        /* L depends on t (or an input) explicitly */
+  MECH_WORK_NOT_H = 16       /* E = T + V is not the energy function h (T not
+                                quadratic in the q': moving kinematics) */
+};
+unsigned mech_work_sources(mech_model *m, const mech_eom *e);
+
+/* ---- linearization as expressions (mech_linearize.c) ------------------------------------ */
+/* A (nx x nx) and B (nx x inputs) of x' = A (x - x0) + B (r - r0), x =
+ * [independent q; independent q'], as expressions of the operating point
+ * (the coordinates and rates stand for their values there) and the
+ * parameters. dep_q/dep_v (n flags) say which coordinates and rates are
+ * dependent. LG_ERR_NUMERIC when a block to solve is singular as written. */
+lg_status mech_linearize(mech_model *m, const mech_eom *e, const int *dep_q, const int *dep_v,
+                         sym_matrix **A, sym_matrix **B);
 
 /* ---- Kane's method --------------------------------------------------------------------
  * With speeds u (default u = q'), kinematics q' = k(q, u, t), velocity

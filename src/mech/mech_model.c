@@ -274,3 +274,5 @@ int mech_add_constraint(mech_model *m, const sym_node *row, int line, int col) {
   mech_row r = {row, line, col};
   return MECH_PUSH(m, m->rows, r);
 }
+
+int mech_model_oom(const mech_model *m) { return m->oom; }

@@ -33,6 +33,8 @@ typedef struct num_work {
   double *in, *out, *slots;   /* tape input, output, work */
   double *A, *b;              /* augmented system (n+m)^2 and n+m */
   int *ipiv;
+  long broke_at;              /* after a singular solve: the unknown (coordinate
+                                 i < n, or multiplier n + r) where it broke */
 } num_work;
 
 /* Resolve parameter values (defaults in declaration order, then
@@ -60,6 +62,13 @@ void num_evaluate_dynamics(const num_system *s, num_work *w, double t, const dou
 lg_status num_solve_accel(const num_system *s, num_work *w, double *qdd, double *lam,
                           lg_diag *diag);
 
+/* Reciprocal condition number of [[M, -J^T], [J, 0]] after num_evaluate*
+ * (0 when singular); *where is the unknown with the smallest pivot
+ * (coordinate i < n, multiplier n + r), *pivot its magnitude, *norm the
+ * matrix's 1-norm. */
+double num_accel_rcond(const num_system *s, num_work *w, long *where, double *pivot,
+                       double *norm);
+
 /* ---- constraint manifold ---------------------------------------------------------- */
 /* Residuals at (t, q, q'): C (position level for holonomic rows, velocity
  * level for nonholonomic rows) and Cd (velocity level for every row). */
@@ -72,8 +81,47 @@ void num_residuals(const num_system *s, num_work *w, double t, const double *q,
 lg_status num_project(const num_system *s, num_work *w, double t, double *q, double *qd,
                       double tol, lg_diag *diag);
 
+/* ---- energy balance and events (num_aux.c) ------------------------------------------
+ * Small tapes over the simulation state [t, q, v, params, v'] (v = q', or
+ * Kane's independent speeds): the energy E (T + V, or h for `L =`), its
+ * rate W' = dE/dt along the motion (the power of everything not in V),
+ * and the --stop-when function g. Immutable after the build. */
+typedef struct num_aux {
+  size_t n, nv, np;    /* coordinates; velocities (q' or speeds); parameters */
+  double *params;      /* np */
+  sym_tape *power;     /* -> [E, W'] */
+  sym_tape *event;     /* -> [g] over [t, q, v, params]; NULL without one */
+  unsigned sources;    /* MECH_WORK_* */
+  int work;            /* integrate W (a source is present; else W = 0) */
+} num_aux;
+
+typedef struct num_aux_work { double *in, *slots; } num_aux_work;
+
+/* k NULL: Lagrange's state [q; q']; else Kane's [q; u] (q' = k->kq).
+ * stop (may be NULL): an expression of t, q, q', parameters and inputs. */
+lg_status num_aux_build(mech_model *mm, const mech_eom *e, const mech_kane *k,
+                        const num_setting *set, size_t nset, const sym_node *stop,
+                        num_aux **out, lg_diag *diag);
+void num_aux_free(num_aux *a);
+lg_status num_aux_work_init(const num_aux *a, num_aux_work *w);
+void num_aux_work_free(num_aux_work *w);
+/* E and W' at (t, q, v) with accelerations vd (NULL: zeros; E needs none). */
+void num_aux_power(const num_aux *a, num_aux_work *w, double t, const double *q,
+                   const double *v, const double *vd, double *E, double *Wd);
+double num_aux_event(const num_aux *a, num_aux_work *w, double t, const double *q,
+                     const double *v);
+/* "conservative: W = 0" or "work by dissipation D, ..." */
+void num_aux_describe(const num_aux *a, char *buf, size_t size);
+
 /* ---- integration ------------------------------------------------------------------- */
-typedef enum num_integrator { NUM_INT_DOPRI, NUM_INT_BDF, NUM_INT_IDA } num_integrator;
+typedef enum num_integrator {
+  NUM_INT_ERK,      /* explicit Runge-Kutta, the table chosen by the tolerance */
+  NUM_INT_DOPRI,    /* Dormand-Prince 5(4) */
+  NUM_INT_VERNER,   /* Verner 6(5) */
+  NUM_INT_FEHLBERG, /* Fehlberg 8(7) */
+  NUM_INT_BDF,      /* CVODE BDF, projection inside the step */
+  NUM_INT_IDA       /* IDA on the index-2 GGL form */
+} num_integrator;
 typedef enum num_stabilize { NUM_STAB_PROJECT, NUM_STAB_BAUMGARTE, NUM_STAB_NONE } num_stabilize;
 
 typedef struct num_sim_opts {
@@ -85,24 +133,44 @@ typedef struct num_sim_opts {
    * instead of the tape when set; params are the system's values. */
   int (*jit_rhs)(double t, const double *x, const double *u, const double *p,
                  double *xdot);
+  const num_aux *aux;   /* E, W and the stop event (NULL: E = T + V, W = 0) */
 } num_sim_opts;
+
+/* The ERK table NUM_INT_ERK picks at a tolerance (DOPRI, VERNER or FEHLBERG). */
+num_integrator num_erk_for_tolerance(double rtol);
+/* Human name: "Dormand-Prince 5(4)", "IDA", ... */
+const char *num_integrator_name(num_integrator i);
 
 typedef struct num_sim_stats {
   long steps, rhs_evals;
   double t_end;              /* where the run stopped */
-  double max_energy_drift;   /* max |E - E0| */
+  double max_energy_drift;   /* max |(E - W) - (E0 - W0)| */
+  double energy_scale;       /* max of |T| + |V|, |E|, |W| (for a relative drift) */
   double max_residual;       /* max |C| and |C'| over the output points */
+  int stopped;               /* the stop event ended the run at t_end */
+  num_integrator integrator; /* what ran (NUM_INT_ERK resolved to its table) */
+  /* on failure: the constraint row (>= 0) or coordinate (>= 0) most
+   * likely at fault, else -1 */
+  int fail_row, fail_coord;
 } num_sim_stats;
 
-/* Called at t0 and at each output time with the state and the residuals;
- * nonzero stops the run. */
-typedef int (*num_sim_output)(void *ud, double t, const double *q, const double *qd,
-                              double T, double V, const double *C);
+/* One output point. */
+typedef struct num_sim_point {
+  double t;
+  const double *q, *qd;   /* n */
+  double T, V, E, W;
+  const double *C;        /* m */
+} num_sim_point;
+
+/* Called at t0, at each output time and at the stop event; nonzero stops
+ * the run. */
+typedef int (*num_sim_output)(void *ud, const num_sim_point *p);
 
 /* Integrate from (q, qd) at o->t0 to o->tf. q and qd are updated to the
  * last state reached. On failure (singular mass matrix, non-finite state,
- * step size collapse) returns LG_ERR_NUMERIC with the time in diag; every
- * output before that has been delivered. */
+ * step size collapse) returns LG_ERR_NUMERIC with the time, the
+ * integrator, the likely cause and what to try in diag; every output
+ * before that has been delivered. */
 lg_status num_simulate(const num_system *s, const num_sim_opts *o, double *q, double *qd,
                        num_sim_output out, void *ud, num_sim_stats *stats, lg_diag *diag);
 
@@ -196,6 +264,10 @@ lg_status num_lin_operating_point(const num_lin *L, num_work *w, num_lin_point *
 typedef struct num_lin_result {
   size_t nx, nr;
   double *A, *B, *x0, *r0;
+  /* optional (NULL: not wanted): dq = Pq dq_i (n x nqi), dq' = Q dq_i +
+   * Vu dv_i (n x nqi, n x nui); G = dq''/d[q, q', r] (n x (2n + nr)) and
+   * q'' (n) at the point */
+  double *Pq, *Q, *Vu, *G, *qdd;
 } num_lin_result;
 
 lg_status num_linearize(const num_lin *L, num_work *w, const num_lin_point *pt,
@@ -204,6 +276,12 @@ lg_status num_linearize(const num_lin *L, num_work *w, const num_lin_point *pt,
  * the implicit derivative of the augmented equations. */
 lg_status num_lin_accel_jacobian(const num_lin *L, num_work *w, double t, const double *q,
                                  const double *qd, double *G, lg_diag *diag);
+/* The result in Kane's variables x = [q_i; u], u = u_of(t, q, q') (p
+ * independent speeds); res must hold Pq, Q, Vu, G and qdd from
+ * num_linearize. */
+lg_status num_lin_to_speeds(const num_lin *L, mech_model *mm, const num_setting *set,
+                            size_t nset, const sym_node *const *u_of, size_t p,
+                            const num_lin_point *pt, num_lin_result *res, lg_diag *diag);
 /* Doubles of scratch num_linearize uses internally (for sizing). */
 size_t num_lin_work_size(const num_lin *L);
 /* Linearize at (t, q, q') with the dependent variables chosen by pivoting
@@ -212,6 +290,10 @@ lg_status num_lin_eigenvalues(const num_lin *L, num_work *w, double t, double *q
                               double *re, double *im, size_t *nx, lg_diag *diag);
 /* Eigenvalues of the n x n row-major matrix A (LAPACK dgeev). */
 lg_status num_eigenvalues(const double *A, size_t n, double *re, double *im);
+/* The same with the right eigenvectors in vr (n x n, row-major, LAPACK's
+ * layout: for a complex pair j, j+1 the columns j and j+1 hold the real
+ * and imaginary parts of the vector of eigenvalue j). */
+lg_status num_eigen(const double *A, size_t n, double *re, double *im, double *vr);
 
 /* ---- static equilibria (num_equilibria.c) --------------------------------------------- */
 /* FREE: appears nowhere but through its rate (cyclic); ANGLE: only inside

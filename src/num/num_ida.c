@@ -5,11 +5,19 @@
  *   M(q) v' - J^T lam = f    the dynamics
  *   0 = C(q, t)              position level (holonomic rows)
  *   0 = J v + b              velocity level (every row)
+ *   W' = dE/dt(q, v, v')     the work of everything not in V (when any)
  *
  * so that both the position and the velocity constraints hold along the
  * solution (mu vanishes on it). lam and mu are algebraic and left out of
- * the error test. */
-#include "num.h"
+ * the error test.
+ *
+ * Output points are interpolated (IDA_NORMAL), never reached with a stop
+ * time: stopping exactly at each output time leaves a last step of
+ * round-off size (1e-15), and the next step starts from it; the Newton
+ * matrix of an index-2 system has a condition number ~ 1/h^2, so at such
+ * an h the iteration cannot converge, IDA cuts h further, and the run
+ * grinds a million steps at t = 0.06 (the particle in a bowl). */
+#include "num_internal.h"
 
 #include <ida/ida.h>
 #include <math.h>
@@ -22,12 +30,16 @@
 
 typedef struct dae {
   const num_system *s;
+  const num_sim_opts *o;
   num_work w;
+  num_aux_work aw;
   size_t nh;      /* holonomic rows */
   int *hrows;     /* their indices */
+  size_t N;       /* unknowns: 2n + m + nh (+1 for W) */
+  int work;
 } dae;
 
-/* y = [q (n), v (n), lam (m), mu (nh)] */
+/* y = [q (n), v (n), lam (m), mu (nh), W] */
 static int residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector res, void *ud) {
   dae *D = ud;
   const num_system *s = D->s;
@@ -47,9 +59,22 @@ static int residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector res, void *
   }
   for (size_t r = 0; r < m; r++) R[2 * n + r] = o[s->o_Cd + r];
   for (size_t k = 0; k < D->nh; k++) R[2 * n + m + k] = o[s->o_C + (size_t)D->hrows[k]];
-  for (size_t i = 0; i < 2 * n + m + D->nh; i++)
+  if (D->work) {
+    double Wd;
+    num_aux_power(D->o->aux, &D->aw, t, q, v, Yp + n, NULL, &Wd);
+    R[D->N - 1] = Yp[D->N - 1] - Wd;
+  }
+  for (size_t i = 0; i < D->N; i++)
     if (!isfinite(R[i])) return 1; /* recoverable: IDA retries with a smaller step */
   return 0;
+}
+
+static int root(sunrealtype t, N_Vector y, N_Vector yp, sunrealtype *g, void *ud) {
+  (void)yp;
+  dae *D = ud;
+  const double *Y = N_VGetArrayPointer(y);
+  g[0] = num_aux_event(D->o->aux, &D->aw, t, Y, Y + D->s->n);
+  return isfinite(g[0]) ? 0 : 1;
 }
 
 typedef struct ida_run {
@@ -73,9 +98,9 @@ static void ida_free(ida_run *I) {
 
 /* Consistent y, y' from (q, q'): accelerations and multipliers solved. */
 static lg_status initial_values(dae *D, double t0, const double *q, const double *qd,
-                                ida_run *I, lg_diag *diag) {
+                                ida_run *I, num_sim_stats *st, lg_diag *diag) {
   const num_system *s = D->s;
-  size_t n = s->n, m = s->m, N = 2 * n + m + D->nh;
+  size_t n = s->n, N = D->N;
   double *Y = N_VGetArrayPointer(I->y), *Yp = N_VGetArrayPointer(I->yp);
   double *id = N_VGetArrayPointer(I->id);
   memset(Y, 0, N * sizeof *Y);
@@ -84,42 +109,52 @@ static lg_status initial_values(dae *D, double t0, const double *q, const double
   memcpy(Y + n, qd, n * sizeof *qd);
   memcpy(Yp, qd, n * sizeof *qd);
   num_evaluate(s, &D->w, t0, q, qd);
-  lg_status st = num_solve_accel(s, &D->w, Yp + n, Y + 2 * n, diag);
+  lg_status r = num_solve_accel(s, &D->w, Yp + n, Y + 2 * n, diag);
+  if (r != LG_OK) {
+    long k = D->w.broke_at;
+    if (k >= (long)n) st->fail_row = (int)(k - (long)n);
+    else if (k >= 0) st->fail_coord = (int)k;
+    return r;
+  }
   for (size_t i = 0; i < N; i++) id[i] = i < 2 * n ? 1.0 : 0.0;
-  return st;
+  if (D->work) {
+    id[N - 1] = 1.0;
+    num_aux_power(D->o->aux, &D->aw, t0, q, qd, Yp + n, NULL, &Yp[N - 1]);
+  }
+  return LG_OK;
 }
 
 static lg_status setup(dae *D, const num_sim_opts *o, const double *q, const double *qd,
-                       ida_run *I, lg_diag *diag) {
-  size_t N = 2 * D->s->n + D->s->m + D->nh;
+                       ida_run *I, num_sim_stats *st, lg_diag *diag) {
+  size_t N = D->N, n = D->s->n;
   if (SUNContext_Create(NULL, &I->ctx) != 0) return LG_ERR_NOMEM;
   I->y = N_VNew_Serial((sunindextype)N, I->ctx);
   I->yp = N_VNew_Serial((sunindextype)N, I->ctx);
   I->id = N_VNew_Serial((sunindextype)N, I->ctx);
-  if (!I->y || !I->yp || !I->id) return LG_ERR_NOMEM;
-  lg_status st = initial_values(D, o->t0, q, qd, I, diag);
-  if (st != LG_OK) return st;
+  I->atol = N_VNew_Serial((sunindextype)N, I->ctx);
+  if (!I->y || !I->yp || !I->id || !I->atol) return LG_ERR_NOMEM;
+  lg_status r = initial_values(D, o->t0, q, qd, I, st, diag);
+  if (r != LG_OK) return r;
   I->mem = IDACreate(I->ctx);
   if (!I->mem || IDAInit(I->mem, residual, o->t0, I->y, I->yp) != IDA_SUCCESS)
     return LG_ERR_NOMEM;
   /* The multipliers are left out of the error test, but Newton's
    * convergence test still weighs them: a differential-variable atol of
    * 1e-10 on them makes it fail at once. They get a looser one. */
-  I->atol = N_VNew_Serial((sunindextype)N, I->ctx);
-  if (!I->atol) return LG_ERR_NOMEM;
-  for (size_t i = 0; i < N; i++)
-    N_VGetArrayPointer(I->atol)[i] = i < 2 * D->s->n ? o->atol : fmax(o->atol, 1e-6);
+  double *at = N_VGetArrayPointer(I->atol);
+  for (size_t i = 0; i < N; i++) at[i] = i < 2 * n || (D->work && i == N - 1) ? o->atol
+                                                                    : fmax(o->atol, 1e-6);
   IDASVtolerances(I->mem, o->rtol, I->atol);
   IDASetUserData(I->mem, D);
   IDASetId(I->mem, I->id);
   IDASetSuppressAlg(I->mem, SUNTRUE);
-  /* IDA's own first step is tiny at tight tolerances, and on an index-2
-   * system the Newton matrix is then too ill-conditioned to converge
-   * (condition ~ 1/h^2): start from a moderate step and let the error test
-   * shrink it if it must. */
+  /* IDA's own first step is tiny at tight tolerances, where the index-2
+   * Newton matrix is ill-conditioned: start from a moderate step and let
+   * the error test shrink it if it must. */
   IDASetInitStep(I->mem, fmin(1e-4, o->dt));
-  IDASetMaxNumSteps(I->mem, 1000000);
+  IDASetMaxNumSteps(I->mem, NUM_STEP_CHUNK);
   IDASetErrFile(I->mem, NULL);
+  if (o->aux && o->aux->event) IDARootInit(I->mem, 1, root);
   I->A = SUNDenseMatrix((sunindextype)N, (sunindextype)N, I->ctx);
   I->LS = I->A ? SUNLinSol_Dense(I->y, I->A, I->ctx) : NULL;
   if (!I->LS || IDASetLinearSolver(I->mem, I->LS, I->A) != IDA_SUCCESS) return LG_ERR_NOMEM;
@@ -128,72 +163,142 @@ static lg_status setup(dae *D, const num_sim_opts *o, const double *q, const dou
 
 /* Energy and residuals at an output point, then the caller's callback. */
 static int deliver(dae *D, double t, const double *Y, num_sim_output out, void *ud,
-                   num_sim_stats *st, double E0, double *C, double *Cd) {
+                   num_sim_stats *st, double *ref, int *have_ref) {
   const num_system *s = D->s;
   num_evaluate(s, &D->w, t, Y, Y + s->n); /* all outputs: T and V too */
-  memcpy(C, D->w.out + s->o_C, s->m * sizeof *C);
-  memcpy(Cd, D->w.out + s->o_Cd, s->m * sizeof *Cd);
-  double T = D->w.out[s->o_T], V = D->w.out[s->o_V];
-  double drift = fabs(T + V - E0);
-  if (drift > st->max_energy_drift || isnan(drift)) st->max_energy_drift = drift;
-  for (size_t r = 0; r < s->m; r++) {
-    double a = fmax(fabs(C[r]), fabs(Cd[r]));
-    if (a > st->max_residual || isnan(a)) st->max_residual = a;
+  const double *o = D->w.out;
+  num_sim_point p = {t, Y, Y + s->n, o[s->o_T], o[s->o_V], o[s->o_T] + o[s->o_V], 0,
+                     o + s->o_C};
+  if (D->o->aux) num_aux_power(D->o->aux, &D->aw, t, Y, Y + s->n, NULL, &p.E, NULL);
+  if (D->work) p.W = Y[D->N - 1];
+  num_tally(st, &p, o + s->o_Cd, s->m, ref, have_ref);
+  return out ? out(ud, &p) : 0;
+}
+
+/* The component with the largest weighted local error: a constraint row
+ * (through its multiplier) or a coordinate. */
+static void blame(dae *D, ida_run *I, num_sim_stats *st) {
+  N_Vector e = N_VClone(I->y), w = N_VClone(I->y);
+  size_t n = D->s->n, m = D->s->m;
+  if (e && w && IDAGetEstLocalErrors(I->mem, e) == 0 && IDAGetErrWeights(I->mem, w) == 0) {
+    const double *E = N_VGetArrayPointer(e), *W = N_VGetArrayPointer(w);
+    double best = -1;
+    for (size_t i = 0; i < 2 * n + m + D->nh; i++) {
+      double a = fabs(E[i] * W[i]);
+      if (!(a > best)) continue;
+      best = a;
+      st->fail_coord = i < 2 * n ? (int)(i % n) : -1;
+      st->fail_row = i < 2 * n ? -1 : i < 2 * n + m ? (int)(i - 2 * n)
+                                                    : D->hrows[i - 2 * n - m];
+    }
   }
-  return out ? out(ud, t, Y, Y + s->n, T, V, C) : 0;
+  if (e) N_VDestroy(e);
+  if (w) N_VDestroy(w);
+}
+
+static lg_status ida_failure(dae *D, ida_run *I, num_sim_stats *st, double t, int flag,
+                             double h, lg_diag *diag) {
+  char cause[200];
+  const char *why;
+  switch (flag) {
+  case IDA_CONV_FAIL: why = "Newton's iteration did not converge"; break;
+  case IDA_ERR_FAIL: why = "the error test failed repeatedly"; break;
+  case IDA_LSETUP_FAIL: case IDA_LSOLVE_FAIL:
+    why = "the iteration matrix is singular (redundant constraints or a coordinate "
+          "without inertia?)";
+    break;
+  case IDA_RES_FAIL: case IDA_REP_RES_ERR: case IDA_FIRST_RES_FAIL:
+    why = "the residual is not finite";
+    break;
+  default: why = NULL;
+  }
+  if (why) snprintf(cause, sizeof cause, "%s (flag %d)", why, flag);
+  else snprintf(cause, sizeof cause, "the step size collapsed to h = %.3g (the motion is "
+                                     "singular or very stiff here)", h);
+  blame(D, I, st);
+  num_fail(diag, st, t, cause, "try --integrator dopri (the ODE with projection onto the "
+                               "constraints) or loosen --rtol/--atol");
+  return LG_ERR_NUMERIC;
+}
+
+/* One output interval; IDA's step budget is a chunk, renewed while the
+ * steps still make progress. */
+static int solve_to(ida_run *I, double tout, double *t, num_budget *b, double *h,
+                    double tf) {
+  for (;;) {
+    long before = 0, after = 0;
+    IDAGetNumSteps(I->mem, &before);
+    int flag = IDASolve(I->mem, tout, t, I->y, I->yp, IDA_NORMAL);
+    IDAGetNumSteps(I->mem, &after);
+    if (num_budget_add(b, after - before, *t, tf, h)) return IDA_TOO_MUCH_WORK;
+    if (flag != IDA_TOO_MUCH_WORK) return flag;
+  }
 }
 
 static lg_status march(dae *D, const num_sim_opts *o, ida_run *I, num_sim_output out,
                        void *ud, num_sim_stats *st, lg_diag *diag) {
-  const num_system *s = D->s;
-  double *Y = N_VGetArrayPointer(I->y);
-  double C[s->m + 1], Cd[s->m + 1];
-  num_evaluate(s, &D->w, o->t0, Y, Y + s->n);
-  double E0 = D->w.out[s->o_T] + D->w.out[s->o_V], t = o->t0;
-  if (deliver(D, t, Y, out, ud, st, E0, C, Cd)) return LG_OK;
+  const double *Y = N_VGetArrayPointer(I->y);
+  double t = o->t0, ref = 0, h = 0;
+  int have_ref = 0;
+  num_budget b = {0, t};
+  if (deliver(D, t, Y, out, ud, st, &ref, &have_ref)) return LG_OK;
   for (long k = 1; t < o->tf - 1e-12 * fabs(o->tf); k++) {
     double tout = fmin(o->t0 + (double)k * o->dt, o->tf);
-    IDASetStopTime(I->mem, tout);
-    int flag = IDASolve(I->mem, tout, &t, I->y, I->yp, IDA_NORMAL);
-    if (flag < 0) {
-      lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
-                  "at t = %.10g: IDA failed (flag %d: %s)", t, flag,
-                  flag == IDA_CONV_FAIL || flag == IDA_ERR_FAIL
-                      ? "no convergence: the motion may be singular or blow up"
-                      : "the residual could not be evaluated: the state is no longer finite");
-      st->t_end = t;
-      return LG_ERR_NUMERIC;
+    int flag = solve_to(I, tout, &t, &b, &h, o->tf);
+    if (flag < 0) return ida_failure(D, I, st, t, flag, h, diag);
+    if (flag == IDA_ROOT_RETURN) {
+      st->stopped = 1;
+      deliver(D, t, Y, out, ud, st, &ref, &have_ref);
+      break;
     }
-    if (deliver(D, t, Y, out, ud, st, E0, C, Cd)) break;
+    if (deliver(D, t, Y, out, ud, st, &ref, &have_ref)) break;
   }
   st->t_end = t;
   return LG_OK;
 }
 
-lg_status num_simulate_ida(const num_system *s, const num_sim_opts *o, double *q,
-                           double *qd, num_sim_output out, void *ud, num_sim_stats *stats,
-                           lg_diag *diag) {
-  dae D = {.s = s};
+static lg_status run(dae *D, const num_sim_opts *o, double *q, double *qd,
+                     num_sim_output out, void *ud, num_sim_stats *stats, lg_diag *diag) {
   ida_run I = {0};
-  lg_status st = num_work_init(s, &D.w);
-  if (st != LG_OK) return st;
-  D.hrows = lg_calloc(s->m + 1, sizeof *D.hrows);
-  if (!D.hrows) st = LG_ERR_NOMEM;
-  for (size_t r = 0; st == LG_OK && r < s->m; r++)
-    if (s->row_holonomic[r]) D.hrows[D.nh++] = (int)r;
-  if (st == LG_OK) st = setup(&D, o, q, qd, &I, diag);
+  lg_status st = setup(D, o, q, qd, &I, stats, diag);
+  if (st == LG_ERR_NUMERIC) {
+    char cause[sizeof diag->message];
+    memcpy(cause, diag->message, sizeof cause);
+    num_fail(diag, stats, o->t0, cause, diag->hint[0] ? diag->hint : NULL);
+  }
   if (st == LG_OK) {
-    st = march(&D, o, &I, out, ud, stats, diag);
+    st = march(D, o, &I, out, ud, stats, diag);
     long nst = 0, nre = 0;
     IDAGetNumSteps(I.mem, &nst);
     IDAGetNumResEvals(I.mem, &nre);
     stats->steps = nst;
     stats->rhs_evals = nre;
-    memcpy(q, N_VGetArrayPointer(I.y), s->n * sizeof *q);
-    memcpy(qd, N_VGetArrayPointer(I.y) + s->n, s->n * sizeof *qd);
+    memcpy(q, N_VGetArrayPointer(I.y), D->s->n * sizeof *q);
+    memcpy(qd, N_VGetArrayPointer(I.y) + D->s->n, D->s->n * sizeof *qd);
   }
   ida_free(&I);
+  return st;
+}
+
+lg_status num_simulate_ida(const num_system *s, const num_sim_opts *o, double *q,
+                           double *qd, num_sim_output out, void *ud, num_sim_stats *stats,
+                           lg_diag *diag) {
+  memset(stats, 0, sizeof *stats);
+  stats->integrator = NUM_INT_IDA;
+  stats->fail_row = stats->fail_coord = -1;
+  stats->t_end = o->t0;
+  dae D = {.s = s, .o = o, .work = o->aux && o->aux->work};
+  lg_status st = num_work_init(s, &D.w);
+  if (st != LG_OK) return st;
+  if (o->aux && num_aux_work_init(o->aux, &D.aw) != LG_OK) st = LG_ERR_NOMEM;
+  D.hrows = lg_calloc(s->m + 1, sizeof *D.hrows);
+  if (!D.hrows) st = LG_ERR_NOMEM;
+  for (size_t r = 0; st == LG_OK && r < s->m; r++)
+    if (s->row_holonomic[r]) D.hrows[D.nh++] = (int)r;
+  D.N = 2 * s->n + s->m + D.nh + (size_t)D.work;
+  if (st == LG_OK) st = run(&D, o, q, qd, out, ud, stats, diag);
   lg_free(D.hrows);
+  num_aux_work_free(&D.aw);
   num_work_free(&D.w);
   return st;
 }

@@ -454,6 +454,11 @@ lg_status num_linearize(const num_lin *L, num_work *w, const num_lin_point *pt,
       for (size_t c = 0; c < nui; c++) res->A[row + nqi + c] = Gq[i * nui + c];
       for (size_t c = 0; c < nr; c++) res->B[(nqi + a) * nr + c] = G[i * cols + 2 * n + c];
     }
+    if (res->G) memcpy(res->G, G, n * cols * sizeof *G);
+    if (res->qdd) memcpy(res->qdd, lw + 1 + 2 * n, n * sizeof *res->qdd); /* the tape's input */
+    if (res->Pq) memcpy(res->Pq, Pq, n * nqi * sizeof *Pq);
+    if (res->Q) memcpy(res->Q, Q, n * nqi * sizeof *Q);
+    if (res->Vu) memcpy(res->Vu, Vu, n * nui * sizeof *Vu);
     for (size_t a = 0; a < nqi; a++) res->x0[a] = pt->q[iq[a]];
     for (size_t a = 0; a < nui; a++) res->x0[nqi + a] = pt->qd[iu[a]];
   } else if (st == LG_ERR_NUMERIC) {
@@ -471,12 +476,16 @@ lg_status num_linearize(const num_lin *L, num_work *w, const num_lin_point *pt,
 }
 
 lg_status num_eigenvalues(const double *A, size_t n, double *re, double *im) {
+  return num_eigen(A, n, re, im, NULL);
+}
+
+lg_status num_eigen(const double *A, size_t n, double *re, double *im, double *vr) {
   if (!n) return LG_OK;
   double *a = lg_malloc(n * n * sizeof *a);
   if (!a) return LG_ERR_NOMEM;
   memcpy(a, A, n * n * sizeof *a);
-  lapack_int info = LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', (lapack_int)n, a, (lapack_int)n,
-                                  re, im, NULL, 1, NULL, 1);
+  lapack_int info = LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', vr ? 'V' : 'N', (lapack_int)n, a,
+                                  (lapack_int)n, re, im, NULL, 1, vr, vr ? (lapack_int)n : 1);
   lg_free(a);
   return info == 0 ? LG_OK : LG_ERR_NUMERIC;
 }
@@ -488,12 +497,135 @@ lg_status num_lin_eigenvalues(const num_lin *L, num_work *w, double t, double *q
   double *mem = lg_calloc(N * N + N * nr + N + nr + 1, sizeof *mem);
   lg_status st = flags && mem ? LG_OK : LG_ERR_NOMEM;
   num_lin_point pt = {t, q, qd, flags, flags + n, flags + 2 * n, flags + 3 * n, 0, 0};
-  num_lin_result res = {0, nr, mem, mem + N * N, mem + N * N + N * nr, mem + N * N + N * nr + N};
+  num_lin_result res = {0, nr, mem, mem + N * N, mem + N * N + N * nr, mem + N * N + N * nr + N,
+                        NULL, NULL, NULL, NULL, NULL};
   if (st == LG_OK) st = num_lin_operating_point(L, w, &pt, diag);
   if (st == LG_OK) st = num_linearize(L, w, &pt, &res, diag);
   if (st == LG_OK) st = num_eigenvalues(res.A, res.nx, re, im);
   *nx = res.nx;
   lg_free(flags);
+  lg_free(mem);
+  return st;
+}
+
+/* ---- Kane's speeds as the state ------------------------------------------------------- */
+/* res := the same linearization in x_u = [q_i; u] with u = U(t, q, q') (p
+ * speeds). Along the motion u' = U_q q' + U_qd q'' =: W(q, q', q''), so
+ * d u' = W_q dq + W_qd dq' + U_qd dq'' (W_qdd = U_qd), with dq'' = Gq dq +
+ * Gv dq' + Gr dr; in the independent variables dq = Pq dq_i, dq' = Q dq_i
+ * + Vu dv. That gives A's rows in x_q = [q_i; v]; x_u = D x_q with D =
+ * [[I, 0], [U_q Pq + U_qd Q, U_qd Vu]] turns them into x_u's columns.
+ * W's derivatives by forward AD over the tape of W = dU/dt. */
+lg_status num_lin_to_speeds(const num_lin *L, mech_model *mm, const num_setting *set,
+                            size_t nset, const sym_node *const *u_of, size_t p,
+                            const num_lin_point *pt, num_lin_result *res, lg_diag *diag) {
+  const num_system *s = L->s;
+  sym_ctx *c = mech_ctx(mm);
+  size_t n = L->n, nqi = pt->nqi, nui = pt->nui, nx = res->nx, nr = res->nr, K = 3 * n;
+  size_t cols = 2 * n + nr;
+  if (p != nui) {
+    lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0, "Kane's %zu independent speeds do not match "
+                "the %zu independent rates of the constraints", p, nui);
+    return LG_ERR_NUMERIC;
+  }
+  size_t nin = 1 + 3 * n + s->np;
+  const sym_node **in = lg_calloc(nin + 2 * p + 1, sizeof *in), **o = in ? in + nin : NULL;
+  sym_tape *tape = NULL;
+  lg_status st = in ? LG_OK : LG_ERR_NOMEM;
+  if (st == LG_OK) {
+    in[0] = sym_time(c);
+    for (size_t i = 0; i < n; i++)
+      for (int k = 0; k < 3; k++) in[1 + (size_t)k * n + i] = mech_coord(mm, i, k);
+    for (size_t i = 0; i < s->np; i++) in[1 + 3 * n + i] = mech_param(mm, i);
+    for (size_t i = 0; i < p; i++) {
+      o[i] = u_of[i];
+      o[p + i] = sym_dt(c, u_of[i]);
+    }
+    st = num_substitute_inputs(mm, set, nset, o, 2 * p);
+  }
+  const sym_node *missing = NULL;
+  if (st == LG_OK) st = sym_tape_build(c, nin, in, 2 * p, o, &tape, &missing);
+  double *mem = st == LG_OK ? lg_calloc(nin * (K + 1) + (2 * p + tape->nslots) * (K + 1) +
+                                            3 * nx * nx + 2 * p * n + 1, sizeof *mem) : NULL;
+  if (st == LG_OK && !mem) st = LG_ERR_NOMEM;
+  if (st == LG_OK) {
+    double *x = mem, *dx = x + nin, *u = dx + nin * K, *du = u + 2 * p;
+    double *w = du + 2 * p * K, *dw = w + tape->nslots, *D = dw + tape->nslots * K;
+    double *Ax = D + nx * nx, *tmp = Ax + nx * nx, *Rq = tmp + nx * nx, *Rv = Rq + p * n;
+    x[0] = pt->t;
+    memcpy(x + 1, pt->q, n * sizeof *x);
+    memcpy(x + 1 + n, pt->qd, n * sizeof *x);
+    memcpy(x + 1 + 2 * n, res->qdd, n * sizeof *x); /* q'' at the point */
+    memcpy(x + 1 + 3 * n, s->params, s->np * sizeof *x);
+    for (size_t j = 0; j < K; j++) dx[(1 + j) * K + j] = 1;
+    sym_tape_eval_fwd(tape, K, x, dx, u, du, w, dw);
+    /* rows of U (0..p) and W (p..2p) over [q | q' | q''] */
+    const double *dU = du, *dW = du + p * K;
+    /* Rq = W_q + U_qd Gq, Rv = W_qd + U_qd Gv (p x n) */
+    for (size_t i = 0; i < p; i++)
+      for (size_t j = 0; j < n; j++) {
+        double aq = dW[i * K + j], av = dW[i * K + n + j];
+        for (size_t k = 0; k < n; k++) {
+          aq += dU[i * K + n + k] * res->G[k * cols + j];
+          av += dU[i * K + n + k] * res->G[k * cols + n + j];
+        }
+        Rq[i * n + j] = aq;
+        Rv[i * n + j] = av;
+      }
+    /* A in x_q: the q_i rows as they are, the u rows from Rq, Rv */
+    memcpy(Ax, res->A, nqi * nx * sizeof *Ax);
+    memset(D, 0, nx * nx * sizeof *D);
+    for (size_t a = 0; a < nqi; a++) D[a * nx + a] = 1;
+    for (size_t i = 0; i < p; i++) {
+      double *row = Ax + (nqi + i) * nx, *drow = D + (nqi + i) * nx;
+      for (size_t a = 0; a < nqi; a++) {
+        double acc = 0, dacc = 0;
+        for (size_t j = 0; j < n; j++) {
+          acc += Rq[i * n + j] * res->Pq[j * nqi + a] + Rv[i * n + j] * res->Q[j * nqi + a];
+          dacc += dU[i * K + j] * res->Pq[j * nqi + a] + dU[i * K + n + j] * res->Q[j * nqi + a];
+        }
+        row[a] = acc;
+        drow[a] = dacc;
+      }
+      for (size_t b = 0; b < nui; b++) {
+        double acc = 0, dacc = 0;
+        for (size_t j = 0; j < n; j++) {
+          acc += Rv[i * n + j] * res->Vu[j * nui + b];
+          dacc += dU[i * K + n + j] * res->Vu[j * nui + b];
+        }
+        row[nqi + b] = acc;
+        drow[nqi + b] = dacc;
+      }
+    }
+    /* A_u = Ax D^-1: solve D^T A_u^T = Ax^T */
+    for (size_t i = 0; i < nx; i++)
+      for (size_t j = 0; j < nx; j++) tmp[j * nx + i] = D[i * nx + j];
+    double *At = lg_malloc((nx * nx + 1) * sizeof *At);
+    if (!At) st = LG_ERR_NOMEM;
+    for (size_t i = 0; At && i < nx; i++)
+      for (size_t j = 0; j < nx; j++) At[j * nx + i] = Ax[i * nx + j];
+    if (st == LG_OK && !solve(tmp, At, nx, nx)) {
+      lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0, "the speeds do not determine the rates at "
+                  "the operating point (the kinematical equations are singular there)");
+      st = LG_ERR_NUMERIC;
+    }
+    for (size_t i = 0; st == LG_OK && i < nx; i++)
+      for (size_t j = 0; j < nx; j++) res->A[i * nx + j] = At[j * nx + i];
+    lg_free(At);
+    /* B: the u rows are U_qd Gr */
+    for (size_t i = 0; st == LG_OK && i < p; i++)
+      for (size_t r = 0; r < nr; r++) {
+        double acc = 0;
+        for (size_t k = 0; k < n; k++) acc += dU[i * K + n + k] * res->G[k * cols + 2 * n + r];
+        res->B[(nqi + i) * nr + r] = acc;
+      }
+    for (size_t i = 0; st == LG_OK && i < p; i++) res->x0[nqi + i] = u[i];
+  }
+  if (st == LG_ERR_MODEL)
+    lg_diag_set(diag, LG_ERR_MODEL, NULL, 0, 0, "'%s' has no numeric value in the speeds",
+                missing && missing->v.name ? missing->v.name : "?");
+  sym_tape_free(tape);
+  lg_free(in);
   lg_free(mem);
   return st;
 }

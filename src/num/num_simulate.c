@@ -1,14 +1,20 @@
-/* num_simulate.c - integrating x = [q; q'] with SUNDIALS.
+/* num_simulate.c - integrating x = [q; q'] (or Kane's [q; u]) with SUNDIALS.
  *
- * ARKODE ERKStep (Dormand-Prince 5(4)) for non-stiff problems, CVODE BDF
+ * ARKODE ERKStep for non-stiff problems (Dormand-Prince 5(4), Verner
+ * 6(5) or Fehlberg 8(7), by default chosen by the tolerance), CVODE BDF
  * for stiff ones. Constrained models are stabilized by projecting q and
- * q' back onto the manifold after every internal step (the integrator is
- * then reset at the projected state: both are one-step-consistent), or by
- * Baumgarte's terms in the acceleration constraint. */
-#include "num.h"
+ * q' back onto the manifold: after an explicit step (the integrator is
+ * then reset at the projected state: a one-step method loses nothing), or
+ * inside CVODE's step through its projection interface (a restart would
+ * throw away the BDF history and start again at order 1 with a tiny
+ * step, which cost the bowl three million steps); or by Baumgarte's terms
+ * in the acceleration constraint. When the model has sources of work, W
+ * (the work since t0) is one more state component, W' = dE/dt. */
+#include "num_internal.h"
 
 #include <arkode/arkode_erkstep.h>
 #include <cvode/cvode.h>
+#include <cvode/cvode_proj.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
 #include <stdio.h>
@@ -18,9 +24,10 @@
 #include <sunmatrix/sunmatrix_dense.h>
 
 /* What the loop needs to know of the equations: a first-order system
- * x' = F(t, x) of size dim, what to report at an output point, and an
- * optional projection after each step. Lagrange's equations (x = [q; q'])
- * and Kane's (x = [q; u]) both fill these. */
+ * x' = F(t, x) of size dim (n positions, nv velocities, then W when
+ * integrated), what to report at an output point, and an optional
+ * projection. Lagrange's equations (x = [q; q']) and Kane's (x = [q; u])
+ * both fill these. */
 typedef struct sim sim;
 typedef struct observation {
   const double *q, *qd;
@@ -30,14 +37,19 @@ typedef struct observation {
 
 struct sim {
   const num_sim_opts *o;
-  size_t dim, n, m;
+  num_integrator integ;         /* resolved (NUM_INT_ERK -> its table) */
+  size_t dim, n, nv, m;
+  int work;                     /* x[n + nv] is W */
   int (*f)(sim *S, double t, const double *x, double *dx);
   void (*observe)(sim *S, double t, const double *x, observation *ob);
   int (*project)(sim *S, double t, double *x); /* nonzero: x moved */
   const num_system *s;          /* Lagrange */
   const num_kane_system *ks;    /* Kane */
   num_work w;
-  double *qdd, *lam, *C, *Cd, *scratch;
+  num_aux_work aw;
+  double *qdd, *lam, *scratch;
+  double norm0;                 /* 1-norm of the augmented matrix at t0 */
+  double size0;                 /* max |x| at t0 */
   lg_diag *diag;
   int failed;
   double fail_t;
@@ -52,6 +64,12 @@ static void mark_failure(sim *S, double t, const lg_diag *d) {
   S->failed = 1;
   S->fail_t = t;
   *S->diag = *d;
+}
+
+/* W' = dE/dt at the state x with the velocities' derivatives dx + n. */
+static void add_power(sim *S, double t, const double *x, double *dx) {
+  if (!S->work) return;
+  num_aux_power(S->o->aux, &S->aw, t, x, x + S->n, dx + S->n, NULL, dx + S->n + S->nv);
 }
 
 /* Baumgarte: J q'' = gc - 2 alpha C' - beta^2 C (holonomic), gc - alpha C (else) */
@@ -80,17 +98,27 @@ static int rhs_jit(sim *S, double t, const double *x, double *dx) {
 /* Lagrange: x = [q; q'], x' = [q'; q''] with q'' from the augmented solve. */
 static int lagrange_f(sim *S, double t, const double *x, double *dx) {
   size_t n = S->n;
-  if (S->o->jit_rhs && S->o->stabilize != NUM_STAB_BAUMGARTE) return rhs_jit(S, t, x, dx);
+  if (S->o->jit_rhs && S->o->stabilize != NUM_STAB_BAUMGARTE) {
+    if (rhs_jit(S, t, x, dx)) return -1;
+    add_power(S, t, x, dx);
+    return 0;
+  }
   num_evaluate_dynamics(S->s, &S->w, t, x, x + n);
   if (S->o->stabilize == NUM_STAB_BAUMGARTE) baumgarte(S);
   lg_diag d;
   lg_diag_clear(&d);
   if (num_solve_accel(S->s, &S->w, S->qdd, S->lam, &d) != LG_OK) {
+    if (!S->failed) {
+      long k = S->w.broke_at;
+      if (k >= (long)n) S->stats->fail_row = (int)(k - (long)n);
+      else if (k >= 0) S->stats->fail_coord = (int)k;
+    }
     mark_failure(S, t, &d);
     return -1; /* unrecoverable */
   }
   memcpy(dx, x + n, n * sizeof *dx);
   memcpy(dx + n, S->qdd, n * sizeof *dx);
+  add_power(S, t, x, dx);
   return 0;
 }
 
@@ -122,6 +150,24 @@ static int lagrange_project(sim *S, double t, double *x) {
   return 1;
 }
 
+/* CVODE's projection: corr = P(y) - y on the q, q' part. */
+static int cvode_project(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtype eps,
+                         N_Vector err, void *ud) {
+  (void)eps;
+  (void)err;
+  sim *S = ud;
+  const double *y = N_VGetArrayPointer(ycur);
+  double *c = N_VGetArrayPointer(corr);
+  size_t k = 2 * S->n;
+  memcpy(c, y, S->dim * sizeof *c);
+  lg_diag d;
+  lg_diag_clear(&d);
+  if (num_project(S->s, &S->w, t, c, c + S->n, 1e-13, &d) != LG_OK) return 1;
+  for (size_t i = 0; i < k; i++) c[i] -= y[i];
+  for (size_t i = k; i < S->dim; i++) c[i] = 0;
+  return 0; /* CVODE adds corr to ycur itself */
+}
+
 /* Kane: x = [q; u], x' = [k(q, u); M^-1 f]. */
 static int kane_f(sim *S, double t, const double *x, double *dx) {
   lg_diag d;
@@ -130,6 +176,7 @@ static int kane_f(sim *S, double t, const double *x, double *dx) {
     mark_failure(S, t, &d);
     return -1;
   }
+  add_power(S, t, x, dx);
   return 0;
 }
 
@@ -145,57 +192,93 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud) {
   return S->f(S, t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
 }
 
+static int root(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
+  sim *S = ud;
+  const double *x = N_VGetArrayPointer(y);
+  g[0] = num_aux_event(S->o->aux, &S->aw, t, x, x + S->n);
+  return isfinite(g[0]) ? 0 : 1;
+}
+
+/* Interpolated output: Dormand-Prince on an ODE that is not projected
+ * steps freely and ARKODE's dense output (Hermite, degree 5, about one
+ * extra right-hand side per output) gives the rows, instead of stopping at
+ * every output time (which caps the step at dt). Projection needs every
+ * step's end; for the 8th-order table the degree-5 interpolant costs about
+ * four right-hand sides per output and is less accurate than its steps. */
+static int interpolates(const sim *S) { return S->integ == NUM_INT_DOPRI && !S->project; }
+
 /* ---- integrator set-up ------------------------------------------------------------- */
-static int setup(sim *S, double t0) {
-  if (S->o->integrator == NUM_INT_DOPRI) {
-    S->mem = ERKStepCreate(rhs, t0, S->y, S->ctx);
-    if (!S->mem) return 0;
-    ERKStepSetTableNum(S->mem, ARKODE_DORMAND_PRINCE_7_4_5);
-    ERKStepSStolerances(S->mem, S->o->rtol, S->o->atol);
-    ERKStepSetUserData(S->mem, S);
-    ERKStepSetMaxNumSteps(S->mem, 1000000);
-    ERKStepSetErrFile(S->mem, NULL);
-    return 1;
+static int setup_erk(sim *S, double t0) {
+  static const ARKODE_ERKTableID table[] = {
+      [NUM_INT_DOPRI] = ARKODE_DORMAND_PRINCE_7_4_5,
+      [NUM_INT_VERNER] = ARKODE_VERNER_8_5_6,
+      [NUM_INT_FEHLBERG] = ARKODE_FEHLBERG_13_7_8};
+  S->mem = ERKStepCreate(rhs, t0, S->y, S->ctx);
+  if (!S->mem) return 0;
+  ERKStepSetTableNum(S->mem, table[S->integ]);
+  ERKStepSStolerances(S->mem, S->o->rtol, S->o->atol);
+  ERKStepSetUserData(S->mem, S);
+  /* the loop keeps its own budget, a chunk at a time when interpolating */
+  ERKStepSetMaxNumSteps(S->mem, interpolates(S) ? NUM_STEP_CHUNK : -1);
+  if (interpolates(S)) {
+    ERKStepSetStopTime(S->mem, S->o->tf);
+    ERKStepSetInterpolantDegree(S->mem, ARK_INTERP_MAX_DEGREE);
   }
+  ERKStepSetErrFile(S->mem, NULL);
+  if (S->o->aux && S->o->aux->event) ERKStepRootInit(S->mem, 1, root);
+  return 1;
+}
+
+static int setup_bdf(sim *S, double t0) {
   S->mem = CVodeCreate(CV_BDF, S->ctx);
   if (!S->mem || CVodeInit(S->mem, rhs, t0, S->y) != CV_SUCCESS) return 0;
   CVodeSStolerances(S->mem, S->o->rtol, S->o->atol);
   CVodeSetUserData(S->mem, S);
-  CVodeSetMaxNumSteps(S->mem, 1000000);
+  CVodeSetMaxNumSteps(S->mem, -1);
   CVodeSetErrFile(S->mem, NULL);
+  if (S->o->aux && S->o->aux->event) CVodeRootInit(S->mem, 1, root);
+  if (S->project == lagrange_project) {
+    CVodeSetProjFn(S->mem, cvode_project);
+    S->project = NULL; /* inside the step now */
+  }
   return 1;
 }
 
-static int step_to(sim *S, double tout, double *t) {
-  if (S->o->integrator == NUM_INT_DOPRI) {
+enum { COLLAPSED = 1000 };
+
+/* Advance towards tout (one step, or to tout when interpolating), keeping
+ * the step budget; COLLAPSED when the steps no longer make progress. */
+static int step_to(sim *S, double tout, double *t, num_budget *b, double *h) {
+  int flag;
+  if (interpolates(S)) {
+    for (;;) {
+      long before = 0, after = 0;
+      ERKStepGetNumSteps(S->mem, &before);
+      flag = ERKStepEvolve(S->mem, tout, S->y, t, ARK_NORMAL);
+      ERKStepGetNumSteps(S->mem, &after);
+      if (num_budget_add(b, after - before, *t, S->o->tf, h)) return COLLAPSED;
+      if (flag != ARK_TOO_MUCH_WORK) return flag;
+    }
+  }
+  if (num_is_erk(S->integ)) {
     ERKStepSetStopTime(S->mem, tout);
-    return ERKStepEvolve(S->mem, tout, S->y, t, ARK_ONE_STEP);
+    flag = ERKStepEvolve(S->mem, tout, S->y, t, ARK_ONE_STEP);
+  } else {
+    CVodeSetStopTime(S->mem, tout);
+    flag = CVode(S->mem, tout, S->y, t, CV_ONE_STEP);
   }
-  CVodeSetStopTime(S->mem, tout);
-  return CVode(S->mem, tout, S->y, t, CV_ONE_STEP);
-}
-
-static void collect_stats(sim *S, num_sim_stats *st);
-
-/* CVodeReInit zeroes CVODE's counters: bank them first. */
-static void restart(sim *S, double t) {
-  if (S->o->integrator == NUM_INT_DOPRI) {
-    ERKStepReset(S->mem, t, S->y);
-    return;
-  }
-  collect_stats(S, S->stats);
-  CVodeReInit(S->mem, t, S->y);
+  return flag >= 0 && num_budget_add(b, 1, *t, S->o->tf, h) ? COLLAPSED : flag;
 }
 
 static void free_integrator(sim *S) {
   if (!S->mem) return;
-  if (S->o->integrator == NUM_INT_DOPRI) ERKStepFree(&S->mem);
+  if (num_is_erk(S->integ)) ERKStepFree(&S->mem);
   else CVodeFree(&S->mem);
 }
 
 static void collect_stats(sim *S, num_sim_stats *st) {
   long nst = 0, nf = 0;
-  if (S->o->integrator == NUM_INT_DOPRI) {
+  if (num_is_erk(S->integ)) {
     ERKStepGetNumSteps(S->mem, &nst);
     ERKStepGetNumRhsEvals(S->mem, &nf);
   } else {
@@ -207,19 +290,23 @@ static void collect_stats(sim *S, num_sim_stats *st) {
 }
 
 /* ---- the loop ---------------------------------------------------------------------- */
-static int emit(sim *S, double t, num_sim_output out, void *ud, num_sim_stats *st, double E0) {
-  observation ob;
-  S->observe(S, t, N_VGetArrayPointer(S->y), &ob);
-  double drift = fabs(ob.T + ob.V - E0);
-  if (drift > st->max_energy_drift || isnan(drift)) st->max_energy_drift = drift;
-  for (size_t r = 0; r < S->m; r++) {
-    double a = fmax(fabs(ob.C[r]), fabs(ob.Cd[r]));
-    if (a > st->max_residual || isnan(a)) st->max_residual = a;
-  }
-  return out ? out(ud, t, ob.q, ob.qd, ob.T, ob.V, ob.C) : 0;
-}
+typedef struct loop_state {
+  num_sim_output out;
+  void *ud;
+  double ref;
+  int have_ref;
+} loop_state;
 
-enum { MAX_STEPS_PER_OUTPUT = 1000000 };
+static int emit(sim *S, double t, loop_state *L) {
+  observation ob;
+  const double *x = N_VGetArrayPointer(S->y);
+  S->observe(S, t, x, &ob);
+  num_sim_point p = {t, ob.q, ob.qd, ob.T, ob.V, ob.T + ob.V, 0, ob.C};
+  if (S->o->aux) num_aux_power(S->o->aux, &S->aw, t, x, x + S->n, NULL, &p.E, NULL);
+  if (S->work) p.W = x[S->n + S->nv];
+  num_tally(S->stats, &p, ob.Cd, S->m, &L->ref, &L->have_ref);
+  return L->out ? L->out(L->ud, &p) : 0;
+}
 
 static int state_finite(const sim *S) {
   const double *x = N_VGetArrayPointer(S->y);
@@ -228,40 +315,131 @@ static int state_finite(const sim *S) {
   return 1;
 }
 
-static lg_status run(sim *S, num_sim_output out, void *ud, num_sim_stats *st) {
-  const num_sim_opts *o = S->o;
-  double t = o->t0;
-  double *x = N_VGetArrayPointer(S->y);
-  observation ob;
-  S->observe(S, t, x, &ob);
-  double E0 = ob.T + ob.V;
-  if (emit(S, t, out, ud, st, E0)) return LG_OK;
-  long k = 1, since_output = 0;
-  while (t < o->tf - 1e-12 * fabs(o->tf)) {
-    double tout = fmin(o->t0 + (double)k * o->dt, o->tf);
-    int flag = step_to(S, tout, &t);
-    /* a million steps between two output points: the steps have collapsed */
-    if (++since_output > MAX_STEPS_PER_OUTPUT) flag = -1;
-    if (flag < 0 || S->failed || !state_finite(S)) {
-      if (!S->failed) {
-        lg_diag_set(S->diag, LG_ERR_NUMERIC, NULL, 0, 0,
-                    "the integration failed at t = %.10g (%s)", t,
-                    flag < 0 ? "the step size collapsed: the solution may blow up"
-                             : "the state is no longer finite");
-      } else {
-        char msg[sizeof S->diag->message + 64];
-        snprintf(msg, sizeof msg, "at t = %.10g: %s", S->fail_t, S->diag->message);
-        memcpy(S->diag->message, msg, sizeof S->diag->message - 1);
-        S->diag->message[sizeof S->diag->message - 1] = 0;
+static double state_size(const sim *S) {
+  const double *x = N_VGetArrayPointer(S->y);
+  double m = 0;
+  for (size_t i = 0; i < S->n + S->nv; i++) m = fmax(m, fabs(x[i]));
+  return m;
+}
+
+/* The component with the largest weighted local error: the likely culprit
+ * of a step-size collapse (a coordinate, through its value or rate). */
+static void blame_component(sim *S) {
+  N_Vector e = N_VClone(S->y), w = N_VClone(S->y);
+  int ok = e && w;
+  if (ok && num_is_erk(S->integ))
+    ok = ERKStepGetEstLocalErrors(S->mem, e) == 0 && ERKStepGetErrWeights(S->mem, w) == 0;
+  else if (ok)
+    ok = CVodeGetEstLocalErrors(S->mem, e) == 0 && CVodeGetErrWeights(S->mem, w) == 0;
+  if (ok) {
+    const double *E = N_VGetArrayPointer(e), *W = N_VGetArrayPointer(w);
+    double best = -1;
+    for (size_t i = 0; i < S->n + S->nv; i++)
+      if (fabs(E[i] * W[i]) > best) {
+        best = fabs(E[i] * W[i]);
+        S->stats->fail_coord = (int)(i < S->n ? i : i - S->n) % (int)S->n;
       }
-      st->t_end = t;
+  }
+  if (e) N_VDestroy(e);
+  if (w) N_VDestroy(w);
+}
+
+/* A collapse where the (augmented) mass matrix is nearly singular says so
+ * and blames the unknown with the smallest pivot. */
+static int near_singular(sim *S, double t, char *cause, size_t size) {
+  if (!S->s || !(S->norm0 > 0)) return 0;
+  const double *x = N_VGetArrayPointer(S->y);
+  long k;
+  double pivot, norm;
+  num_evaluate_dynamics(S->s, &S->w, t, x, x + S->n);
+  double rc = num_accel_rcond(S->s, &S->w, &k, &pivot, &norm);
+  double rel = fmin(rc, pivot / S->norm0);
+  if (!(rel < 1e-8) || k < 0) return 0;
+  S->stats->fail_coord = k < (long)S->n ? (int)k : -1;
+  S->stats->fail_row = k < (long)S->n ? -1 : (int)(k - (long)S->n);
+  snprintf(cause, size, "the %s is nearly singular here (smallest pivot %.2g of the "
+                        "matrix's norm at t0)",
+           S->m ? "augmented mass matrix [[M, -J^T], [J, 0]]" : "mass matrix", rel);
+  return 1;
+}
+
+static lg_status failure(sim *S, double t, int flag, double h) {
+  num_sim_stats *st = S->stats;
+  char cause[sizeof S->diag->message];
+  if (S->failed) {
+    t = S->fail_t;
+    snprintf(cause, sizeof cause, "%s", S->diag->message);
+    char hint[sizeof S->diag->hint];
+    memcpy(hint, S->diag->hint, sizeof hint);
+    num_fail(S->diag, st, t, cause, hint[0] ? hint : NULL);
+    return LG_ERR_NUMERIC;
+  }
+  if (flag == 0 || flag == 1 || flag == 2) { /* made progress: blow-up or collapse */
+    if (!state_finite(S) || state_size(S) > 1e6 * fmax(1, S->size0)) {
+      num_fail(S->diag, st, t, "the state grows without bound or is no longer finite (the solution blows up)",
+               "check the model's forces and initial state; a finite-time blow-up cannot "
+               "be integrated past");
       return LG_ERR_NUMERIC;
     }
-    if (S->project && S->project(S, t, x)) restart(S, t);
+    blame_component(S);
+    if (near_singular(S, t, cause, sizeof cause)) {
+      num_fail(S->diag, st, t, cause,
+               "the motion reaches a configuration where the inertia of a coordinate "
+               "vanishes: check masses, inertias and constraints there, or end the run "
+               "before it with --stop-when");
+      return LG_ERR_NUMERIC;
+    }
+    snprintf(cause, sizeof cause, "the step size collapsed to h = %.3g (the motion is "
+                                  "singular or very stiff here)", h);
+  } else {
+    blame_component(S);
+    snprintf(cause, sizeof cause, "the integrator gave up (SUNDIALS flag %d): the motion "
+                                  "may be singular or blow up", flag);
+  }
+  num_fail(S->diag, st, t, cause,
+           num_is_erk(S->integ)
+               ? "try --integrator bdf (stiff motion) or ida (constrained), or loosen --rtol/--atol"
+               : "try --integrator dopri, or loosen --rtol/--atol");
+  return LG_ERR_NUMERIC;
+}
+
+static int at_root(sim *S, int flag) {
+  return flag == (num_is_erk(S->integ) ? ARK_ROOT_RETURN : CV_ROOT_RETURN);
+}
+
+static lg_status run(sim *S, loop_state *L) {
+  const num_sim_opts *o = S->o;
+  num_sim_stats *st = S->stats;
+  double t = o->t0, h = 0;
+  double *x = N_VGetArrayPointer(S->y);
+  num_budget b = {0, t};
+  S->size0 = state_size(S);
+  if (S->s) {
+    long k;
+    double pivot;
+    num_evaluate_dynamics(S->s, &S->w, t, x, x + S->n);
+    num_accel_rcond(S->s, &S->w, &k, &pivot, &S->norm0);
+  }
+  if (emit(S, t, L)) return LG_OK;
+  long k = 1;
+  while (t < o->tf - 1e-12 * fabs(o->tf)) {
+    double tout = fmin(o->t0 + (double)k * o->dt, o->tf);
+    int flag = step_to(S, tout, &t, &b, &h);
+    int collapsed = flag == COLLAPSED;
+    if (collapsed) flag = 0;
+    if (flag < 0 || S->failed || !state_finite(S) || collapsed)
+      return failure(S, t, flag, h);
+    if (at_root(S, flag)) {
+      st->stopped = 1;
+      emit(S, t, L);
+      break;
+    }
+    if (S->project && S->project(S, t, x)) {
+      if (num_is_erk(S->integ)) ERKStepReset(S->mem, t, S->y);
+    }
     if (t >= tout - 1e-12 * fmax(1, fabs(tout))) {
       k++;
-      since_output = 0;
-      if (emit(S, t, out, ud, st, E0)) break;
+      if (emit(S, t, L)) break;
     }
   }
   st->t_end = t;
@@ -274,17 +452,19 @@ static lg_status integrate(sim *S, double *x0, num_sim_output out, void *ud) {
   lg_status st = LG_ERR_NOMEM;
   SUNMatrix A = NULL;
   SUNLinearSolver LS = NULL;
-  if (SUNContext_Create(NULL, &S->ctx) != 0) return st;
+  loop_state L = {out, ud, 0, 0};
+  if (S->o->aux && num_aux_work_init(S->o->aux, &S->aw) != LG_OK) return st;
+  if (SUNContext_Create(NULL, &S->ctx) != 0) goto done;
   S->y = N_VNew_Serial((sunindextype)S->dim, S->ctx);
   if (!S->y) goto done;
   memcpy(N_VGetArrayPointer(S->y), x0, S->dim * sizeof *x0);
-  if (!setup(S, S->o->t0)) goto done;
-  if (S->o->integrator == NUM_INT_BDF) {
+  if (!(num_is_erk(S->integ) ? setup_erk(S, S->o->t0) : setup_bdf(S, S->o->t0))) goto done;
+  if (S->integ == NUM_INT_BDF) {
     A = SUNDenseMatrix((sunindextype)S->dim, (sunindextype)S->dim, S->ctx);
     LS = A ? SUNLinSol_Dense(S->y, A, S->ctx) : NULL;
     if (!LS || CVodeSetLinearSolver(S->mem, LS, A) != CV_SUCCESS) goto done;
   }
-  st = run(S, out, ud, S->stats);
+  st = run(S, &L);
   collect_stats(S, S->stats);
   memcpy(x0, N_VGetArrayPointer(S->y), S->dim * sizeof *x0);
 done:
@@ -293,24 +473,30 @@ done:
   if (A) SUNMatDestroy(A);
   if (S->y) N_VDestroy(S->y);
   if (S->ctx) SUNContext_Free(&S->ctx);
+  num_aux_work_free(&S->aw);
   return st;
+}
+
+static void init_stats(num_sim_stats *st, const num_sim_opts *o, num_integrator integ) {
+  memset(st, 0, sizeof *st);
+  st->integrator = integ == NUM_INT_ERK ? num_erk_for_tolerance(o->rtol) : integ;
+  st->fail_row = st->fail_coord = -1;
+  st->t_end = o->t0;
 }
 
 lg_status num_simulate(const num_system *s, const num_sim_opts *o, double *q, double *qd,
                        num_sim_output out, void *ud, num_sim_stats *stats, lg_diag *diag) {
-  memset(stats, 0, sizeof *stats);
-  if (o->integrator == NUM_INT_IDA)
-    return s->m ? num_simulate_ida(s, o, q, qd, out, ud, stats, diag)
-                : num_simulate(s, &(num_sim_opts){.t0 = o->t0, .tf = o->tf, .dt = o->dt,
-                                                  .rtol = o->rtol, .atol = o->atol,
-                                                  .integrator = NUM_INT_BDF},
-                               q, qd, out, ud, stats, diag);
+  if (o->integrator == NUM_INT_IDA && s->m)
+    return num_simulate_ida(s, o, q, qd, out, ud, stats, diag);
+  init_stats(stats, o, o->integrator == NUM_INT_IDA ? NUM_INT_BDF : o->integrator);
   size_t n = s->n, m = s->m;
-  sim S = {.o = o, .dim = 2 * n, .n = n, .m = m, .f = lagrange_f,
-           .observe = lagrange_observe, .s = s, .diag = diag, .stats = stats};
+  int work = o->aux && o->aux->work;
+  sim S = {.o = o, .integ = stats->integrator, .dim = 2 * n + (size_t)work, .n = n,
+           .nv = n, .m = m, .work = work, .f = lagrange_f, .observe = lagrange_observe,
+           .s = s, .diag = diag, .stats = stats};
   if (m && o->stabilize == NUM_STAB_PROJECT) S.project = lagrange_project;
   lg_status st = LG_ERR_NOMEM;
-  double *x = lg_calloc(2 * n + 1, sizeof *x);
+  double *x = lg_calloc(S.dim + 1, sizeof *x);
   S.qdd = lg_calloc(n + m + 1, sizeof *S.qdd);
   if (x && S.qdd && num_work_init(s, &S.w) == LG_OK) {
     S.lam = S.qdd + n;
@@ -329,10 +515,11 @@ lg_status num_simulate(const num_system *s, const num_sim_opts *o, double *q, do
 lg_status num_simulate_kane(const num_kane_system *k, const num_sim_opts *o, double *q,
                             double *u, num_sim_output out, void *ud, num_sim_stats *stats,
                             lg_diag *diag) {
-  memset(stats, 0, sizeof *stats);
-  num_sim_opts ko = *o;
-  if (ko.integrator == NUM_INT_IDA) ko.integrator = NUM_INT_BDF; /* no algebraic part */
-  sim S = {.o = &ko, .dim = k->n + k->p, .n = k->n, .m = k->m, .f = kane_f,
+  /* no algebraic part: IDA's request becomes BDF */
+  init_stats(stats, o, o->integrator == NUM_INT_IDA ? NUM_INT_BDF : o->integrator);
+  int work = o->aux && o->aux->work;
+  sim S = {.o = o, .integ = stats->integrator, .dim = k->n + k->p + (size_t)work,
+           .n = k->n, .nv = k->p, .m = k->m, .work = work, .f = kane_f,
            .observe = kane_observe, .ks = k, .diag = diag, .stats = stats};
   lg_status st = LG_ERR_NOMEM;
   double *x = lg_calloc(S.dim + 1, sizeof *x);

@@ -49,6 +49,7 @@ lg_status num_solve_accel(const num_system *s, num_work *w, double *qdd, double 
   if (info != 0)
     info = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, (lapack_int)N, 1, w->A, (lapack_int)N,
                               w->ipiv, w->b, (lapack_int)N);
+  w->broke_at = info > 0 ? (long)info - 1 : -1;
   if (info > 0) {
     size_t k = (size_t)info - 1;
     char where[64];
@@ -69,4 +70,37 @@ lg_status num_solve_accel(const num_system *s, num_work *w, double *qdd, double 
   memcpy(qdd, w->b, n * sizeof *qdd);
   if (lam) memcpy(lam, w->b + n, m * sizeof *lam);
   return LG_OK;
+}
+
+/* The augmented matrix's reciprocal condition number (1-norm, LAPACK's
+ * estimate) after num_evaluate*, and the unknown whose pivot is smallest
+ * (a coordinate i < n or a multiplier n + r): where a motion that slows
+ * the integrator to a halt has become singular. pivot and norm: the
+ * smallest pivot's magnitude and the 1-norm (the condition number of a
+ * 1 x 1 matrix is 1, however small: compare the pivot with the norm at
+ * t0). */
+double num_accel_rcond(const num_system *s, num_work *w, long *where, double *pivot,
+                       double *norm) {
+  size_t N = s->n + s->m;
+  assemble(s, w);
+  *where = -1;
+  *pivot = *norm = 0;
+  if (!all_finite(w->A, N * N)) return 0;
+  double anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', (lapack_int)N, (lapack_int)N, w->A,
+                                (lapack_int)N);
+  lapack_int info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)N, (lapack_int)N, w->A,
+                                   (lapack_int)N, w->ipiv);
+  double best = INFINITY, rcond = 0;
+  for (size_t k = 0; k < N; k++)
+    if (fabs(w->A[k * N + k]) < best) {
+      best = fabs(w->A[k * N + k]);
+      *where = (long)k;
+    }
+  *pivot = best;
+  *norm = anorm;
+  if (info < 0 || info > 0) return 0;
+  if (LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', (lapack_int)N, w->A, (lapack_int)N, anorm,
+                     &rcond) != 0)
+    return 0;
+  return rcond;
 }

@@ -90,8 +90,9 @@ static void print_number(printer *p, const sym_node *e) {
   }
   if (p->style == SYM_STYLE_LATEX && !e->v.rat.big && e->v.rat.den != 1) {
     int64_t n = e->v.rat.num;
-    lg_str_printf(p->out, "%s\\frac{%lld}{%lld}", n < 0 ? "-" : "",
-                  (long long)(n < 0 ? -n : n), (long long)e->v.rat.den);
+    lg_str_printf(p->out, "%s\\frac{%llu}{%lld}", n < 0 ? "-" : "",
+                  n < 0 ? -(unsigned long long)n : (unsigned long long)n,
+                  (long long)e->v.rat.den);
     return;
   }
   sym_num_print(p->out, e);
@@ -132,6 +133,30 @@ static void put_times(printer *p) {
   lg_str_puts(p->out, p->style == SYM_STYLE_LATEX ? " " : "*");
 }
 
+/* b^|k| for an exact exponent k < 0 whose magnitude has no small node
+ * (beyond int64, or INT64_MIN): the digits are printed directly. Printing
+ * the factor itself here would recurse through print_pow forever. */
+static void print_magnitude_pow(printer *p, const sym_node *b, const sym_node *k) {
+  int latex = p->style == SYM_STYLE_LATEX, den = !sym_num_den_is_one(k);
+  if (p->style == SYM_STYLE_C) {
+    lg_str_puts(p->out, "pow(");
+    print(p, b, 0);
+    lg_str_puts(p->out, ", ");
+    lg_str_double(p->out, -sym_number_value(k));
+    lg_str_putc(p->out, ')');
+    return;
+  }
+  print(p, b, PREC_POW + 1);
+  lg_str_puts(p->out, latex ? (den ? "^{\\frac{" : "^{") : (den ? "^(" : "^"));
+  sym_num_print_part(p->out, k, 0);
+  if (den) {
+    lg_str_puts(p->out, latex ? "}{" : "/");
+    sym_num_print_part(p->out, k, 1);
+    lg_str_puts(p->out, latex ? "}" : ")");
+  }
+  if (latex) lg_str_putc(p->out, '}');
+}
+
 /* Print base^(-k) for a denominator factor x^k (k < 0). */
 static void print_inverted(printer *p, const sym_node *f, int prec) {
   const sym_node *b = f->args[0], *k = f->args[1];
@@ -144,8 +169,11 @@ static void print_inverted(printer *p, const sym_node *f, int prec) {
   const sym_node *args[2] = {b, NULL};
   sym_node mag = *k;
   if (k->kind == SYM_FLOAT) mag.v.f = -k->v.f;
-  else if (!k->v.rat.big) mag.v.rat.num = -k->v.rat.num;
-  else { print(p, f, prec); return; } /* huge exponents: leave as is */
+  else if (!k->v.rat.big && k->v.rat.num != INT64_MIN) mag.v.rat.num = -k->v.rat.num;
+  else {
+    print_magnitude_pow(p, b, k);
+    return;
+  }
   args[1] = &mag;
   fake.args = args;
   print(p, &fake, prec);

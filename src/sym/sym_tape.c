@@ -116,7 +116,11 @@ static uint32_t reg(const lowering *L, const sym_node *n) {
   return L->reg_of[n->id] - 1;
 }
 
-/* base^k for an integer k != 0, 1 */
+/* Integer powers up to this magnitude become POWI (its count is an int32);
+ * larger ones, and INT64_MIN whose magnitude has no int64, stay POW. */
+#define POWI_MAX ((int64_t)1 << 20)
+
+/* base^k for an integer k != 0, 1 with |k| <= POWI_MAX */
 static uint32_t emit_powi(lowering *L, uint32_t base, int64_t k) {
   int64_t m = k < 0 ? -k : k;
   if (m == 1) return k < 0 ? emit2(L, SYM_OP_DIV, emit_const(L, 1.0), base) : base;
@@ -129,7 +133,7 @@ static uint32_t lower_pow(lowering *L, const sym_node *e) {
   const sym_node *x = e->args[1];
   uint32_t b = reg(L, e->args[0]);
   int64_t k;
-  if (sym_is_integer(x, &k) && k >= -(1 << 20) && k <= (1 << 20))
+  if (sym_is_integer(x, &k) && k >= -POWI_MAX && k <= POWI_MAX)
     return emit_powi(L, b, k);
   if (x->kind == SYM_NUM && !x->v.rat.big && x->v.rat.den == 2 &&
       (x->v.rat.num == 1 || x->v.rat.num == -1)) {
@@ -145,7 +149,7 @@ static uint32_t lower_mul(lowering *L, const sym_node *e) {
   for (uint32_t i = 0; i < e->nargs; i++) {
     const sym_node *f = e->args[i];
     int64_t k;
-    if (f->kind == SYM_POW && sym_is_integer(f->args[1], &k) && k < 0) {
+    if (f->kind == SYM_POW && sym_is_integer(f->args[1], &k) && k < 0 && k >= -POWI_MAX) {
       uint32_t d = emit_powi(L, reg(L, f->args[0]), -k);
       den = den == UINT32_MAX ? d : emit2(L, SYM_OP_MUL, den, d);
       continue;

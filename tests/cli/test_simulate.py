@@ -7,6 +7,12 @@ inconsistent initial states (refused, projected), a singular mass matrix
 and a blow-up mid-run (exit 1 at the time, complete CSV so far), BDF,
 IDA, Baumgarte, the plot, the JIT.
 
+Issue 9: every constrained model runs with the defaults to t = 20, the
+bowl in a bounded number of steps with each integrator, failures located
+and timely, the explicit tables, the energy balance E - W (damped, driven,
+L =, moving kinematics and constraints, Kane), --stop-when against exact
+crossing times.
+
 usage: test_simulate.py LAGRANGE [SANITIZED_LAGRANGE]"""
 import csv, io, math, os, subprocess, sys, tempfile
 
@@ -113,7 +119,7 @@ check("rolling sphere keeps its nonholonomic constraints (< 1e-8)",
 bad = os.path.join(SIM, "inconsistent.lag")
 r, rows = sim(bad)
 check("inconsistent initial state refused with file:line:col and each residual",
-      r.returncode == 1 and f"{bad}:10:16: the initial state violates constraint C1" in r.stderr
+      r.returncode == 1 and f"{bad}:10:12: the initial state violates constraint C1" in r.stderr
       and "velocities violate constraint C1" in r.stderr and not rows, r.stderr)
 r, rows = sim(bad, "--project")
 first = rows[0] if rows else {}
@@ -135,6 +141,169 @@ for name, what in [("singular.lag", "singular"), ("blowup.lag", "finite")]:
         ok = ok and all(math.isfinite(float(v)) for x in rows[1:] for v in x)
         check(f"{name}: stops with the time, rows so far in o.partial.csv, no o.csv", ok,
               r.stderr)
+
+
+# ---- defaults that do not fail (issue 9) ----
+def max_C(rows):
+    cols = [k for k in (rows[0] if rows else {}) if k[:1] == "C" and k[1:].isdigit()]
+    return max((abs(p[c]) for p in rows for c in cols), default=0.0)
+
+
+constrained = sorted(
+    [os.path.join(EX, f) for f in os.listdir(EX)] +
+    [os.path.join(ROOT, "tests", "cli", "models", f)
+     for f in os.listdir(os.path.join(ROOT, "tests", "cli", "models"))] +
+    [os.path.join(SIM, f) for f in ("bowl.lag", "wire_fall.lag", "pendulum_xy.lag")])
+constrained = [f for f in constrained if f.endswith(".lag") and any(
+    line.lstrip().startswith("constraint") for line in open(f))]
+for f in constrained:
+    r, rows = sim(f, "--tf", "20", "--dt", "0.05")
+    check(f"defaults: {os.path.relpath(f, ROOT)} to t = 20 with |C| < 1e-8",
+          r.returncode == 0 and rows and abs(rows[-1]["t"] - 20) < 1e-9 and max_C(rows) < 1e-8,
+          r.stderr)
+
+bowl = os.path.join(SIM, "bowl.lag")
+for integ, budget in (("ida", 50000), ("bdf", 50000), ("dopri", 20000), ("erk", 20000)):
+    r, rows = sim(bowl, "--tf", "20", "--dt", "0.1", "--integrator", integ)
+    steps = int(r.stderr.split(" steps")[0].split()[-1]) if " steps" in r.stderr else -1
+    check(f"bowl with {integ}: reaches t = 20 in fewer than {budget} steps, |C| < 1e-8",
+          r.returncode == 0 and 0 < steps < budget and max_C(rows) < 1e-8, r.stderr)
+
+# ---- failures: time, integrator, cause, option, place ----
+r, _ = sim(os.path.join(SIM, "redundant.lag"))
+check("redundant constraints: failure at the second constraint's line, naming it",
+      r.returncode == 1 and "redundant.lag:7:12: the integration failed at t = 0 (IDA)" in r.stderr
+      and "C2" in r.stderr, r.stderr)
+import time
+t0 = time.time()
+r, _ = sim(os.path.join(SIM, "singular.lag"), "--tf", "5")
+check("a collapsing integration stops within seconds at the coordinates line, naming "
+      "the integrator, the cause (a vanishing mass matrix), the coordinate and what to try",
+      r.returncode == 1 and time.time() - t0 < 20 and "singular.lag:2:1:" in r.stderr
+      and "Dormand-Prince" in r.stderr and "coordinate x" in r.stderr
+      and "mass matrix is nearly singular" in r.stderr and "--stop-when" in r.stderr,
+      r.stderr)
+t0 = time.time()
+r, _ = sim(os.path.join(SIM, "shrinking_rod.lag"), "--tf", "3")
+check("IDA failing mid-run (a rod pulled to zero length at t = 2): the time, IDA, "
+      "the constraint's line and name, what to try",
+      r.returncode == 1 and "shrinking_rod.lag:6:12: the integration failed at t = 1.99" in r.stderr
+      and "(IDA)" in r.stderr and "C1" in r.stderr and "--integrator" in r.stderr
+      and time.time() - t0 < 60, r.stderr)
+r, _ = sim(os.path.join(SIM, "blowup.lag"), "--integrator", "bdf")
+check("a blow-up with BDF: the time, CVODE BDF and the cause",
+      r.returncode == 1 and "failed at t = 1.3" in r.stderr and "CVODE BDF" in r.stderr
+      and "blows up" in r.stderr, r.stderr)
+r, _ = sim(os.path.join(SIM, "oscillator.lag"), "--integrator", "rk99")
+check("an unknown integrator is a usage error listing the names",
+      r.returncode == 2 and "verner" in r.stderr and "fehlberg" in r.stderr, r.stderr)
+
+# ---- explicit Runge-Kutta tables ----
+ref = None
+for integ in ("dopri", "verner", "fehlberg", "erk"):
+    r, rows = sim(os.path.join(SIM, "oscillator.lag"), "--integrator", integ, "--rtol", "1e-12",
+                  "--atol", "1e-12")
+    check(f"{integ}: the oscillator x = A cos(w t) to 1e-8",
+          r.returncode == 0 and maxdev(rows, lambda p: p["x"] - 0.3 * math.cos(w * p["t"])) < 1e-8,
+          r.stderr)
+r, _ = sim(os.path.join(SIM, "oscillator.lag"), "--rtol", "1e-12", "--atol", "1e-12")
+r2, _ = sim(os.path.join(SIM, "oscillator.lag"))
+check("the default explicit table follows the tolerance (Fehlberg 8(7) at 1e-12, "
+      "Dormand-Prince 5(4) at 1e-10)",
+      "Fehlberg 8(7)" in r.stderr and "Dormand-Prince 5(4)" in r2.stderr, r.stderr + r2.stderr)
+
+# ---- energy balance: E - W is conserved, E is not ----
+def balance(rows):
+    return maxdev(rows, lambda p: p["E"] - p["W"] - (rows[0]["E"] - rows[0]["W"]))
+
+
+r, rows = sim(os.path.join(SIM, "damped_cart.lag"))
+ok = r.returncode == 0 and rows and "W" in rows[0]
+# W against an independent quadrature of the dissipated power -c x'^2
+Wq, err = 0.0, 0.0
+for a, b in zip(rows, rows[1:]) if ok else []:
+    Wq -= 0.7 * (a["x'"] ** 2 + b["x'"] ** 2) / 2 * (b["t"] - a["t"])
+    err = max(err, abs(Wq - b["W"]))
+check("damped cart: E - W constant to 1e-8 while E falls by > 0.5",
+      ok and balance(rows) < 1e-8 and rows[0]["E"] - rows[-1]["E"] > 0.5, r.stderr)
+check("damped cart: W is the integral of -c x'^2 (trapezoid, 1e-4)", ok and err < 1e-4, err)
+check("damped cart: the summary names dissipation and the drift of E - W",
+      "max |E - W| drift" in r.stderr and "dissipation" in r.stderr, r.stderr)
+for name, what in (("driven.lag", "forces"), ("parametric.lag", "time dependence"),
+                   ("../models/bead_input.lag", "kinematics")):
+    r, rows = sim(os.path.join(SIM, name), "--tf", "5")
+    spread = max(p["E"] for p in rows) - min(p["E"] for p in rows) if rows else 0
+    check(f"{name}: E - W constant (1e-7 relative) while E changes; summary says {what}",
+          r.returncode == 0 and balance(rows) < 1e-7 * max(1, max(abs(p["E"]) for p in rows))
+          and spread > 1e-2 and what in r.stderr, r.stderr)
+r, rows = sim(os.path.join(EX, "bead_rotating_wire.lag"), "--tf", "3")
+check("bead on a rotating wire: E - W constant (1e-9 relative) while E grows",
+      r.returncode == 0 and balance(rows) < 1e-9 * max(abs(p["E"]) for p in rows)
+      and rows[-1]["E"] > 10 * rows[0]["E"], r.stderr)
+r, rows = sim(os.path.join(SIM, "parametric.lag"), "--tf", "2")
+h = lambda p: (0.5 * (p["x'"] ** 2 + p["y'"] ** 2) + 0.5 * 4 * (1 + 0.3 * math.cos(3 * p["t"])) *
+               (p["x"] ** 2 + p["y"] ** 2))
+check("L = model: E is the energy function h (closed form)",
+      r.returncode == 0 and maxdev(rows, lambda p: p["E"] - h(p)) < 1e-12, r.stderr)
+r, rows = sim(os.path.join(EX, "cart_pendulum.lag"), "--tf", "5")
+check("conservative model: W = 0 and the summary says so",
+      r.returncode == 0 and maxdev(rows, lambda p: p["W"]) == 0 and "conservative" in r.stderr,
+      r.stderr)
+for name in ("edge_cases.lag",):
+    r, rows = sim(os.path.join(ROOT, "tests", "cli", "models", name), "--tf", "5")
+    check(f"{name} (moving constraint, damping): E - W constant to 1e-7",
+          r.returncode == 0 and balance(rows) < 1e-7 and "moving constraints" in r.stderr,
+          r.stderr)
+r, rows = sim(os.path.join(EX, "kane_rigid_body.lag"), "--method", "kane", "--tf", "5")
+spread = max(p["E"] for p in rows) - min(p["E"] for p in rows) if rows else 0
+check("Kane's method: E - W constant to 1e-9 while the forces change E",
+      r.returncode == 0 and balance(rows) < 1e-9 and spread > 1e-3, r.stderr)
+r, rows = sim(os.path.join(SIM, "damped_cart.lag"), "--method", "kane")
+check("Kane's method, damped cart: E - W constant to 1e-8",
+      r.returncode == 0 and balance(rows) < 1e-8, r.stderr)
+for integ in ("bdf", "ida"):
+    r, rows = sim(os.path.join(ROOT, "tests", "cli", "models", "edge_cases.lag"), "--tf", "5",
+                  "--integrator", integ)
+    check(f"{integ}: E - W of a damped model with a moving constraint constant to 1e-6",
+          r.returncode == 0 and balance(rows) < 1e-6, r.stderr)
+
+# ---- --stop-when ----
+def agm(a, b):
+    for _ in range(60):
+        a, b = (a + b) / 2, math.sqrt(a * b)
+    return a
+
+
+quarter = math.pi / (2 * agm(1, math.cos(0.15))) * math.sqrt(1 / 9.81)  # K(sin(th0/2)) sqrt(l/g)
+fall = math.sqrt(2 * 2 / 9.81)
+for integ in ("default", "dopri", "bdf", "ida"):
+    extra = [] if integ == "default" else ["--integrator", integ]
+    r, rows = sim(os.path.join(SIM, "pendulum.lag"), "--tf", "5", "--stop-when", "theta", *extra)
+    ok = r.returncode == 0 and rows and "stopped at t = " in r.stderr
+    check(f"--stop-when theta ({integ}): stops at the exact quarter period to 1e-8",
+          ok and abs(rows[-1]["t"] - quarter) < 1e-8 and abs(rows[-1]["theta"]) < 1e-8,
+          (rows[-1]["t"] - quarter) if rows else r.stderr)
+    r, rows = sim(os.path.join(SIM, "wire_fall.lag"), "--stop-when", "z", *extra)
+    check(f"--stop-when z ({integ}): a falling mass reaches the floor at sqrt(2h/g) to 1e-8",
+          r.returncode == 0 and rows and abs(rows[-1]["t"] - fall) < 1e-8 and
+          rows[-2]["t"] < rows[-1]["t"], r.stderr)
+r, rows = sim(os.path.join(SIM, "pendulum_xy.lag"), "--stop-when", "x", "--tf", "5")
+check("--stop-when x on the Cartesian pendulum (IDA): the quarter period to 1e-8",
+      r.returncode == 0 and rows and abs(rows[-1]["t"] - quarter) < 1e-8, r.stderr)
+r, rows = sim(os.path.join(SIM, "pendulum.lag"), "--stop-when", "theta' - 0.1*t + g/100")
+check("--stop-when with rates, t and parameters ends the run before tf",
+      r.returncode == 0 and rows and rows[-1]["t"] < 10 and "stopped at t" in r.stderr, r.stderr)
+r, rows = sim(os.path.join(SIM, "pendulum.lag"), "--stop-when", "theta + thta")
+check("--stop-when: an unknown name is exit 2 at its column in the option",
+      r.returncode == 2 and "--stop-when:1:9: unknown name 'thta'" in r.stderr
+      and "did you mean 'theta'" in r.stderr and not rows, r.stderr)
+r, rows = sim(os.path.join(SIM, "pendulum.lag"), "--stop-when", "theta''")
+check("--stop-when: accelerations are refused (exit 2)",
+      r.returncode == 2 and "acceleration" in r.stderr, r.stderr)
+r, rows = sim(os.path.join(SIM, "pendulum.lag"), "--stop-when", "(theta")
+check("--stop-when: a syntax error is exit 2 with columns inside the option",
+      r.returncode == 2 and "--stop-when:1:7:" in r.stderr and "'(' at 1:1" in r.stderr,
+      r.stderr)
 
 # ---- plot, JIT, temporary files ----
 before = {f for f in os.listdir("/tmp") if f.startswith("lagrange-")}

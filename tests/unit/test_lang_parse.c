@@ -170,6 +170,7 @@ static void show_stmt(lg_str *b, const lang_stmt *s) {
   switch (s->kind) {
   case LANG_STMT_COORDINATES:
   case LANG_STMT_SPEEDS:
+  case LANG_STMT_DEPENDENT:
   case LANG_STMT_PARAMETERS:
   case LANG_STMT_INPUTS:
   case LANG_STMT_KINEMATICS:
@@ -321,6 +322,9 @@ static void test_statements(void) {
                                                               "parameters m, k, g = 1\n");
   /* keywords are reserved only where the grammar needs them: these are plain names */
   EXPECT_PROGRAM("x = mass + at*step\nT = to", "x = (mass + (at*step))\nT = to\n");
+  /* dependent speeds: names referred to (not declared), commas optional */
+  EXPECT_PROGRAM("speeds u1 u2 u3\ndependent u3, u2", "speeds u1, u2, u3\ndependent u3, u2\n");
+  EXPECT_PROGRAM("dependent t", "dependent t\n"); /* the semantic pass says t is no speed */
   /* energies may be assigned, and `L` as a value is a name */
   EXPECT_PROGRAM("T = 1\nV = 2\nD = 3\nL = T - V", "T = 1\nV = 2\nD = 3\nL = (T - V)\n");
   {
@@ -486,11 +490,11 @@ static void test_errors_lexical(void) {
   EXPECT_ERR("x = q1\xe2\x80\xb2", 1, 7, "U+2032) outside a comment (write the time derivative");
   EXPECT_ERR("\xEF\xBB\xBFx = $", 1, 5, "unexpected character '$'");
   /* numbers */
-  EXPECT_ERR("x = 1e", 1, 5, "number '1e' has no exponent digits");
-  EXPECT_ERR("x = 1e+", 1, 5, "number '1e+' has no exponent digits");
-  EXPECT_ERR("x = 2.", 1, 5, "number '2.' has no digits after the '.'");
-  EXPECT_ERR("x = 2x", 1, 5, "number '2' is followed by 'x' (a product needs '*'");
-  EXPECT_ERR("x = 1.5.3", 1, 5, "number '1.5' is followed by '.'");
+  EXPECT_ERR("x = 1e", 1, 6, "number '1e' has no exponent digits");
+  EXPECT_ERR("x = 1e+", 1, 6, "number '1e+' has no exponent digits");
+  EXPECT_ERR("x = 2.", 1, 6, "number '2.' has no digits after the '.'");
+  EXPECT_ERR("x = 2x", 1, 6, "number '2' is followed by 'x' (a product needs '*'");
+  EXPECT_ERR("x = 1.5.3", 1, 8, "number '1.5' is followed by '.'");
 }
 
 /* Brackets, operators and functions. */
@@ -578,6 +582,11 @@ static void test_errors_reserved(void) {
   EXPECT_ERR("step = 1", 1, 1, "'step' is reserved (a keyword)");
   EXPECT_ERR("cos = 1", 1, 1, "'cos' is reserved (a function)");
   EXPECT_ERR("frame = 2", 1, 1, "'frame' is reserved (a statement keyword)");
+  EXPECT_ERR("speeds dependent", 1, 8, "'dependent' is reserved (a statement keyword)");
+  EXPECT_ERR("parameters m, lam2", 1, 15,
+             "'lam2' is reserved (the equations name their multipliers lam1, lam2, ...); "
+             "choose another name such as 'lambda2'");
+  EXPECT_ERR("lam10 = 1", 1, 1, "'lam10' is reserved");
 }
 
 /* ---- limits ---------------------------------------------------------------------- */
@@ -801,7 +810,63 @@ static void test_api(void) {
   lg_arena_free(&a);
 }
 
+/* One expression as the whole text (lang_parse_expr). */
+static void expect_whole(int line, const char *src, const char *want, int el, int ec,
+                        const char *frag) {
+  lg_arena a;
+  lg_diag d;
+  lang_expr *e = (lang_expr *)&a;
+  size_t len = strlen(src);
+  char *copy = lg_malloc(len + 1);
+  memcpy(copy, src, len);
+  lg_arena_init(&a);
+  lg_diag_clear(&d);
+  lg_status st = lang_parse_expr("arg", copy, len, &a, &e, &d);
+  if (want) {
+    lg_str b;
+    lg_str_init(&b);
+    if (st == LG_OK) show_expr(&b, e);
+    if (st == LG_OK && b.s && !strcmp(b.s, want)) tu_passed++;
+    else tu_failed++, fprintf(stderr, "%s:%d: got %s (%s), want %s\n", __FILE__, line,
+                              b.s ? b.s : "-", d.message, want);
+    lg_str_free(&b);
+  } else if (st == LG_ERR_MODEL && !e && d.line == el && d.col == ec && strstr(d.message, frag)) {
+    tu_passed++;
+  } else {
+    tu_failed++;
+    fprintf(stderr, "%s:%d: got %d %d:%d %s, want %d:%d %s\n", __FILE__, line, st, d.line,
+            d.col, d.message, el, ec, frag);
+  }
+  lg_free(copy);
+  lg_arena_free(&a);
+}
+
+static void test_parse_expr(void) {
+  expect_whole(__LINE__, "theta - 0.5", "(theta - 0.5)", 0, 0, NULL);
+  expect_whole(__LINE__, "  x'^2 + y  # a comment\n\n", "((x'^2) + y)", 0, 0, NULL);
+  expect_whole(__LINE__, "dot(pos(P), N.y)", "dot(pos(P), N.y)", 0, 0, NULL);
+  expect_whole(__LINE__, "x = 1", NULL, 1, 3, "expected the end of the statement, found '='");
+  expect_whole(__LINE__, "x\ny", NULL, 2, 1, "expected the end of the statement, found 'y'");
+  expect_whole(__LINE__, "", NULL, 1, 1, "expected an expression");
+  expect_whole(__LINE__, "sin(x", NULL, 1, 6, "')' to close '(' at 1:4");
+  expect_whole(__LINE__, "2 $", NULL, 1, 3, "unexpected character '$'");
+  lg_arena a;
+  lang_expr *e;
+  lg_arena_init(&a);
+  CHECK(lang_parse_expr("arg", "x", 1, NULL, &e, NULL) == LG_ERR_USAGE);
+  CHECK(lang_parse_expr("arg", "x", 1, &a, NULL, NULL) == LG_ERR_USAGE);
+  for (long n = 0;; n++) { /* out of memory at each allocation */
+    lg_alloc_fail_after(n);
+    lg_status st = lang_parse_expr("arg", "a*b + sin(c)^2 - d'", 19, &a, &e, NULL);
+    lg_alloc_fail_after(-1);
+    if (st == LG_OK) break;
+    CHECK(st == LG_ERR_NOMEM && e == NULL);
+  }
+  lg_arena_free(&a);
+}
+
 int main(void) {
+  test_parse_expr();
   test_statements();
   test_positions();
   test_precedence();

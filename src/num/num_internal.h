@@ -1,0 +1,36 @@
+/* num_internal.h - pieces shared by the ODE loop (num_simulate.c) and the
+ * DAE loop (num_ida.c). */
+#ifndef LG_NUM_INTERNAL_H
+#define LG_NUM_INTERNAL_H
+
+#include "num.h"
+
+/* Steps between two output points before the loop asks whether the run
+ * still makes progress: if the steps of the last chunk, continued, would
+ * need more than NUM_MAX_PROJECTED steps to reach tf, the step size has
+ * collapsed and the run stops with a message instead of grinding. */
+enum { NUM_STEP_CHUNK = 5000 };
+#define NUM_MAX_PROJECTED 2e7
+
+typedef struct num_budget {
+  long steps;      /* since the last check */
+  double t_mark;   /* time at the last check */
+} num_budget;
+
+/* Count steps that reached t; nonzero when the step size has collapsed
+ * (h_avg set to the mean step of the last chunk). */
+int num_budget_add(num_budget *b, long steps, double t, double tf, double *h_avg);
+
+/* Energy balance and residual bookkeeping at an output point: ref holds
+ * E0 - W0 after the first call (set *have_ref = 0 before it). */
+void num_tally(num_sim_stats *st, const num_sim_point *p, const double *Cd, size_t m,
+               double *ref, int *have_ref);
+
+/* The failure message: "the integration failed at t = ... (INTEGRATOR):
+ * CAUSE" with a hint. */
+void num_fail(lg_diag *d, num_sim_stats *st, double t, const char *cause, const char *hint);
+
+/* Wall-clock-free ordering of the ERK tables. */
+int num_is_erk(num_integrator i);
+
+#endif
