@@ -32,7 +32,11 @@ def mutate(rng, src):
 
 def main():
     rng = random.Random(SEED)
-    sources = [open(f, "rb").read() for f in sorted(glob.glob(os.path.join(ROOT, "examples", "*.lag")))]
+    # examples/whipple_bicycle.lag is left out: its Kane derivation takes about a
+    # minute, its generated C is 10 MB and its LaTeX 5 MB (too big for these
+    # tests' budgets); tests/ref/check_whipple.py covers it.
+    sources = [open(f, "rb").read() for f in sorted(glob.glob(os.path.join(ROOT, "examples", "*.lag")))
+               if os.path.basename(f) != "whipple_bicycle.lag"]
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         model = os.path.join(tmp, "m.lag")

@@ -102,7 +102,11 @@ def runs_for(rng, path, model, text, tmp):
 
 def main():
     rng = random.Random(SEED)
-    models = sorted(glob.glob(os.path.join(ROOT, "examples", "*.lag")))
+    # examples/whipple_bicycle.lag is left out: its derivation for simulate,
+    # codegen and Kane takes minutes under the sanitizers (tests/ref/check_whipple.py
+    # covers it)
+    models = sorted(f for f in glob.glob(os.path.join(ROOT, "examples", "*.lag"))
+                    if os.path.basename(f) != "whipple_bicycle.lag")
     with tempfile.TemporaryDirectory() as tmp:
         for path in models:
             model = os.path.basename(path)

@@ -25,6 +25,8 @@ compile() { # name, args...
 }
 for f in "$here"/../../examples/*.lag; do
   n=$(basename "$f" .lag)
+  # the Whipple bicycle's equations are 5 MB of LaTeX: too big to typeset here
+  [ "$n" = whipple_bicycle ] && continue
   compile "$n" "$f"
 done
 compile kane_rigid_body_kane "$here/../../examples/kane_rigid_body.lag" --method kane
