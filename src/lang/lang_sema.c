@@ -195,6 +195,10 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
   if (!diag) diag = &local;
   lg_diag_clear(&local);
   if (!file) file = "<string>";
+  /* a failed allocation that a lower layer absorbed (a memo, a collection
+   * skipped) may still change a result: any failure during the load is
+   * reported as out of memory, whatever error it led to */
+  unsigned long failures = lg_alloc_failures();
   if (!out) {
     lg_diag_set(diag, LG_ERR_USAGE, file, 0, 0, "lang_load_string: no output");
     return LG_ERR_USAGE;
@@ -210,6 +214,7 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
     lg_free(S.names);
   }
   lg_arena_free(&arena);
+  if (lg_alloc_failures() != failures) st = LG_ERR_NOMEM;
   if (st != LG_OK) {
     /* the first error wins in diag; out of memory overrides a model error
      * that it caused */
