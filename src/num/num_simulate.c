@@ -398,18 +398,21 @@ static lg_status failure(sim *S, double t, int flag, double h) {
     return LG_ERR_NUMERIC;
   }
   if (flag == 0 || flag == 1 || flag == 2) { /* made progress: blow-up or collapse */
-    if (!state_finite(S) || state_size(S) > 1e6 * fmax(1, S->size0)) {
-      num_fail(S->diag, st, t, "the state grows without bound or is no longer finite (the solution blows up)",
-               "check the model's forces and initial state; a finite-time blow-up cannot "
-               "be integrated past");
-      return LG_ERR_NUMERIC;
-    }
-    blame_component(S);
-    if (near_singular(S, t, cause, sizeof cause)) {
+    /* a vanishing inertia is the cause when it is there, even when the
+     * rates have already grown without bound on the way to it */
+    int finite = state_finite(S);
+    if (finite) blame_component(S);
+    if (finite && near_singular(S, t, cause, sizeof cause)) {
       num_fail(S->diag, st, t, cause,
                "the motion reaches a configuration where the inertia of a coordinate "
                "vanishes: check masses, inertias and constraints there, or end the run "
                "before it with --stop-when");
+      return LG_ERR_NUMERIC;
+    }
+    if (!finite || state_size(S) > 1e6 * fmax(1, S->size0)) {
+      num_fail(S->diag, st, t, "the state grows without bound or is no longer finite (the solution blows up)",
+               "check the model's forces and initial state; a finite-time blow-up cannot "
+               "be integrated past");
       return LG_ERR_NUMERIC;
     }
     snprintf(cause, sizeof cause, "the step size collapsed to h = %.3g (the motion is "
