@@ -89,6 +89,10 @@ int cli_help(const char *cmd);
 int cli_version(void);
 
 int cli_eom(const cli_opts *o);
+/* Kane's independent speeds from the model's `initial` statement into u
+ * (p values; 0 where not given); 1 when it gives any (then they, not the
+ * initial q', define the initial velocities). */
+int cli_initial_speeds(const lang_model *lm, const mech_kane *k, double *u);
 int cli_eval(const cli_opts *o);
 int cli_simulate(const cli_opts *o);
 int cli_codegen(const cli_opts *o);

@@ -129,3 +129,16 @@ void cli_json_number(lg_str *out, double x) {
     lg_str_puts(out, lg_fmt_double(b, x));
   }
 }
+
+int cli_initial_speeds(const lang_model *lm, const mech_kane *k, double *u) {
+  int any = 0;
+  for (size_t i = 0; k && !k->default_speeds && i < k->p; i++) {
+    u[i] = 0;
+    for (size_t j = 0; lm->u0_set && j < lm->nspeeds; j++)
+      if (lm->u0_set[j] && !strcmp(mech_speed_name(lm->mech, j), k->u[i]->v.name)) {
+        u[i] = lm->u0[j];
+        any = 1;
+      }
+  }
+  return any;
+}

@@ -327,7 +327,7 @@ static int evaluate_kane(const cli_opts *o, lang_model *lm, const num_system *s,
   dep_given dg = {buf + 3 * n + k->p, dset};
   memcpy(q, lm->q0, n * sizeof *q);
   memcpy(qd, lm->qd0, n * sizeof *qd);
-  int have_u = 0, rc = CLI_EXIT_OK;
+  int have_u = cli_initial_speeds(lm, k, u), rc = CLI_EXIT_OK;
   if (o->state) rc = parse_state("eval", "--state", o->state, lm, q, qd, k, u, &have_u, &dg);
   num_kane_result r;
   lg_diag d;

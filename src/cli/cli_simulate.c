@@ -301,7 +301,10 @@ static int integrate_kane(const cli_opts *o, lang_model *lm, const mech_eom *e,
   if (num_kane_system_build(lm->mech, k, e, o->set, o->nset, &ks, &d) != LG_OK)
     return cli_report(&d, lm, o->model);
   int rc = CLI_EXIT_OK;
-  if (num_kane_eval(lm->mech, k, o->set, o->nset, so.t0, lm->q0, lm->qd0, NULL, 0, &r, &d) !=
+  double *u_init = lg_calloc(k->p + 1, sizeof *u_init);
+  int have_u = u_init ? cli_initial_speeds(lm, k, u_init) : 0;
+  if (num_kane_eval(lm->mech, k, o->set, o->nset, so.t0, lm->q0, lm->qd0, u_init, have_u, &r,
+                    &d) !=
       LG_OK) {
     rc = cli_report(&d, lm, o->model);
   } else {
@@ -330,6 +333,7 @@ static int integrate_kane(const cli_opts *o, lang_model *lm, const mech_eom *e,
     }
     num_kane_result_free(&r);
   }
+  lg_free(u_init);
   num_kane_system_free(ks);
   return rc;
 }

@@ -104,6 +104,9 @@ int mech_add_kinematic(mech_model *m, const sym_node *row, int line, int col);
  * regular coefficient matrix, else mech_derive_kane fails at the
  * declaration's line:col. Returns -1 on OOM. */
 int mech_declare_dependent_speed(mech_model *m, int speed, int line, int col);
+/* The declared speeds (0 without a `speeds` statement) and their names. */
+size_t mech_nspeeds(const mech_model *m);
+const char *mech_speed_name(const mech_model *m, size_t i);
 size_t mech_ndeclared_dependent(const mech_model *m);
 /* The k-th declared dependent speed's index (and where it was declared). */
 size_t mech_declared_dependent(const mech_model *m, size_t k, int *line, int *col);

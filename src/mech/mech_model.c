@@ -278,6 +278,9 @@ int mech_add_speed(mech_model *m, const char *name) {
   return n ? MECH_PUSH(m, m->speeds, n) : -1;
 }
 
+size_t mech_nspeeds(const mech_model *m) { return m->speeds.n; }
+const char *mech_speed_name(const mech_model *m, size_t i) { return m->speeds.v[i]; }
+
 int mech_declare_dependent_speed(mech_model *m, int speed, int line, int col) {
   mech_dep_decl d = {speed, line, col};
   return MECH_PUSH(m, m->dependent, d);

@@ -103,5 +103,24 @@ with tempfile.TemporaryDirectory() as tmp:
     top = max((float(r[3]) for r in a[1:]), default=-1) if ok else -1
     check(f"simulate --method kane through the bowl's equator = lagrange (diff {diff:.1e})",
           ok and diff < 1e-6 and top > 0.5, pk.stderr[-300:])
+# ---- `initial` speeds define the initial velocities under --method kane ----
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "kinit.lag")
+    with open(path, "w") as fh:
+        fh.write("coordinates x theta\nspeeds u1 u2\nparameters m = 1, M = 0.5, l = 0.8, g = 9.81\n"
+                 "kinematics x' = u1, theta' = 2*u2\nframe N\nframe A = rotate(N, N.z, -theta)\n"
+                 "point O\npoint C = O + x*N.x\npoint P = C + l*A.y\nparticle C mass m\n"
+                 "particle P mass M\ngravity -g*N.y\ninitial theta = 0.1, u2 = 0.5\n")
+    r = subprocess.run([BIN, "eval", path, "--method", "kane", "--json"], capture_output=True,
+                       text=True, timeout=120)
+    d = json.loads(r.stdout) if r.returncode == 0 else {}
+    check("eval --method kane starts from the initial speeds (u2 = 0.5 -> theta' = 1)",
+          d.get("u") == [0, 0.5] and d.get("qd") == [0, 1], r.stdout + r.stderr)
+    r = subprocess.run([BIN, "simulate", path, "--method", "kane", "--tf", "0.01", "--dt", "0.01"],
+                       capture_output=True, text=True, timeout=120)
+    rows = list(csv.reader(io.StringIO(r.stdout)))
+    check("simulate --method kane starts from the initial speeds",
+          r.returncode == 0 and len(rows) > 1 and float(rows[1][4]) == 1.0, r.stdout + r.stderr)
+
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
