@@ -328,4 +328,18 @@ class Model:
     def equations(self):
         """(M, f): exact SymPy matrices of M q'' = f (with the multipliers
         as in mass_matrix: M is n x (n+m)), coordinates as functions of t."""
-        raise NotImplementedError("equations() is not done yet (see README.md)")
+        from ._sympy import equations
+        return equations(self)
+
+    def equations_all(self):
+        """Every expression `eom --format json` prints, as SymPy objects (a
+        dict: mass_matrix, forcing, mass_matrix_full, forcing_full, momenta,
+        T, V)."""
+        from ._sympy import parse_all
+        return parse_all(self)
+
+    def parameter_values(self):
+        """{sympy.Symbol: value} of the defaults, for .subs on equations()."""
+        import sympy as sm
+        return {sm.Symbol(k): sm.nsimplify(v, rational=True)
+                for k, v in self.parameters.items() if v == v}

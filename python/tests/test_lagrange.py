@@ -117,3 +117,41 @@ def test_threads_same_results():
 def test_codegen_string():
     m = lagrange.load(os.path.join(ROOT, "examples", "spring_mass.lag"))
     assert "#include" in m.codegen(lang="c")
+
+
+def _sympy_reference(name):
+    import sys
+    import sympy.physics.mechanics as me
+    sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
+    from sympy_models import MODELS
+    q, L, T, V, rows, forces, frame = MODELS[name]()
+    lm = me.LagrangesMethod(L, q, nonhol_coneqs=rows or None, forcelist=forces or None,
+                            frame=frame)
+    lm.form_lagranges_equations()
+    return lm
+
+
+def test_equations_match_sympy():
+    import sympy as sm
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
+    from sympy_models import MODELS
+    checked = []
+    for name in sorted(MODELS):
+        path = os.path.join(ROOT, "examples", name + ".lag")
+        if not os.path.exists(path):
+            continue
+        m = lagrange.load(path)
+        M, f = m.equations()
+        sub = m.parameter_values()
+        lm = _sympy_reference(name)
+        n = len(m.coordinates)
+        Mr, fr = lm.mass_matrix, lm.forcing
+        assert M.shape == Mr.shape, (name, M.shape, Mr.shape)
+        assert n == len(lm.q)
+        dM = sm.simplify(M.xreplace(sub) - Mr)
+        assert dM == sm.zeros(*dM.shape), (name, dM)
+        df = sm.simplify(f.xreplace(sub) - fr)
+        assert df == sm.zeros(*df.shape), (name, df)
+        checked.append(name)
+    assert len(checked) >= 5, checked
