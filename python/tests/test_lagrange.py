@@ -155,3 +155,14 @@ def test_equations_match_sympy():
         assert df == sm.zeros(*df.shape), (name, df)
         checked.append(name)
     assert len(checked) >= 5, checked
+
+
+def test_example_script_runs():
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+        r = subprocess.run([os.sys.executable,
+                            os.path.join(ROOT, "examples", "python", "cart_pendulum.py"),
+                            os.path.join(d, "p.png")], capture_output=True, text=True,
+                           env=env, cwd=d)
+        assert r.returncode == 0, r.stderr
+        assert "B =" in r.stdout
