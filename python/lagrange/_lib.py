@@ -82,6 +82,7 @@ lib = _open()
 _P = ctypes.c_void_p
 _S = ctypes.c_size_t
 _DP = ctypes.POINTER(Diag)
+_A = ctypes.c_void_p   # a double array argument: passed as its address (fast)
 _SIG = {
     "lg_version": (ctypes.c_char_p, []),
     "lg_diag_text": (ctypes.c_char_p, [_DP]),
@@ -96,15 +97,16 @@ _SIG = {
     "lg_coordinate_name": (ctypes.c_char_p, [_P, _S]),
     "lg_parameter_name": (ctypes.c_char_p, [_P, _S]),
     "lg_input_name": (ctypes.c_char_p, [_P, _S]),
-    "lg_default_params": (None, [_P, _D]),
-    "lg_initial_state": (None, [_P, _D, _D]),
-    "lg_eval": (ctypes.c_int, [_P, ctypes.c_double, _D, _D, _D,
+    "lg_default_params": (None, [_P, _A]),
+    "lg_initial_state": (None, [_P, _A, _A]),
+    "lg_eval_accel": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A, _A, _A, _DP]),
+    "lg_eval": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A,
                                ctypes.POINTER(EvalResult), _DP]),
-    "lg_linearize": (ctypes.c_int, [_P, ctypes.c_double, _D, _D, _D,
+    "lg_linearize": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A,
                                     ctypes.POINTER(ctypes.c_int),
                                     ctypes.POINTER(Linearization), _DP]),
     "lg_sim_options_default": (None, [_P, ctypes.POINTER(SimOptions)]),
-    "lg_simulate": (ctypes.c_int, [_P, ctypes.POINTER(SimOptions), _D, _D, _D,
+    "lg_simulate": (ctypes.c_int, [_P, ctypes.POINTER(SimOptions), _A, _A, _A,
                                    SIM_CALLBACK, _P, ctypes.POINTER(SimStats), _DP]),
     "lg_print": (ctypes.c_int, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), _DP]),
     "lg_codegen": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_char_p,

@@ -166,3 +166,12 @@ def test_example_script_runs():
                            env=env, cwd=d)
         assert r.returncode == 0, r.stderr
         assert "B =" in r.stdout
+
+
+def test_accel_equals_eval():
+    m = lagrange.load(os.path.join(ROOT, "examples", "double_rod_pendulum.lag"))
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        q, qd = rng.normal(size=m.n), rng.normal(size=m.n)
+        assert np.array_equal(m.accel(q, qd), m.eval(q=q, qd=qd).qdd)
+        assert np.array_equal(m.accel(list(q), list(qd)), m.eval(q=q, qd=qd).qdd)
