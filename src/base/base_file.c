@@ -124,7 +124,7 @@ static void set_mode(int fd, const struct stat *old) {
   if (old) {
     if (old->st_uid != geteuid() || old->st_gid != getegid())
       if (fchown(fd, old->st_uid, old->st_gid) != 0) { /* not ours to give: keep ours */ }
-    fchmod(fd, old->st_mode & 07777);
+    fchmod(fd, old->st_mode & 0777); /* not set-user-ID and the like */
     return;
   }
   mode_t mask = umask(022);
@@ -162,13 +162,13 @@ static lg_status open_temp(lg_out *o, const struct stat *old, lg_diag *d) {
   set_mode(fd, old);
   o->f = o->slot >= 0 ? fdopen(fd, "w") : NULL;
   if (!o->f) {
+    int err = o->slot < 0 ? EMFILE : errno;
     unlink(o->temp);
     lg_temp_forget(o->slot);
     close(fd);
     lg_free(o->temp);
     o->temp = NULL;
-    return io_error(d, o->path, "cannot open a temporary file", o->slot < 0 ? EMFILE : errno,
-                    NULL);
+    return io_error(d, o->path, "cannot open a temporary file", err, NULL);
   }
   return LG_OK;
 }

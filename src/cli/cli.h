@@ -45,7 +45,7 @@ int cli_parse_number(const char *s, size_t n, double *out);
 /* One item of a NAME=VALUE list: name, 0 or 1 prime, value, and where the
  * item starts in the text. */
 typedef struct cli_assign {
-  char name[64];
+  char *name;              /* owned: cli_assignments_free */
   int primes;
   double value;
   size_t at;
@@ -57,6 +57,7 @@ typedef struct cli_assign {
  * (lg_free it) is NULL then. */
 int cli_parse_assignments(const char *cmd, const char *opt, const char *text, cli_assign **out,
                           size_t *n);
+void cli_assignments_free(cli_assign *a, size_t n);
 
 /* Parse argv after the subcommand; prints the problem and returns
  * CLI_EXIT_USAGE on bad usage. */
@@ -92,6 +93,11 @@ int cli_eval(const cli_opts *o);
 int cli_simulate(const cli_opts *o);
 int cli_codegen(const cli_opts *o);
 int cli_linearize(const cli_opts *o);
+/* Load, derive and compile the model and its linearization tape, then run
+ * fn (linearize, equilibria); prints errors. */
+typedef int (*cli_lin_fn)(const cli_opts *o, lang_model *lm, const mech_eom *e,
+                          const num_system *s, const num_lin *L);
+int cli_with_linearization(const cli_opts *o, cli_lin_fn fn);
 int cli_equilibria(const cli_opts *o);
 
 /* Parse "q1=0.3, q1'=0.5" (names of coordinates; with kane, speeds into u

@@ -47,7 +47,7 @@ static int add_setting(const char *cmd, cli_opts *o, const char *arg) {
                      : set_one(cmd, o, &a[i]);
     if (rc != CLI_EXIT_OK) break;
   }
-  lg_free(a);
+  cli_assignments_free(a, n);
   if (rc == CLI_EXIT_OK && !n) rc = bad(cmd, "--set wants NAME=NUMBER, not '%s'", arg);
   return rc;
 }

@@ -19,6 +19,9 @@ int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
   if (d->status == LG_ERR_NOMEM || lg_alloc_failures() > 0) {
     snprintf(loc.message, sizeof loc.message, "out of memory");
     loc.hint[0] = 0;
+  } else if (!loc.message[0]) { /* a failure that left no diagnostic: never an empty line */
+    snprintf(loc.message, sizeof loc.message, "internal error: a step failed without saying "
+             "why (please report this model)");
   }
   lg_diag_format(&loc, buf, sizeof buf);
   if (d->status == LG_ERR_USAGE) fprintf(stderr, "lagrange: %s\n", d->message);

@@ -16,10 +16,14 @@ static int parse_box(const char *text, const lang_model *lm, double *lo, double 
     if (!*p) break;
     const char *name = p;
     while (isalnum((unsigned char)*p) || *p == '_') p++;
-    char buf[128];
     size_t len = (size_t)(p - name);
-    snprintf(buf, sizeof buf, "%.*s", (int)(len < 127 ? len : 127), name);
+    char *buf = lg_strndup(name, len);
+    if (!buf) {
+      fprintf(stderr, "lagrange: out of memory\n");
+      return CLI_EXIT_MODEL;
+    }
     int k = len ? lang_coord_index(lm, buf) : -1;
+    lg_free(buf);
     while (*p == ' ') p++;
     char *end;
     double a = NAN, b = NAN;
@@ -194,22 +198,4 @@ static int search(const cli_opts *o, lang_model *lm, const mech_eom *e, const nu
   return rc;
 }
 
-int cli_equilibria(const cli_opts *o) {
-  lang_model *lm;
-  mech_eom *e;
-  int rc = cli_load(o, &lm, &e);
-  if (rc != CLI_EXIT_OK) return rc;
-  num_system *s = NULL;
-  num_lin *L = NULL;
-  lg_diag d;
-  lg_diag_clear(&d);
-  if (num_system_build(lm->mech, e, o->set, o->nset, &s, &d) != LG_OK ||
-      num_lin_build(lm->mech, e, s, o->set, o->nset, &L, &d) != LG_OK)
-    rc = cli_report(&d, lm, o->model);
-  else
-    rc = search(o, lm, e, s, L);
-  num_lin_free(L);
-  num_system_free(s);
-  lang_model_free(lm);
-  return rc;
-}
+int cli_equilibria(const cli_opts *o) { return cli_with_linearization(o, search); }

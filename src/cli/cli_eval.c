@@ -54,7 +54,7 @@ static int parse_state(const char *cmd, const char *opt, const char *s, const la
       rc = CLI_EXIT_USAGE;
     }
   }
-  lg_free(a);
+  cli_assignments_free(a, n);
   return rc;
 }
 

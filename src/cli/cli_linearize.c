@@ -15,9 +15,12 @@ static int parse_independent(const char *text, const lang_model *lm, int *iq, in
     if (!*p) break;
     const char *name = p;
     while (isalnum((unsigned char)*p) || *p == '_') p++;
-    char buf[128];
     size_t len = (size_t)(p - name);
-    snprintf(buf, sizeof buf, "%.*s", (int)(len < 127 ? len : 127), name);
+    char *buf = lg_strndup(name, len);
+    if (!buf) {
+      fprintf(stderr, "lagrange: out of memory\n");
+      return CLI_EXIT_MODEL;
+    }
     int primes = 0;
     while (*p == '\'') { primes++; p++; }
     int k = len ? lang_coord_index(lm, buf) : -1;
@@ -25,8 +28,10 @@ static int parse_independent(const char *text, const lang_model *lm, int *iq, in
       fprintf(stderr, "lagrange linearize: --independent: '%s' is not a coordinate or a "
                       "coordinate's rate of %s (write 'q1, q2' for coordinates, \"q1'\" for "
                       "rates)\n", len ? buf : p, lm->file);
+      lg_free(buf);
       return CLI_EXIT_USAGE;
     }
+    lg_free(buf);
     (primes ? iv : iq)[k] = 1;
     while (*p == ' ') p++;
     if (*p && *p != ',') {
@@ -405,7 +410,7 @@ static int run(const cli_opts *o, lang_model *lm, const mech_eom *e, const num_s
   return rc;
 }
 
-int cli_linearize(const cli_opts *o) {
+int cli_with_linearization(const cli_opts *o, cli_lin_fn fn) {
   lang_model *lm;
   mech_eom *e;
   int rc = cli_load(o, &lm, &e);
@@ -418,9 +423,11 @@ int cli_linearize(const cli_opts *o) {
       num_lin_build(lm->mech, e, s, o->set, o->nset, &L, &d) != LG_OK)
     rc = cli_report(&d, lm, o->model);
   else
-    rc = run(o, lm, e, s, L);
+    rc = fn(o, lm, e, s, L);
   num_lin_free(L);
   num_system_free(s);
   lang_model_free(lm);
   return rc;
 }
+
+int cli_linearize(const cli_opts *o) { return cli_with_linearization(o, run); }

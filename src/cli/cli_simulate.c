@@ -250,7 +250,15 @@ static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
   if (rc != CLI_EXIT_OK) return rc;
   cg_jit jit = {0};
   if (o->jit) use_jit(o, lm, e, &so, &jit);
+  num_lin *L = NULL; /* BDF's exact Jacobian */
+  lg_diag d;
+  lg_diag_clear(&d);
+  if ((so.integrator == NUM_INT_BDF || so.integrator == NUM_INT_IDA) &&
+      so.stabilize != NUM_STAB_BAUMGARTE &&
+      num_lin_build(lm->mech, e, s, o->set, o->nset, &L, &d) == LG_OK)
+    so.jac = L;
   rc = run_sim(o, lm, e, s, &so, q, qd);
+  num_lin_free(L);
   cg_jit_free(&jit);
   return rc;
 }

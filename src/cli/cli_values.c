@@ -64,9 +64,7 @@ static int parse_item(const char *cmd, const char *opt, const char *text, const 
   size_t len = (size_t)(s - name);
   if (!len || isdigit((unsigned char)*name))
     return list_error(cmd, opt, text, name, "expected NAME=VALUE or NAME'=VALUE");
-  if (len >= sizeof a->name) return list_error(cmd, opt, text, name, "this name is too long");
-  memcpy(a->name, name, len);
-  a->name[len] = 0;
+  a->name = NULL;
   a->primes = 0;
   while (*s == '\'') a->primes++, s++;
   while (*s == ' ' || *s == '\t') s++;
@@ -82,6 +80,10 @@ static int parse_item(const char *cmd, const char *opt, const char *text, const 
     return list_error(cmd, opt, text, v, msg);
   }
   a->at = (size_t)(name - text);
+  if (!(a->name = lg_strndup(name, len))) {
+    fprintf(stderr, "lagrange %s: out of memory\n", cmd);
+    return CLI_EXIT_MODEL;
+  }
   *p = end;
   return CLI_EXIT_OK;
 }
@@ -105,7 +107,8 @@ int cli_parse_assignments(const char *cmd, const char *opt, const char *text, cl
     if ((rc = parse_item(cmd, opt, text, &p, &a)) != CLI_EXIT_OK) break;
     for (size_t i = 0; i < *n; i++) {
       if (strcmp((*out)[i].name, a.name) || (*out)[i].primes != a.primes) continue;
-      snprintf(msg, sizeof msg, "'%s%s' is given twice", a.name, a.primes ? "'" : "");
+      snprintf(msg, sizeof msg, "'%.100s%s' is given twice", a.name, a.primes ? "'" : "");
+      lg_free(a.name);
       rc = list_error(cmd, opt, text, text + a.at, msg);
       break;
     }
@@ -113,8 +116,13 @@ int cli_parse_assignments(const char *cmd, const char *opt, const char *text, cl
     (*out)[(*n)++] = a;
     if (*p) p++; /* the ',' */
   }
-  lg_free(*out);
+  cli_assignments_free(*out, *n);
   *out = NULL;
   *n = 0;
   return CLI_EXIT_USAGE;
+}
+
+void cli_assignments_free(cli_assign *a, size_t n) {
+  for (size_t i = 0; a && i < n; i++) lg_free(a[i].name);
+  lg_free(a);
 }

@@ -141,6 +141,8 @@ typedef enum num_integrator {
 } num_integrator;
 typedef enum num_stabilize { NUM_STAB_PROJECT, NUM_STAB_BAUMGARTE, NUM_STAB_NONE } num_stabilize;
 
+typedef struct num_lin num_lin; /* the linearization tape (below) */
+
 typedef struct num_sim_opts {
   double t0, tf, dt, rtol, atol;
   num_integrator integrator;
@@ -151,6 +153,10 @@ typedef struct num_sim_opts {
   int (*jit_rhs)(double t, const double *x, const double *u, const double *p,
                  double *xdot);
   const num_aux *aux;   /* E, W and the stop event (NULL: E = T + V, W = 0) */
+  /* Optional: CVODE BDF's Newton matrix from the exact Jacobian
+   * [[0, I], [dq''/dq, dq''/dq']] (forward AD, num_lin_accel_jacobian)
+   * instead of difference quotients; Lagrange's state, no Baumgarte. */
+  const num_lin *jac;
 } num_sim_opts;
 
 /* The ERK table NUM_INT_ERK picks at a tolerance (DOPRI, VERNER or FEHLBERG). */
@@ -312,6 +318,13 @@ lg_status num_lin_accel_jacobian(const num_lin *L, num_work *w, double t, const 
 lg_status num_lin_to_speeds(const num_lin *L, mech_model *mm, const num_setting *set,
                             size_t nset, const sym_node *const *u_of, size_t p,
                             const num_lin_point *pt, num_lin_result *res, lg_diag *diag);
+/* The derivatives of Phi = [M q'' - J^T lam - f; J q'' - gc] (dphi: (n+m)
+ * x K) and of the velocity forms Cd (dcd: m x K) along [q, q', r] (K = 2n
+ * + nr), at (t, q, q', q'', lam) as given (not solved), by forward AD; the
+ * inputs at their laws' values. Either output may be NULL. */
+lg_status num_lin_phi_jacobian(const num_lin *L, double t, const double *q, const double *qd,
+                               const double *qdd, const double *lam, double *dphi,
+                               double *dcd);
 /* Doubles of scratch num_linearize uses internally (for sizing). */
 size_t num_lin_work_size(const num_lin *L);
 /* Linearize at (t, q, q') with the dependent variables chosen by pivoting

@@ -69,6 +69,59 @@ static int residual(sunrealtype t, N_Vector y, N_Vector yp, N_Vector res, void *
   return 0;
 }
 
+/* dF/dy + cj dF/dy' of the residual above, exact: the dynamics rows are
+ * Phi's first n rows at (q'' = v', lam) and the q' rows' -G^T mu term is
+ * Phi's lam part at (q'' = 0, lam = mu) minus its value at (0, 0) (Phi is
+ * linear in lam); all three by forward AD (num_lin_phi_jacobian). W's row
+ * keeps only cj (nothing depends on W). */
+static int exact_jacobian(sunrealtype t, sunrealtype cj, N_Vector y, N_Vector yp, N_Vector rr,
+                          SUNMatrix Jm, void *ud, N_Vector t1, N_Vector t2, N_Vector t3) {
+  (void)rr, (void)t1, (void)t2, (void)t3;
+  dae *D = ud;
+  const num_system *s = D->s;
+  const num_lin *L = D->o->jac;
+  size_t n = s->n, m = s->m, N1 = n + m, K = 2 * n + L->nr;
+  const double *Y = N_VGetArrayPointer(y), *Yp = N_VGetArrayPointer(yp);
+  const double *q = Y, *v = Y + n, *lam = Y + 2 * n, *mu = Y + 2 * n + m;
+  double *P = lg_calloc(3 * N1 * K + m * K + n + 2 * m + 1, sizeof *P);
+  if (!P) return -1;
+  double *P0 = P + N1 * K, *Pm = P0 + N1 * K, *dcd = Pm + N1 * K, *zero = dcd + m * K;
+  double *mut = zero + n; /* mu spread over the rows (holonomic ones) */
+  for (size_t k = 0; k < D->nh; k++) mut[D->hrows[k]] = mu[k];
+  lg_status st = num_lin_phi_jacobian(L, t, q, v, Yp + n, lam, P, dcd);
+  if (st == LG_OK) st = num_lin_phi_jacobian(L, t, q, v, zero, mut, Pm, NULL);
+  if (st == LG_OK) st = num_lin_phi_jacobian(L, t, q, v, zero, zero + n, P0, NULL);
+  if (st != LG_OK) {
+    lg_free(P);
+    return -1;
+  }
+  num_evaluate_dynamics(s, &D->w, t, q, v);
+  const double *o = D->w.out, *J = o + s->o_J;
+  SUNMatZero(Jm);
+  for (size_t i = 0; i < n; i++) {
+    /* q' - v - G^T mu */
+    SM_ELEMENT_D(Jm, i, i) = cj;
+    SM_ELEMENT_D(Jm, i, n + i) = -1;
+    for (size_t j = 0; j < n; j++) SM_ELEMENT_D(Jm, i, j) += Pm[i * K + j] - P0[i * K + j];
+    for (size_t k = 0; k < D->nh; k++)
+      SM_ELEMENT_D(Jm, i, 2 * n + m + k) = -J[(size_t)D->hrows[k] * n + i];
+    /* M v' - J^T lam - f */
+    for (size_t j = 0; j < n; j++) {
+      SM_ELEMENT_D(Jm, n + i, j) = P[i * K + j];
+      SM_ELEMENT_D(Jm, n + i, n + j) = P[i * K + n + j] + cj * o[s->o_M + i * n + j];
+    }
+    for (size_t r = 0; r < m; r++) SM_ELEMENT_D(Jm, n + i, 2 * n + r) = -J[r * n + i];
+  }
+  for (size_t r = 0; r < m; r++) /* J v + b */
+    for (size_t j = 0; j < 2 * n; j++) SM_ELEMENT_D(Jm, 2 * n + r, j) = dcd[r * K + j];
+  for (size_t k = 0; k < D->nh; k++) /* C(q) */
+    for (size_t j = 0; j < n; j++)
+      SM_ELEMENT_D(Jm, 2 * n + m + k, j) = J[(size_t)D->hrows[k] * n + j];
+  if (D->work) SM_ELEMENT_D(Jm, D->N - 1, D->N - 1) = cj;
+  lg_free(P);
+  return 0;
+}
+
 static int root(sunrealtype t, N_Vector y, N_Vector yp, sunrealtype *g, void *ud) {
   (void)yp;
   dae *D = ud;
@@ -158,6 +211,7 @@ static lg_status setup(dae *D, const num_sim_opts *o, const double *q, const dou
   I->A = SUNDenseMatrix((sunindextype)N, (sunindextype)N, I->ctx);
   I->LS = I->A ? SUNLinSol_Dense(I->y, I->A, I->ctx) : NULL;
   if (!I->LS || IDASetLinearSolver(I->mem, I->LS, I->A) != IDA_SUCCESS) return LG_ERR_NOMEM;
+  if (o->jac) IDASetJacFn(I->mem, exact_jacobian);
   return LG_OK;
 }
 

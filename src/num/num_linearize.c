@@ -297,22 +297,17 @@ lg_status num_lin_operating_point(const num_lin *L, num_work *w, num_lin_point *
 }
 
 /* ---- the linearization ------------------------------------------------------------------- */
-/* Full-coordinate derivatives of q'' at (t, q, q'): G = -(Aug^-1 Phi_z)[0:n]
- * for z = q, q', r (n x (2n + nr)); also Cd_q (m x n) and r0 (nr). Phi_z
- * and Cd_q by forward AD over the tape, along the 2n + nr directions. */
-static lg_status accel_jacobian(const num_lin *L, num_work *w, double t, const double *q,
-                                const double *qd, double *G, double *Cdq, double *r0,
-                                double *lin_work, lg_diag *diag) {
+/* One AD sweep of the tape at (t, q, q', q'', lam) as given, the inputs at
+ * their laws' values: returns dout (nout x K, K = 2n + nr: along q, q',
+ * r); r0 (may be NULL) gets the inputs' values. Scratch in lin_work. */
+static const double *phi_sweep(const num_lin *L, double t, const double *q, const double *qd,
+                               const double *qdd, const double *lam, double *r0,
+                               double *lin_work) {
   const num_system *s = L->s;
-  size_t n = L->n, m = L->m, N = n + m, nr = L->nr, K = 2 * n + nr;
+  size_t n = L->n, m = L->m, nr = L->nr, K = 2 * n + nr;
   double *in = lin_work, *out = in + L->nin, *slots = out + L->nout;
   double *din = slots + L->tape->nslots, *dout = din + L->nin * K;
-  double *dslots = dout + L->nout * K, *Aug = dslots + L->tape->nslots * K;
-  double *X = Aug + N * N, *qdd = X + N * K, *lam = qdd + n;
-  num_evaluate(s, w, t, q, qd);
-  lg_status st = num_solve_accel(s, w, qdd, lam, diag);
-  if (st != LG_OK) return st;
-  num_evaluate(s, w, t, q, qd);
+  double *dslots = dout + L->nout * K;
   size_t k = 0;
   in[k++] = t;
   for (size_t i = 0; i < n; i++) in[k++] = q[i];
@@ -334,6 +329,24 @@ static lg_status accel_jacobian(const num_lin *L, num_work *w, double t, const d
   }
   for (size_t j = 0; j < nr; j++) din[(kr + j) * K + 2 * n + j] = 1;
   sym_tape_eval_fwd(L->tape, K, in, din, out, dout, slots, dslots);
+  return dout;
+}
+
+/* Full-coordinate derivatives of q'' at (t, q, q'): G = -(Aug^-1 Phi_z)[0:n]
+ * for z = q, q', r (n x (2n + nr)); also Cd_q (m x n) and r0 (nr). Phi_z
+ * and Cd_q by forward AD over the tape, along the 2n + nr directions. */
+static lg_status accel_jacobian(const num_lin *L, num_work *w, double t, const double *q,
+                                const double *qd, double *G, double *Cdq, double *r0,
+                                double *lin_work, lg_diag *diag) {
+  const num_system *s = L->s;
+  size_t n = L->n, m = L->m, N = n + m, nr = L->nr, K = 2 * n + nr;
+  double *Aug = lin_work + (L->nin + L->nout + L->tape->nslots) * (K + 1);
+  double *X = Aug + N * N, *qdd = X + N * K, *lam = qdd + n;
+  num_evaluate(s, w, t, q, qd);
+  lg_status st = num_solve_accel(s, w, qdd, lam, diag);
+  if (st != LG_OK) return st;
+  num_evaluate(s, w, t, q, qd);
+  const double *dout = phi_sweep(L, t, q, qd, qdd, lam, r0, lin_work);
   if (Cdq)
     for (size_t r = 0; r < m; r++)
       memcpy(Cdq + r * n, dout + (L->o_Cd + r) * K, n * sizeof *Cdq);
@@ -353,6 +366,19 @@ static lg_status accel_jacobian(const num_lin *L, num_work *w, double t, const d
     return LG_ERR_NUMERIC;
   }
   memcpy(G, X, n * K * sizeof *G);
+  return LG_OK;
+}
+
+lg_status num_lin_phi_jacobian(const num_lin *L, double t, const double *q, const double *qd,
+                               const double *qdd, const double *lam, double *dphi,
+                               double *dcd) {
+  size_t n = L->n, m = L->m, N = n + m, K = 2 * n + L->nr;
+  double *lw = lg_malloc(num_lin_work_size(L) * sizeof *lw);
+  if (!lw) return LG_ERR_NOMEM;
+  const double *dout = phi_sweep(L, t, q, qd, qdd, lam, NULL, lw);
+  if (dphi) memcpy(dphi, dout + L->o_Phi * K, N * K * sizeof *dphi);
+  if (dcd) memcpy(dcd, dout + L->o_Cd * K, m * K * sizeof *dcd);
+  lg_free(lw);
   return LG_OK;
 }
 

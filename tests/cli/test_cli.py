@@ -129,5 +129,17 @@ d = json.loads(r.stdout)
 r2 = run("eval", CART, "--state", "theta=%r" % d["qdd"][1])
 check("printed numbers read back exactly", ("theta = %r" % d["qdd"][1]) in r2.stdout, r2.stdout)
 
+# ---- a 200-character coordinate name in --state (no fixed-size buffer) ----
+import tempfile
+with tempfile.TemporaryDirectory() as tmp:
+    long = "q_" + "a" * 200
+    path = os.path.join(tmp, "long.lag")
+    with open(path, "w") as fh:
+        fh.write(f"coordinates {long}\nparameters m = 1, k = 2\nT = 1/2*m*{long}'^2\n"
+                 f"V = 1/2*k*{long}^2\n")
+    r = run("eval", path, "--state", f"{long}=0.5", "--json")
+    ok = r.returncode == 0 and json.loads(r.stdout)["qdd"] == [-1]
+    check("--state takes a 200-character name", ok, r.stdout + r.stderr)
+
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

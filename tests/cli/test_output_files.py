@@ -284,6 +284,29 @@ def jit(L, tag):
         check(f"{tag}: a failing compiler: the warning gives its exit status and message",
               r.returncode == 0 and "exit status 3" in r.err and "boom: the compiler exploded"
               in r.err and is_csv(r.out, 51), r.err)
+        c3 = os.path.join(d, "c3")
+        ps = [subprocess.Popen([L, "simulate", CART, "--tf", "1", "--jit"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=dict(os.environ, LAGRANGE_CACHE_DIR=c3))
+              for _ in range(2)]
+        outs = [p.communicate(120) for p in ps]
+        check(f"{tag}: two concurrent --jit runs with an empty cache both use the JIT",
+              all(p.returncode == 0 and b"warning" not in e for p, (o, e) in zip(ps, outs))
+              and outs[0][0] == outs[1][0] and len(files(c3)) == 2, (outs[0][1], files(c3)))
+        slow = os.path.join(d, "slow.sh")
+        open(slow, "w").write("#!/bin/sh\nsleep 3\nexec cc \"$@\"\n")
+        c4 = os.path.join(d, "c4")
+        p = subprocess.Popen([L, "simulate", CART, "--tf", "1", "--jit"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE,
+                             env=dict(os.environ, LAGRANGE_CACHE_DIR=c4, CC=f"sh {slow}"))
+        deadline = time.time() + 60
+        while time.time() < deadline and not (os.path.isdir(c4) and files(c4)):
+            time.sleep(0.05)
+        time.sleep(0.2)
+        p.send_signal(signal.SIGTERM)
+        p.communicate(60)
+        check(f"{tag}: SIGTERM while compiling leaves no work folder in the cache",
+              p.returncode == -signal.SIGTERM and os.path.isdir(c4) and files(c4) == [],
+              (p.returncode, files(c4) if os.path.isdir(c4) else None))
         gen = run(L, "codegen", CART)
         check(f"{tag}: codegen still writes every function (only the JIT is rhs-only)",
               "_mass_matrix_full(" in gen.out and "_momenta(" in gen.out, gen.err)
