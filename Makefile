@@ -139,6 +139,10 @@ fuzz-build:
 fuzz: fuzz-build
 	bash tests/fuzz/run_fuzz.sh $(FUZZ_SECONDS)
 
+# The Python package in place: python/lagrange finds build/liblagrange.so.N,
+# so PYTHONPATH=python python3 -c 'import lagrange' works from here.
+python: $(BUILD)/$(SONAME)
+
 # The test command: plain and sanitized builds, every suite, one summary line.
 check:
 	bash tests/run_all.sh
@@ -181,5 +185,5 @@ uninstall:
 	  $(DESTDIR)$(INCLUDEDIR)/lagrange.h $(DESTDIR)$(PKGCONFIGDIR)/lagrange.pc \
 	  $(DESTDIR)$(MANDIR)/man1/lagrange.1 $(DESTDIR)$(MANDIR)/man5/lagrange-model.5
 
-.PHONY: all tests check clean demo bench bench-quick fuzz fuzz-build install uninstall tsan
+.PHONY: all tests check clean python demo bench bench-quick fuzz fuzz-build install uninstall tsan
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -8,9 +8,12 @@ have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
 # pkgconf, man-db, groff-base, clang: the install test builds the examples
 # through pkg-config with gcc and clang and renders the man pages.
 for p in libsundials-dev liblapacke-dev liblapack-dev libblas-dev libgfortran-12-dev libgmp-dev \
-         gnuplot-nox python3-numpy texlive-latex-base pkgconf man-db groff-base clang; do
+         gnuplot-nox python3-numpy python3-pytest texlive-latex-base pkgconf man-db groff-base clang; do
   have_pkg "$p" || need+=("$p")
 done
+# Debian's /usr/bin/python3 runs the Python package's tests (python/):
+# it needs NumPy (above), pytest (above) and SymPy.
+have_pkg python3-sympy || need+=(python3-sympy)
 # SymPy is the independent reference for the tests: only install when the
 # python3 on PATH cannot import it.
 if ! python3 -c 'import sympy' >/dev/null 2>&1; then

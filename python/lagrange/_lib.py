@@ -1,0 +1,120 @@
+"""Finding and declaring liblagrange.so with ctypes (no compiler needed)."""
+import ctypes
+import ctypes.util
+import glob
+import os
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _candidates():
+    env = os.environ.get("LAGRANGE_LIBRARY")
+    if env:
+        yield env
+    # a copy placed in the package at install time
+    for p in sorted(glob.glob(os.path.join(_HERE, "liblagrange.so*"))):
+        yield p
+    # the in-tree build: python/lagrange/../../build
+    root = os.path.dirname(os.path.dirname(_HERE))
+    for p in sorted(glob.glob(os.path.join(root, "build", "liblagrange.so.*"))):
+        yield p
+    found = ctypes.util.find_library("lagrange")
+    if found:
+        yield found
+
+
+def _open():
+    errors = []
+    for path in _candidates():
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            errors.append(str(e))
+    raise ImportError("liblagrange.so not found (set LAGRANGE_LIBRARY to its path, "
+                      "or run `make` in the project root): " + "; ".join(errors))
+
+
+class Diag(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int), ("file", ctypes.c_char * 256),
+                ("line", ctypes.c_int), ("col", ctypes.c_int),
+                ("message", ctypes.c_char * 512), ("hint", ctypes.c_char * 256),
+                ("text", ctypes.c_char * 1100)]
+
+
+_D = ctypes.POINTER(ctypes.c_double)
+
+
+class EvalResult(ctypes.Structure):
+    _fields_ = [(n, _D) for n in ("qdd", "lam", "constraint_forces", "mass_matrix",
+                                  "forcing", "mass_matrix_full", "forcing_full",
+                                  "momenta", "residuals", "T", "V")]
+
+
+class Linearization(ctypes.Structure):
+    _fields_ = [("nx", ctypes.c_size_t), ("nr", ctypes.c_size_t),
+                ("state", ctypes.POINTER(ctypes.c_size_t)), ("A", _D), ("B", _D),
+                ("x0", _D), ("r0", _D), ("q", _D), ("qd", _D)]
+
+
+class SimOptions(ctypes.Structure):
+    _fields_ = [("t0", ctypes.c_double), ("tf", ctypes.c_double), ("dt", ctypes.c_double),
+                ("rtol", ctypes.c_double), ("atol", ctypes.c_double),
+                ("integrator", ctypes.c_int), ("stabilize", ctypes.c_int),
+                ("alpha", ctypes.c_double), ("beta", ctypes.c_double),
+                ("project", ctypes.c_int)]
+
+
+class SimPoint(ctypes.Structure):
+    _fields_ = [("t", ctypes.c_double), ("q", _D), ("qd", _D), ("T", ctypes.c_double),
+                ("V", ctypes.c_double), ("E", ctypes.c_double), ("W", ctypes.c_double),
+                ("C", _D)]
+
+
+class SimStats(ctypes.Structure):
+    _fields_ = [("steps", ctypes.c_long), ("rhs_evals", ctypes.c_long),
+                ("t_end", ctypes.c_double), ("max_energy_drift", ctypes.c_double),
+                ("max_residual", ctypes.c_double)]
+
+
+SIM_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(SimPoint))
+
+lib = _open()
+_P = ctypes.c_void_p
+_S = ctypes.c_size_t
+_DP = ctypes.POINTER(Diag)
+_A = ctypes.c_void_p   # a double array argument: passed as its address (fast)
+_SIG = {
+    "lg_version": (ctypes.c_char_p, []),
+    "lg_diag_text": (ctypes.c_char_p, [_DP]),
+    "lg_model_load_file": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_P), _DP]),
+    "lg_model_load_string": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_char_p, _S,
+                                            ctypes.POINTER(_P), _DP]),
+    "lg_model_free": (None, [_P]),
+    "lg_derive": (ctypes.c_int, [_P, ctypes.c_int, ctypes.POINTER(_P), _DP]),
+    "lg_system_free": (None, [_P]),
+    "lg_nq": (_S, [_P]), "lg_nc": (_S, [_P]), "lg_np": (_S, [_P]),
+    "lg_ninputs": (_S, [_P]),
+    "lg_coordinate_name": (ctypes.c_char_p, [_P, _S]),
+    "lg_parameter_name": (ctypes.c_char_p, [_P, _S]),
+    "lg_input_name": (ctypes.c_char_p, [_P, _S]),
+    "lg_default_params": (None, [_P, _A]),
+    "lg_initial_state": (None, [_P, _A, _A]),
+    "lg_eval_accel": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A, _A, _A, _DP]),
+    "lg_eval": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A,
+                               ctypes.POINTER(EvalResult), _DP]),
+    "lg_linearize": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A,
+                                    ctypes.POINTER(ctypes.c_int),
+                                    ctypes.POINTER(Linearization), _DP]),
+    "lg_sim_options_default": (None, [_P, ctypes.POINTER(SimOptions)]),
+    "lg_simulate": (ctypes.c_int, [_P, ctypes.POINTER(SimOptions), _A, _A, _A,
+                                   SIM_CALLBACK, _P, ctypes.POINTER(SimStats), _DP]),
+    "lg_print": (ctypes.c_int, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), _DP]),
+    "lg_codegen": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_char_p,
+                                  ctypes.POINTER(ctypes.c_void_p),
+                                  ctypes.POINTER(ctypes.c_void_p), _DP]),
+    "lg_string_free": (None, [ctypes.c_void_p]),
+}
+for _name, (_res, _args) in _SIG.items():
+    _f = getattr(lib, _name)
+    _f.restype = _res
+    _f.argtypes = _args

@@ -1,0 +1,177 @@
+"""Tests of the Python package against the command-line tool."""
+import csv
+import glob
+import json
+import os
+import subprocess
+import tempfile
+import threading
+
+import numpy as np
+
+import lagrange
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CLI = os.environ.get("LAGRANGE_CLI", os.path.join(ROOT, "build", "lagrange"))
+EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "examples", "*.lag")))
+
+
+def _cli(*args):
+    return subprocess.run([CLI] + list(args), capture_output=True, text=True)
+
+
+def _close(a, b, tol=1e-12):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return a.shape == b.shape and np.allclose(a, b, rtol=tol, atol=tol, equal_nan=True)
+
+
+def test_eval_matches_cli():
+    checked = 0
+    for path in EXAMPLES:
+        r = _cli("eval", "--json", path)
+        if r.returncode != 0:
+            continue
+        j = json.loads(r.stdout)
+        m = lagrange.load(path)
+        e = m.eval()
+        for k in ("qdd", "lam", "mass_matrix", "forcing"):
+            if k in j:
+                want = np.array(j[k], float)
+                got = getattr(e, k)
+                assert _close(got.reshape(want.shape) if got.size == want.size else got,
+                              want), (path, k, got, want)
+        checked += 1
+    assert checked >= 5
+
+
+def test_names_and_params():
+    m = lagrange.load(os.path.join(ROOT, "examples", "cart_pendulum.lag"))
+    assert m.coordinates == ["x", "theta"]
+    assert list(m.parameters) == ["m", "M", "l", "g"]
+    assert m.parameters["g"] == 9.81
+    r1 = m.eval(q=[0.0, 0.3], qd=[0.0, -0.4], params={"l": 0.7})
+    r2 = m.eval(q=[0.0, 0.3], qd=[0.0, -0.4])
+    assert not np.allclose(r1.qdd, r2.qdd)
+
+
+def test_simulate_matches_csv():
+    path = os.path.join(ROOT, "examples", "cart_pendulum.lag")
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "s.csv")
+        r = subprocess.run([CLI, "simulate", path, "--tf", "1", "--dt", "0.1"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        with open(out, "w") as f:
+            f.write(r.stdout)
+        rows = list(csv.reader(open(out)))
+    header = [h.strip() for h in rows[0]]
+    data = np.array([[float(x) for x in row] for row in rows[1:] if row])
+    s = lagrange.load(path).simulate(tf=1.0, dt=0.1)
+    assert s.columns == header, (s.columns, header)
+    for i, h in enumerate(header):
+        assert np.allclose(s[h], data[:, i], rtol=1e-9, atol=1e-9), h
+
+
+def test_linearize_matches_cli():
+    path = os.path.join(ROOT, "examples", "cart_pendulum.lag")
+    r = _cli("linearize", "--json", path)
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    A, B = lagrange.load(path).linearize()
+    assert _close(A, np.array(j["A"], float), 1e-10)
+
+
+def test_errors_carry_position():
+    try:
+        lagrange.loads("coordinates x\nparameters m = 1\nparticle P mass m\nL = m*y^2\n",
+                       name="bad.lag")
+    except lagrange.ModelError as e:
+        assert isinstance(e, ValueError)
+        assert e.file == "bad.lag" and e.line >= 1 and e.col >= 1, (e.file, e.line, e.col)
+        assert str(e).startswith("bad.lag:%d:%d:" % (e.line, e.col)), str(e)
+    else:
+        raise AssertionError("no ModelError")
+
+
+def test_threads_same_results():
+    m = lagrange.load(os.path.join(ROOT, "examples", "cart_pendulum.lag"))
+    rng = np.random.default_rng(1)
+    states = [(rng.normal(size=2), rng.normal(size=2)) for _ in range(200)]
+    want = [m.eval(q=q, qd=qd).qdd for q, qd in states]
+    got = [[None] * len(states) for _ in range(2)]
+
+    def run(k):
+        for i, (q, qd) in enumerate(states):
+            got[k][i] = m.eval(q=q, qd=qd).qdd
+
+    ts = [threading.Thread(target=run, args=(k,)) for k in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    for k in range(2):
+        for a, b in zip(got[k], want):
+            assert np.array_equal(a, b)
+
+
+def test_codegen_string():
+    m = lagrange.load(os.path.join(ROOT, "examples", "spring_mass.lag"))
+    assert "#include" in m.codegen(lang="c")
+
+
+def _sympy_reference(name):
+    import sys
+    import sympy.physics.mechanics as me
+    sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
+    from sympy_models import MODELS
+    q, L, T, V, rows, forces, frame = MODELS[name]()
+    lm = me.LagrangesMethod(L, q, nonhol_coneqs=rows or None, forcelist=forces or None,
+                            frame=frame)
+    lm.form_lagranges_equations()
+    return lm
+
+
+def test_equations_match_sympy():
+    import sympy as sm
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
+    from sympy_models import MODELS
+    checked = []
+    for name in sorted(MODELS):
+        path = os.path.join(ROOT, "examples", name + ".lag")
+        if not os.path.exists(path):
+            continue
+        m = lagrange.load(path)
+        M, f = m.equations()
+        sub = m.parameter_values()
+        lm = _sympy_reference(name)
+        n = len(m.coordinates)
+        Mr, fr = lm.mass_matrix, lm.forcing
+        assert M.shape == Mr.shape, (name, M.shape, Mr.shape)
+        assert n == len(lm.q)
+        dM = sm.simplify(M.xreplace(sub) - Mr)
+        assert dM == sm.zeros(*dM.shape), (name, dM)
+        df = sm.simplify(f.xreplace(sub) - fr)
+        assert df == sm.zeros(*df.shape), (name, df)
+        checked.append(name)
+    assert len(checked) >= 5, checked
+
+
+def test_example_script_runs():
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+        r = subprocess.run([os.sys.executable,
+                            os.path.join(ROOT, "examples", "python", "cart_pendulum.py"),
+                            os.path.join(d, "p.png")], capture_output=True, text=True,
+                           env=env, cwd=d)
+        assert r.returncode == 0, r.stderr
+        assert "B =" in r.stdout
+
+
+def test_accel_equals_eval():
+    m = lagrange.load(os.path.join(ROOT, "examples", "double_rod_pendulum.lag"))
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        q, qd = rng.normal(size=m.n), rng.normal(size=m.n)
+        assert np.array_equal(m.accel(q, qd), m.eval(q=q, qd=qd).qdd)
+        assert np.array_equal(m.accel(list(q), list(qd)), m.eval(q=q, qd=qd).qdd)
