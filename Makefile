@@ -26,7 +26,7 @@ INC     := $(addprefix -Isrc/,$(LAYERS)) -I/usr/include/suitesparse
 CFLAGS  ?=
 # One set of objects for the static and the shared library: position
 # independent, and only what lagrange.h marks LAGRANGE_API is exported.
-override CFLAGS += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra $(WERROR) $(OPT) $(INC) \
+override CFLAGS += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wvla $(WERROR) $(OPT) $(INC) \
            -fPIC -fvisibility=hidden
 # SUNDIALS and LAPACK (BSD-licensed) are linked statically: loading a dozen
 # shared objects cost a quarter of a small model's run time.

@@ -21,15 +21,17 @@ static const sym_node *input_symbol(sym_ctx *c, size_t k, int order) {
 static int substitute_inputs(cg_ctx *G, const sym_node **e, size_t n) {
   size_t ni = mech_ninputs(G->r->mech);
   if (!ni) return 1;
-  const sym_node *from[3 * ni], *to[3 * ni];
+  const sym_node **from = lg_malloc(6 * ni * sizeof *from), **to = from ? from + 3 * ni : NULL;
+  if (!from) return 0;
   for (size_t k = 0; k < ni; k++)
     for (int o = 0; o < 3; o++) {
       from[3 * k + o] = mech_input(G->r->mech, k, o);
       to[3 * k + o] = input_symbol(G->c, k, o);
     }
-  for (size_t i = 0; i < n; i++)
-    if (!(e[i] = sym_subst(G->c, e[i], 3 * ni, from, to))) return 0;
-  return 1;
+  int ok = 1;
+  for (size_t i = 0; ok && i < n; i++) ok = (e[i] = sym_subst(G->c, e[i], 3 * ni, from, to)) != NULL;
+  lg_free(from);
+  return ok;
 }
 
 /* ---- tape inputs: t, x (2n), p, uu (3 per input) ---------------------------------------- */

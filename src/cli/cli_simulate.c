@@ -130,9 +130,14 @@ static int check_initial(const cli_opts *o, const lang_model *lm, const mech_eom
   if (!m) return CLI_EXIT_OK;
   num_work w;
   if (num_work_init(s, &w) != LG_OK) return CLI_EXIT_MODEL;
-  double C[m], Cd[m], q_old[n], qd_old[n];
-  memcpy(q_old, q, sizeof q_old);
-  memcpy(qd_old, qd, sizeof qd_old);
+  double *C = lg_malloc((2 * m + 2 * n) * sizeof *C);
+  if (!C) {
+    num_work_free(&w);
+    return CLI_EXIT_MODEL;
+  }
+  double *Cd = C + m, *q_old = Cd + m, *qd_old = q_old + n;
+  memcpy(q_old, q, n * sizeof *q_old);
+  memcpy(qd_old, qd, n * sizeof *qd_old);
   int rc = CLI_EXIT_OK;
   if (o->project) {
     lg_diag d;
@@ -170,6 +175,7 @@ static int check_initial(const cli_opts *o, const lang_model *lm, const mech_eom
     }
   }
   lg_free(bad);
+  lg_free(C);
   num_work_free(&w);
   return rc;
 }
@@ -243,11 +249,15 @@ static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
   if (!sim_options(o, lm, s, &so)) return CLI_EXIT_USAGE;
   so.aux = aux;
   size_t n = s->n;
-  double q[n + 1], qd[n + 1];
+  double *q = lg_malloc((2 * n + 1) * sizeof *q), *qd = q ? q + n : NULL;
+  if (!q) return CLI_EXIT_MODEL;
   memcpy(q, lm->q0, n * sizeof *q);
   memcpy(qd, lm->qd0, n * sizeof *qd);
   int rc = check_initial(o, lm, e, s, so.t0, q, qd);
-  if (rc != CLI_EXIT_OK) return rc;
+  if (rc != CLI_EXIT_OK) {
+    lg_free(q);
+    return rc;
+  }
   cg_jit jit = {0};
   if (o->jit) use_jit(o, lm, e, &so, &jit);
   num_lin *L = NULL; /* BDF's exact Jacobian */
@@ -258,6 +268,7 @@ static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
       num_lin_build(lm->mech, e, s, o->set, o->nset, &L, &d) == LG_OK)
     so.jac = L;
   rc = run_sim(o, lm, e, s, &so, q, qd);
+  lg_free(q);
   num_lin_free(L);
   cg_jit_free(&jit);
   return rc;

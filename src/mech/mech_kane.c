@@ -419,19 +419,22 @@ static const sym_node *along_q(kane_ctx *K, const sym_node *const *Q, size_t r) 
 }
 
 /* -(d/dt dE/dq' - dE/dq) for E = T (or L), per coordinate, in the speeds. */
-static void energy_inertia(kane_ctx *K, const sym_node *E, const sym_node **out) {
+static int energy_inertia(kane_ctx *K, const sym_node *E, const sym_node **out) {
   const mech_kane *k = K->k;
+  /* q'' -> d/dt k~, then q' -> k~ */
+  const sym_node **qdd = lg_malloc((2 * K->n + 1) * sizeof *qdd), **kdot = qdd + K->n;
+  if (!qdd) return 0;
+  for (size_t i = 0; i < K->n; i++) {
+    qdd[i] = sym_coord(K->c, k->q[i]->v.name, 2);
+    kdot[i] = sigma(K, sym_dt(K->c, k->kq[i]));
+  }
   for (size_t j = 0; j < K->n; j++) {
     const sym_node *p = sym_diff(K->c, E, k->qd[j]);
     const sym_node *lag = sym_sub(K->c, sym_dt(K->c, p), sym_diff(K->c, E, k->q[j]));
-    /* q'' -> d/dt k~, then q' -> k~ */
-    const sym_node *qdd[K->n ? K->n : 1], *kdot[K->n ? K->n : 1];
-    for (size_t i = 0; i < K->n; i++) {
-      qdd[i] = sym_coord(K->c, k->q[i]->v.name, 2);
-      kdot[i] = sigma(K, sym_dt(K->c, k->kq[i]));
-    }
     out[j] = sym_neg(K->c, sigma(K, sym_subst(K->c, lag, K->n, qdd, kdot)));
   }
+  lg_free(qdd);
+  return 1;
 }
 
 /* F_r: loads at points and frames, gravity, and the energy terms. */
@@ -465,9 +468,13 @@ static const sym_node *active_force(kane_ctx *K, size_t r, const sym_node *const
 static lg_status coordinate_forces(kane_ctx *K, const sym_node **Qq, const sym_node **Iq) {
   mech_model *m = K->m;
   const mech_kane *k = K->k;
-  const sym_node *inertia[K->n ? K->n : 1];
+  const sym_node **inertia = lg_malloc((K->n + 1) * sizeof *inertia);
+  if (!inertia) return LG_ERR_NOMEM;
   const sym_node *E = m->L ? m->L : (m->has_T ? m->T : NULL);
-  if (E) energy_inertia(K, E, inertia);
+  if (E && !energy_inertia(K, E, inertia)) {
+    lg_free(inertia);
+    return LG_ERR_NOMEM;
+  }
   for (size_t j = 0; j < K->n; j++) {
     const sym_node *Q = sym_neg(K->c, sym_diff(K->c, m->V, k->q[j]));
     if (m->L) Q = sym_int(K->c, 0); /* V is inside L */
@@ -477,6 +484,7 @@ static lg_status coordinate_forces(kane_ctx *K, const sym_node **Qq, const sym_n
     Qq[j] = sigma(K, Q);
     Iq[j] = E ? inertia[j] : sym_int(K->c, 0);
   }
+  lg_free(inertia);
   return LG_OK;
 }
 

@@ -247,11 +247,12 @@ int mech_vec_express(mech_model *m, mech_vec a, int frame, const sym_node **out)
     }
   }
   /* component k of every term, summed once */
-  const sym_node *col[a.n ? a.n : 1];
+  const sym_node **col = lg_malloc((a.n + 1) * sizeof *col);
   for (int k = 0; k < 3; k++) {
-    for (size_t i = 0; i < a.n; i++) col[i] = ts[3 * i + k];
-    out[k] = sym_addv(m->c, a.n, col);
+    for (size_t i = 0; col && i < a.n; i++) col[i] = ts[3 * i + k];
+    out[k] = col ? sym_addv(m->c, a.n, col) : NULL;
   }
+  lg_free(col);
   if (ts != local) lg_free(ts);
   return out[0] && out[1] && out[2];
 }
