@@ -16,7 +16,8 @@ static const char *const func_names[CG_NFUNCS] = {
 /* Where tape input k comes from in the generated function. */
 static void input_source(const cg_ctx *G, lg_str *o, size_t k, const char *uu) {
   size_t nx = G->nx, np = mech_nparams(G->r->mech);
-  if (k == 0) lg_str_puts(o, "t");
+  if (G->nin_base && k >= G->nin_base) lg_str_printf(o, "z[%zu]", k - G->nin_base);
+  else if (k == 0) lg_str_puts(o, "t");
   else if (k <= nx) lg_str_printf(o, "x[%zu]", k - 1);
   else if (k <= nx + np) lg_str_printf(o, "p[%zu]", k - 1 - nx);
   else lg_str_printf(o, "%s[%zu]", uu, k - 1 - nx - np);
@@ -229,6 +230,134 @@ static lg_status emit_rhs(cg_ctx *G) {
   return LG_OK;
 }
 
+/* ---- the exact Jacobian of the right-hand side (Lagrange's state) --------------------
+ * Phi = [M q'' - J^T lam - f; J q'' - gc] = 0 defines q'' and lam; with z =
+ * [q''; lam] solved as in NAME_rhs, dz/dy = -Aug^-1 dPhi/dy for y = x, u.
+ * dPhi/dy is one tape over (t, x, p, uu) and z (the extra inputs). */
+static const sym_node *phi_row(sym_ctx *c, const mech_eom *e, size_t k) {
+  size_t n = e->n;
+  const sym_node *acc = sym_int(c, 0);
+  const sym_matrix *A = e->mass_matrix; /* [M, -J^T] */
+  if (k < n) {
+    for (size_t j = 0; j < n; j++) acc = sym_add(c, acc, sym_mul(c, SYM_AT(A, k, j), e->qdd[j]));
+    for (size_t r = 0; r < e->m; r++)
+      acc = sym_add(c, acc, sym_mul(c, SYM_AT(A, k, n + r), e->lam[r]));
+    return sym_sub(c, acc, e->f[k]);
+  }
+  for (size_t j = 0; j < n; j++) acc = sym_add(c, acc, sym_mul(c, SYM_AT(e->J, k - n, j), e->qdd[j]));
+  return sym_sub(c, acc, e->gc[k - n]);
+}
+
+static lg_status jacobian_tape(cg_ctx *G, sym_tape **t, size_t *ncols) {
+  const mech_eom *e = G->r->eom;
+  mech_model *m = G->r->mech;
+  size_t n = e->n, N = n + e->m, nu = mech_ninputs(m), K = 2 * n + nu;
+  const sym_node **outs = lg_malloc((N * K + 1) * sizeof *outs);
+  const sym_node **in = lg_malloc((G->nin + N + 1) * sizeof *in);
+  if (!outs || !in) {
+    lg_free(outs);
+    lg_free(in);
+    return LG_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < N; i++) {
+    const sym_node *row = phi_row(G->c, e, i);
+    for (size_t j = 0; j < K; j++) {
+      const sym_node *v = j < n ? e->q[j] : j < 2 * n ? e->qd[j - n] : mech_input(m, j - 2 * n, 0);
+      outs[i * K + j] = sym_diff(G->c, row, v);
+    }
+  }
+  memcpy(in, G->in, G->nin * sizeof *in);
+  for (size_t i = 0; i < N; i++) in[G->nin + i] = i < n ? e->qdd[i] : e->lam[i - n];
+  const sym_node **saved = G->in;
+  size_t saved_n = G->nin;
+  G->in = in;
+  G->nin = saved_n + N;
+  G->nin_base = saved_n;
+  lg_status st = cg_tape(G, outs, N * K, t);
+  G->in = saved;
+  G->nin = saved_n;
+  lg_free(outs);
+  lg_free(in);
+  *ncols = K;
+  return st;
+}
+
+static lg_status emit_rhs_jacobian(cg_ctx *G) {
+  const mech_eom *e = G->r->eom;
+  size_t n = e->n, N = n + e->m, nu = mech_ninputs(G->r->mech), K, cnt;
+  const sym_node **outs = cg_outputs(G, CG_RHS, &cnt);
+  sym_tape *rt = NULL, *jt = NULL;
+  lg_status st = outs ? cg_tape(G, outs, cnt, &rt) : LG_ERR_NOMEM;
+  lg_free(outs);
+  if (st == LG_OK) st = jacobian_tape(G, &jt, &K);
+  if (st != LG_OK) {
+    G->nin_base = 0;
+    sym_tape_free(rt);
+    return st;
+  }
+  lg_str *o = G->src;
+  const char *NM = NAME(G);
+  lg_str_printf(o, "\n/* A Z = B in place, A n x n and B n x k row-major, Gaussian elimination\n"
+                   "   with partial pivoting. Returns nonzero when A is singular. */\n"
+                   "static int %s_lu_solve_k(int n, int k, double *A, double *B) {\n"
+                   "  for (int c = 0; c < n; c++) {\n    int piv = c;\n"
+                   "    for (int i = c + 1; i < n; i++)\n"
+                   "      if (fabs(A[i * n + c]) > fabs(A[piv * n + c])) piv = i;\n"
+                   "    if (!(fabs(A[piv * n + c]) > 0)) return 1;\n"
+                   "    for (int j = 0; piv != c && j < n; j++) {\n"
+                   "      double s = A[c * n + j]; A[c * n + j] = A[piv * n + j]; A[piv * n + j] = s;\n"
+                   "    }\n"
+                   "    for (int j = 0; piv != c && j < k; j++) {\n"
+                   "      double s = B[c * k + j]; B[c * k + j] = B[piv * k + j]; B[piv * k + j] = s;\n"
+                   "    }\n"
+                   "    for (int i = c + 1; i < n; i++) {\n"
+                   "      double l = A[i * n + c] / A[c * n + c];\n"
+                   "      for (int j = c + 1; j < n; j++) A[i * n + j] -= l * A[c * n + j];\n"
+                   "      for (int j = 0; j < k; j++) B[i * k + j] -= l * B[c * k + j];\n"
+                   "    }\n  }\n"
+                   "  for (int i = n - 1; i >= 0; i--)\n"
+                   "    for (int j = 0; j < k; j++) {\n"
+                   "      double s = B[i * k + j];\n"
+                   "      for (int c = i + 1; c < n; c++) s -= A[i * n + c] * B[c * k + j];\n"
+                   "      B[i * k + j] = s / A[i * n + i];\n"
+                   "    }\n  return 0;\n}\n", NM);
+  lg_str_printf(o, "\n/* Jx = dx'/dx (2n x 2n), Ju = dx'/du (2n x NU; may be NULL), row-major,\n"
+                   "   exact: dz/dy = -Aug^-1 dPhi/dy (%zu + %zu operations) */\n"
+                   "int %s_rhs_jacobian(double t, const double *x, const double *u, "
+                   "const double *p, double *Jx, double *Ju) {\n"
+                   "  static const int N = %zu, K = %zu;\n"
+                   "  double A[%zu], Aug[%zu], D[%zu];\n", rt->flops, jt->flops, NM, N, K, cnt,
+                N * N, N * K);
+  prologue(G);
+  lg_str_puts(o, "  { /* the augmented system, as in the right-hand side */\n");
+  emit_tape(G, rt, "A", "uu");
+  lg_str_puts(o, "  }\n");
+  lg_str_printf(o, "  for (int i = 0; i < N * N; i++) Aug[i] = A[i];\n"
+                   "  if (%s_lu_solve_k(N, 1, A, A + N * N)) return 1;\n"
+                   "  const double *z = A + N * N; /* [q''; lam] */\n  (void)z;\n"
+                   "  { /* dPhi/d[x, u] at z */\n", NM);
+  emit_tape(G, jt, "D", "uu");
+  lg_str_puts(o, "  }\n");
+  lg_str_printf(o, "  for (int i = 0; i < N * K; i++) D[i] = -D[i];\n"
+                   "  if (%s_lu_solve_k(N, K, Aug, D)) return 1;\n"
+                   "  for (int i = 0; i < %zu; i++)\n    for (int j = 0; j < %zu; j++) {\n"
+                   "      Jx[i * %zu + j] = j == %zu + i;\n"
+                   "      Jx[(%zu + i) * %zu + j] = D[i * K + j];\n    }\n",
+                NM, n, 2 * n, 2 * n, n, n, 2 * n);
+  if (nu)
+    lg_str_printf(o, "  for (int i = 0; Ju && i < %zu; i++)\n    for (int k = 0; k < %zu; k++) {\n"
+                     "      Ju[i * %zu + k] = 0;\n"
+                     "      Ju[(%zu + i) * %zu + k] = D[i * K + %zu + k];\n    }\n",
+                  n, nu, nu, n, nu, 2 * n);
+  else
+    lg_str_puts(o, "  (void)Ju;\n");
+  lg_str_puts(o, "  return 0;\n}\n");
+  G->nin_base = 0;
+  sym_tape_free(rt);
+  sym_tape_free(jt);
+  return LG_OK;
+}
+
 static void emit_params(cg_ctx *G) {
   mech_model *m = G->r->mech;
   lg_str *o = G->src;
@@ -284,6 +413,12 @@ static void emit_header(cg_ctx *G) {
     lg_str_printf(h, "/* %s */\nvoid %s_%s(double t, const double *x, const double *u,\n"
                      "    const double *p, double *res);\n", docs[f], N, func_names[f]);
   }
+  if (!G->r->kane)
+    lg_str_printf(h, "/* The exact Jacobian of %s_rhs: Jx = dx'/dx (2n x 2n) and Ju = dx'/du\n"
+                     "   (2n x NU, may be NULL), row-major, u held constant. Returns nonzero\n"
+                     "   when the (augmented) mass matrix is singular. */\n"
+                     "int  %s_rhs_jacobian(double t, const double *x, const double *u,\n"
+                     "    const double *p, double *Jx, double *Ju);\n", N, N);
   lg_str_printf(h, "\n#endif\n");
 }
 
@@ -305,5 +440,6 @@ lg_status cg_emit_c(cg_ctx *G) {
   for (int f = 0; st == LG_OK && f < CG_NFUNCS; f++)
     if (f == CG_RHS || !G->r->rhs_only)
       st = f == CG_RHS ? emit_rhs(G) : emit_function(G, (cg_func)f, docs[f]);
+  if (st == LG_OK && !G->r->rhs_only && !G->r->kane) st = emit_rhs_jacobian(G);
   return st;
 }

@@ -19,6 +19,7 @@ typedef struct cg_ctx {
   size_t nin;
   size_t nx;            /* state size: 2n (Lagrange) or n + p (Kane) */
   double *params;       /* resolved defaults */
+  size_t nin_base;      /* inputs from here on are z[k - nin_base] (0: none) */
   cg_stats stats;
 } cg_ctx;
 
