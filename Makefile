@@ -34,6 +34,17 @@ LDLIBS  := -Wl,-Bstatic -lsundials_arkode -lsundials_cvode -lsundials_ida \
            -lsundials_nvecserial -lsundials_sunlinsoldense -lsundials_sunmatrixdense \
            -llapacke -llapack -lblas -Wl,-Bdynamic -lgfortran -lgmp -ldl -lm
 override LDFLAGS += $(filter -fsanitize%,$(OPT))
+# MPI for `lagrange sweep` under mpirun (src/cli/cli_sweep_mpi.c): on when
+# pkg-config finds OpenMPI (libopenmpi-dev); LG_MPI=0 builds without it.
+# Only that file sees mpi.h; the binary links libmpi.
+LG_MPI ?= $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1 || echo 0)
+ifeq ($(LG_MPI),1)
+  MPI_CFLAGS := -DLG_HAVE_MPI $(shell pkg-config --cflags ompi-c)
+  MPI_LIBS   := $(shell pkg-config --libs ompi-c)
+endif
+# The threads of `sweep`
+LDLIBS  += -lpthread $(MPI_LIBS)
+
 # The shared library links what Debian 12 ships as shared objects
 # (libsundials-dev, liblapacke-dev, libgmp-dev): packages pull them in.
 SHLIBS  := -lsundials_arkode -lsundials_cvode -lsundials_ida -lsundials_nvecserial \
@@ -77,6 +88,15 @@ $(BUILD)/lagrange: $(CLI_OBJ) $(BUILD)/liblagrange.a
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# MPI or not is recorded in the object's flags file, so switching LG_MPI
+# rebuilds it.
+$(BUILD)/src/cli/cli_sweep_mpi.o: override CFLAGS += $(MPI_CFLAGS)
+$(BUILD)/src/cli/cli_sweep_mpi.o: $(BUILD)/mpi-flags
+$(BUILD)/mpi-flags: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(MPI_CFLAGS) $(MPI_LIBS)' | cmp -s - $@ || echo '$(MPI_CFLAGS) $(MPI_LIBS)' > $@
+FORCE:
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange.a
 	@mkdir -p $(dir $@)
@@ -185,5 +205,5 @@ uninstall:
 	  $(DESTDIR)$(INCLUDEDIR)/lagrange.h $(DESTDIR)$(PKGCONFIGDIR)/lagrange.pc \
 	  $(DESTDIR)$(MANDIR)/man1/lagrange.1 $(DESTDIR)$(MANDIR)/man5/lagrange-model.5
 
-.PHONY: all tests check clean python demo bench bench-quick fuzz fuzz-build install uninstall tsan
+.PHONY: FORCE all tests check clean python demo bench bench-quick fuzz fuzz-build install uninstall tsan
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -36,6 +36,10 @@ typedef struct cli_opts {
   /* linearize, equilibria */
   const char *at, *independent, *box;
   int symbolic;
+  /* sweep: raw texts, parsed by cli_sweep_spec.c (--vary, --dist repeat) */
+  const char **vary, **dist;
+  size_t nvary, ndist;
+  const char *samples, *seed, *jobs;
 } cli_opts;
 
 /* A finite decimal number spelled s[0..n) (blanks around allowed):
@@ -68,6 +72,9 @@ void cli_opts_free(cli_opts *o);
  * code for its status. `m` (may be NULL) supplies a location when the
  * diagnostic has none. */
 int cli_report(const lg_diag *d, const lang_model *m, const char *file);
+/* The same text without printing it (buf gets "file:line:col: what (hint)"). */
+void cli_format_diag(const lg_diag *d, const lang_model *m, const char *file, char *buf,
+                     size_t size);
 
 /* Load the model and derive the equations; prints errors. */
 int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom);

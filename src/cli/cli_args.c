@@ -58,7 +58,8 @@ static const char *const valued[] = {"--set", "--method", "--format", "--state",
                                      "--t0", "--tf", "--dt", "--rtol", "--atol",
                                      "--integrator", "--out", "--plot", "--stabilize",
                                      "--stop-when", "--lang", "--name", "-o", "--at",
-                                     "--independent", "--box", "--max-rows", NULL};
+                                     "--independent", "--box", "--max-rows", "--vary", "--dist",
+                                     "--samples", "--seed", "--jobs", NULL};
 
 static int takes_value(const char *opt) {
   for (int i = 0; valued[i]; i++)
@@ -83,9 +84,26 @@ static int apply_number(const char *cmd, const char *opt, const char *val, cli_o
   return CLI_EXIT_OK;
 }
 
+/* --vary and --dist repeat: every text is kept, in order. */
+static int add_text(const char *cmd, const char ***list, size_t *n, const char *val) {
+  const char **l = lg_realloc((void *)*list, (*n + 1) * sizeof *l);
+  if (!l) {
+    fprintf(stderr, "lagrange %s: out of memory\n", cmd);
+    return CLI_EXIT_MODEL;
+  }
+  l[(*n)++] = val;
+  *list = l;
+  return CLI_EXIT_OK;
+}
+
 static int apply(const char *cmd, const char *opt, const char *val, cli_opts *o) {
   if (!strcmp(opt, "--set")) return add_setting(cmd, o, val);
-  if (!strcmp(opt, "--method")) {
+  if (!strcmp(opt, "--vary")) return add_text(cmd, &o->vary, &o->nvary, val);
+  if (!strcmp(opt, "--dist")) return add_text(cmd, &o->dist, &o->ndist, val);
+  if (!strcmp(opt, "--samples")) o->samples = val;
+  else if (!strcmp(opt, "--seed")) o->seed = val;
+  else if (!strcmp(opt, "--jobs")) o->jobs = val;
+  else if (!strcmp(opt, "--method")) {
     if (strcmp(val, "lagrange") && strcmp(val, "kane"))
       return bad(cmd, "--method is lagrange or kane, not '%s'", val);
     o->method = val;
@@ -152,6 +170,9 @@ int cli_parse_opts(const char *cmd, int argc, char **argv, cli_opts *o) {
 void cli_opts_free(cli_opts *o) {
   for (size_t i = 0; i < o->nset; i++) lg_free((char *)o->set[i].name);
   lg_free(o->set);
+  lg_free((void *)o->vary);
+  lg_free((void *)o->dist);
+  o->vary = o->dist = NULL;
   o->set = NULL;
   o->nset = 0;
 }

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
+void cli_format_diag(const lg_diag *d, const lang_model *m, const char *file, char *buf,
+                     size_t size) {
   lg_diag loc = *d;
   if (!loc.file[0]) snprintf(loc.file, sizeof loc.file, "%s", file ? file : "lagrange");
   if (loc.line <= 0 && d->status != LG_ERR_USAGE) {
@@ -13,7 +14,6 @@ int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
     loc.line = m && m->coord_line > 0 ? m->coord_line : 1;
     loc.col = m && m->coord_col > 0 ? m->coord_col : 1;
   }
-  char buf[1200];
   /* an allocation failed on the way: whatever a layer made of it (Kane's
    * "cannot solve"), the cause is memory */
   if (d->status == LG_ERR_NOMEM || lg_alloc_failures() > 0) {
@@ -23,7 +23,12 @@ int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
     snprintf(loc.message, sizeof loc.message, "internal error: a step failed without saying "
              "why (please report this model)");
   }
-  lg_diag_format(&loc, buf, sizeof buf);
+  lg_diag_format(&loc, buf, size);
+}
+
+int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
+  char buf[1200];
+  cli_format_diag(d, m, file, buf, sizeof buf);
   if (d->status == LG_ERR_USAGE) fprintf(stderr, "lagrange: %s\n", d->message);
   else fprintf(stderr, "%s\n", buf);
   return d->status == LG_ERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_MODEL;

@@ -1,5 +1,6 @@
 /* cli_main.c - `lagrange SUBCOMMAND MODEL [options]`. */
 #include "cli.h"
+#include "cli_sim.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -32,6 +33,7 @@ int main(int argc, char **argv) {
   else if (strcmp(cmd, "codegen") == 0) run = cli_codegen;
   else if (strcmp(cmd, "linearize") == 0) run = cli_linearize;
   else if (strcmp(cmd, "equilibria") == 0) run = cli_equilibria;
+  else if (strcmp(cmd, "sweep") == 0) run = cli_sweep;
   if (!run) {
     fprintf(stderr, "lagrange: unknown subcommand '%s'\n", cmd);
     cli_usage(stderr);
