@@ -19,6 +19,11 @@ have_pkg python3-sympy || need+=(python3-sympy)
 if ! python3 -c 'import sympy' >/dev/null 2>&1; then
   have_pkg python3-sympy || need+=(python3-sympy)
 fi
+# OpenMPI for `lagrange sweep` under mpirun (the Makefile builds MPI support
+# when pkg-config finds ompi-c; without it everything else still builds).
+for p in libopenmpi-dev openmpi-bin; do
+  have_pkg "$p" || need+=("$p")
+done
 # LeakSanitizer/ASan runtime for clang builds (gcc ships its own); clang and
 # its runtimes (libFuzzer) for `make fuzz` and the bounded fuzzing in `make check`.
 for p in clang libclang-rt-14-dev; do

@@ -60,6 +60,23 @@ static const cli_help_entry entries[] = {
      "                          [-10, 10] otherwise)\n"
      "  --t T                   the time for the inputs (default 0)\n"
      "  --json                  one JSON object (coordinates, free, equilibria)\n"},
+    {"sweep",
+     "lagrange sweep MODEL (--vary 'NAME=A:B:N' ... | --samples N --seed S\n"
+     "                      --dist 'NAME=normal(MU,SIGMA)|uniform(A,B)' ...)\n"
+     "                      [--jobs J] [--out FILE.csv] [simulate's options]",
+     "One simulation per run, one CSV row each, in run order: run, the varied\n"
+     "names, then at the end of the run every coordinate and rate (x_end, x'_end),\n"
+     "max_abs_C, energy_drift, t_end and status (ok, or failed: REASON).\n"
+     "  --vary 'NAME=A:B:N'     N values from A to B (repeatable: the product grid,\n"
+     "                          the first --vary varying slowest)\n"
+     "  --samples N --seed S    N Monte Carlo runs, reproducible from S (default 0)\n"
+     "  --dist 'NAME=LAW'       normal(MU,SIGMA) or uniform(A,B) (repeatable)\n"
+     "  --jobs J                threads (default: every core); under mpirun -n K the\n"
+     "                          ranks share the runs and rank 0 writes the file\n"
+     "  --out FILE.csv          write the rows to a file (default stdout)\n"
+     "NAME is a parameter, or a coordinate or rate (theta, theta') for its initial\n"
+     "value. simulate's options (--tf, --integrator, --rtol, --stop-when, --jit,\n"
+     "--project, ...) apply to every run.\n"},
     {"help", "lagrange help [COMMAND]", "Lists the commands, or describes one.\n"},
 };
 
