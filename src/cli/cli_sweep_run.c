@@ -41,7 +41,7 @@ static int run_params(const sweep_ctx *c, const double *val, double *P, char *wh
   if (!np) return 1;
   num_setting *set = lg_malloc((o->nset + np) * sizeof *set);
   if (!set) return snprintf(why, nwhy, "out of memory"), 0;
-  memcpy(set, o->set, o->nset * sizeof *set);
+  if (o->nset) memcpy(set, o->set, o->nset * sizeof *set);
   size_t ns = o->nset;
   for (size_t j = 0; j < sp->nv; j++)
     if (sp->v[j].kind == SWEEP_PARAM) {
