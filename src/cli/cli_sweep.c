@@ -104,7 +104,7 @@ int cli_sweep(const cli_opts *o) {
                     "has speeds or constraints); use --method lagrange\n", o->model,
             S.lm->coord_line > 0 ? S.lm->coord_line : 1,
             S.lm->coord_col > 0 ? S.lm->coord_col : 1);
-    rc = CLI_EXIT_USAGE;
+    rc = CLI_EXIT_MODEL;
   } else {
     rc = sweep_loaded(o, &S);
   }

@@ -159,6 +159,36 @@ def versus_simulate(L, tag, grid_text):
           (r.err, r.out[:300]))
 
 
+def options(L, tag):
+    args = [CART, "--vary", "m=0.5:2:3", "--tf", "1"]
+    plain = rows(run(L, "sweep", *args).out)
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, LAGRANGE_CACHE_DIR=os.path.join(d, "cache"))
+        r = subprocess.run([L, "sweep", *args, "--jit", "--jobs", "2"], capture_output=True,
+                           text=True, timeout=600, env=env)
+    jit = rows(r.stdout)
+    close = len(jit) == 3 and len(plain) == 3 and all(
+        abs(float(a[k]) - float(b[k])) < 1e-8 for a, b in zip(jit, plain)
+        for k in ("x_end", "theta_end", "x'_end", "theta'_end"))
+    check(f"{tag}: --jit runs take each run's parameters (rows agree with the tape's)",
+          r.returncode == 0 and close and "warning" not in r.stderr, (r.stderr, jit, plain))
+    k = run(L, "sweep", *args, "--method", "kane")
+    check(f"{tag}: --method kane (u = q') gives the same end states",
+          k.code == 0 and all(abs(float(a[c]) - float(b[c])) < 1e-7 for a, b in
+                              zip(rows(k.out), plain) for c in ("x_end", "theta'_end")) and
+          len(rows(k.out)) == 3, k.err)
+    k = run(L, "sweep", os.path.join(ROOT, "examples", "rolling_sphere.lag"), "--vary",
+            "m=1:2:2", "--method", "kane")
+    check(f"{tag}: Kane's own state [q; u] is refused with a located message (exit 1)",
+          k.code == 1 and "--method lagrange" in k.err and not k.out, k.err)
+    b = run(L, "sweep", CART, "--vary", "m=1:2:2", "--integrator", "bdf", "--tf", "1")
+    s = run(L, "simulate", CART, "--set", "m=2", "--integrator", "bdf", "--tf", "1")
+    last = s.out.strip().split("\n")[-1].split(",")
+    check(f"{tag}: --integrator bdf per run: the row equals simulate --integrator bdf",
+          b.code == 0 and len(rows(b.out)) == 2 and rows(b.out)[1]["x_end"] == last[1],
+          (b.err, last))
+
+
 # ---- Monte Carlo ------------------------------------------------------------------------------
 def monte_carlo(L, tag):
     mc = [CART, "--samples", "200", "--dist", "m=normal(1,0.1)", "--dist",
@@ -263,6 +293,7 @@ for i, L in enumerate(BINS):
     if i == 0:
         mpi(L, reference)
     versus_simulate(L, tag, reference)
+    options(L, tag)
     monte_carlo(L, tag)
     failures(L, tag)
     usage(L, tag)
