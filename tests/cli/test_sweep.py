@@ -7,10 +7,12 @@ same values (end state, max |C|, energy drift, t_end), failing runs as
 SIGINT leaving neither FILE nor a temporary.
 
 Each binary given is tested (release and sanitized). mpirun runs the
-release binary only: OpenMPI's own start-up leaks would fail LeakSanitizer
-in the sanitized one (a suppression list would have to cover libmpi,
-libopen-pal, libopen-rte, hwloc and libevent), and the MPI path shares
-every line of a run with the threads, which are tested sanitized.
+release binary only: OpenMPI leaks in MPI_Init/MPI_Finalize, largely from
+its MCA plugins, which are unloaded by then, so LeakSanitizer reports
+frames of "<unknown module>" that no suppression by library can name
+(tried: libmpi, libopen-pal, libopen-rte, hwloc, libevent, pmix, mca_);
+the MPI path shares every line of a run with the threads, which are
+tested sanitized.
 
 usage: test_sweep.py LAGRANGE [SANITIZED_LAGRANGE]"""
 import csv, io, math, os, re, shutil, signal, subprocess, sys, tempfile, time
