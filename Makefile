@@ -125,12 +125,14 @@ bench: $(BUILD)/bench/sym_chain $(BUILD)/lagrange
 	$(BENCH_PY) bench/codegen.py $(BUILD)/lagrange
 	$(BENCH_PY) bench/eom.py $(BUILD)/lagrange
 	$(BENCH_PY) bench/simulate.py $(BUILD)/lagrange
+	$(BENCH_PY) bench/sweep.py $(BUILD)/lagrange
 
 bench-quick: $(BUILD)/lagrange
 	bash scripts/install-bench-deps.sh
 	$(BENCH_PY) bench/codegen.py $(BUILD)/lagrange --quick
 	$(BENCH_PY) bench/eom.py $(BUILD)/lagrange --quick
 	$(BENCH_PY) bench/simulate.py $(BUILD)/lagrange --quick
+	$(BENCH_PY) bench/sweep.py $(BUILD)/lagrange --quick
 
 # The main job: install what is missing, build, derive the cart pendulum.
 demo:

@@ -65,8 +65,10 @@ def lagrange_case(name, model, vary, runs):
                     "runs_per_s_runs_only": round(runs / runs_wall, 1),
                     "load": round(load(), 2)})
     same = all(t == texts[0] for t in texts)
+    last = texts[0].strip().split("\n")[-1].split(",")
     for o in out:
         o["identical_files"] = same
+        o["last_end"] = float(last[2])  # the last run's first coordinate at TF
     return out
 
 
@@ -137,6 +139,11 @@ def main():
         results.append(scipy_case(k, 2))
     for r in results:
         print(json.dumps(r))
+    # the last run is the same (q1 = 1) in both sweeps of the chain
+    ours = next(r["last_end"] for r in results if r["case"] == "chain5" and "last_end" in r)
+    theirs = results[-1]["last_end_q1"]
+    print(f"chain5: last run's q1(TF): lagrange {ours!r}, SciPy {theirs!r} "
+          f"(|difference| {abs(ours - theirs):.1e}, tolerance {TOL})")
     for case in ("chain5", "delta_robot"):
         rs = {r["how"]: r for r in results if r["case"] == case}
         one = rs["--jobs 1"]["runs_per_s_runs_only"]
