@@ -105,10 +105,13 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange.a
 tests: $(TEST_BIN) $(BUILD)/lagrange
 
 # The library's thread rules under ThreadSanitizer (not part of `make
-# check`: a third full build): two and three threads on one system.
+# check`: a third full build): two and three threads on one system, and
+# `lagrange sweep` on threads through every integrator path.
 tsan:
-	$(MAKE) BUILD=build-tsan OPT="-O1 -g -fsanitize=thread" build-tsan/tests/test_api
+	$(MAKE) BUILD=build-tsan OPT="-O1 -g -fsanitize=thread" build-tsan/tests/test_api \
+	  build-tsan/lagrange
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test_api
+	TSAN_OPTIONS=halt_on_error=1 bash tests/cli/tsan_sweep.sh build-tsan/lagrange
 
 # Benchmarks (never part of the tests): the symbolic core alone, then the
 # side-by-side comparisons in bench/*.py, all under one interpreter,

@@ -11,12 +11,16 @@ The sweep: the first link's initial angle q1 over a grid (chain), the
 platform mass m over a grid (delta robot); t = 0..TF, rtol = atol = TOL.
 Runs per second count the whole command (derivation and compilation
 included: what a user waits for) and, from the summary line, the runs
-alone. The machine is shared: the load average is printed with each
-result (run it when `uptime` says the machine is idle).
+alone; the CPU seconds of the whole command (user + system, children
+included) show the cost of the parallel machinery apart from the
+scheduler. The machine is shared: the load average is printed with each
+result (run it when `uptime` says the machine is idle: with the kernel's
+autogroup scheduling a busy machine gives one session its share of the
+cores however many threads it runs).
 
 usage: sweep.py LAGRANGE [--quick]   (Debian's /usr/bin/python3 with
 python3-scipy and python3-sympy: scripts/install-bench-deps.sh)"""
-import json, multiprocessing, os, re, shutil, subprocess, sys, tempfile, time
+import json, multiprocessing, os, re, resource, shutil, subprocess, sys, tempfile, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -33,10 +37,16 @@ def load():
     return os.getloadavg()[0]
 
 
+def child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def timed(cmd):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), child_cpu()
     r = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t
+    timed.cpu = child_cpu() - c
     if r.returncode != 0:
         sys.exit(f"failed: {' '.join(cmd)}\n{r.stderr}")
     m = re.search(r"(\d+) runs, (\d+) failed, ([0-9.]+) s wall", r.stderr)
@@ -55,15 +65,15 @@ def lagrange_case(name, model, vary, runs):
     for label, cmd in ways:
         best = None
         for _ in range(1 if QUICK else 3):  # best of 3: the machine is shared
-            res = timed(cmd)
+            res = timed(cmd) + (timed.cpu,)
             best = res if best is None or res[1] < best[1] else best
-        wall, runs_wall, nfail, text = best
+        wall, runs_wall, nfail, text, cpu = best
         texts.append(text)
         out.append({"case": name, "how": label, "runs": runs, "failed": nfail,
                     "wall_s": round(wall, 3), "runs_wall_s": round(runs_wall, 3),
                     "runs_per_s": round(runs / wall, 1),
                     "runs_per_s_runs_only": round(runs / runs_wall, 1),
-                    "load": round(load(), 2)})
+                    "cpu_s": round(cpu, 3), "load": round(load(), 2)})
     same = all(t == texts[0] for t in texts)
     last = texts[0].strip().split("\n")[-1].split(",")
     for o in out:
@@ -151,7 +161,8 @@ def main():
             if how in rs:
                 print(f"{case}: {how} / --jobs 1 = "
                       f"{rs[how]['runs_per_s_runs_only'] / one:.2f}x (runs only), "
-                      f"{rs[how]['runs_per_s'] / rs['--jobs 1']['runs_per_s']:.2f}x (whole command)")
+                      f"{rs[how]['runs_per_s'] / rs['--jobs 1']['runs_per_s']:.2f}x (whole command); "
+                      f"CPU s {rs['--jobs 1']['cpu_s']} -> {rs[how]['cpu_s']}")
 
 
 if __name__ == "__main__":
