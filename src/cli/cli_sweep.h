@@ -14,8 +14,9 @@
 #include <pthread.h>
 #include <stdint.h>
 
-/* More runs than this are refused (the pending rows are indexed by run). */
-#define CLI_SWEEP_MAX_RUNS 100000000.0
+/* More runs than this are refused: the writer keeps one pointer per run
+ * (80 MB at the limit); at 100 runs a second it is a day of work. */
+#define CLI_SWEEP_MAX_RUNS 10000000.0
 
 typedef enum sweep_kind { SWEEP_PARAM, SWEEP_COORD, SWEEP_RATE } sweep_kind;
 typedef enum sweep_law { SWEEP_GRID, SWEEP_NORMAL, SWEEP_UNIFORM } sweep_law;
