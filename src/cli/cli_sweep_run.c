@@ -58,7 +58,7 @@ static int run_params(const sweep_ctx *c, const double *val, double *P, char *wh
   return st == LG_OK;
 }
 
-/* "MODEL:12:3: what (hint)" -> "what (hint)"; newlines become blanks. */
+/* "MODEL:12:3: what (hint)\n..." -> "what (hint)": the first message. */
 static void reason(const char *model, const char *msg, char *why, size_t nwhy) {
   size_t ml = strlen(model);
   if (!strncmp(msg, model, ml) && msg[ml] == ':') {
@@ -66,11 +66,7 @@ static void reason(const char *model, const char *msg, char *why, size_t nwhy) {
     while ((*p >= '0' && *p <= '9') || *p == ':') p++;
     msg = *p == ' ' ? p + 1 : msg;
   }
-  snprintf(why, nwhy, "%s", msg);
-  size_t len = strlen(why);
-  while (len && (why[len - 1] == '\n' || why[len - 1] == ' ')) why[--len] = 0;
-  for (char *p = why; *p; p++)
-    if (*p == '\n' || *p == '\r') *p = ' ';
+  snprintf(why, nwhy, "%.*s", (int)strcspn(msg, "\r\n"), msg);
 }
 
 /* The status field: quoted as CSV wants when it holds a comma or quote. */
