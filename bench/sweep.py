@@ -135,7 +135,30 @@ def scipy_case(runs, workers):
             "load": round(load(), 2), "last_end_q1": ends[-1][0]}
 
 
+def _busy(n):
+    x = 0
+    for i in range(n):
+        x += i
+    return x
+
+
+def control():
+    """What the scheduler gives two workers now: a perfectly parallel busy
+    loop in 1 and in 2 processes (the same total work)."""
+    n = 4_000_000 if QUICK else 20_000_000
+    t = time.perf_counter()
+    _busy(n)
+    one = time.perf_counter() - t
+    t = time.perf_counter()
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        pool.map(_busy, [n // 2, n // 2])
+    two = time.perf_counter() - t
+    return {"case": "control", "how": "busy loop, 2 processes vs 1", "speedup": round(one / two, 2),
+            "load": round(load(), 2)}
+
+
 def main():
+    results_control = control()
     with tempfile.TemporaryDirectory() as d:
         chain = os.path.join(d, "chain5.lag")
         open(chain, "w").write(lag_model("chain", 5))
@@ -147,11 +170,13 @@ def main():
         k = 8 if QUICK else 24
         results.append(scipy_case(k, 1))
         results.append(scipy_case(k, 2))
+    results.append(control())
+    results.insert(0, results_control)
     for r in results:
         print(json.dumps(r))
     # the last run is the same (q1 = 1) in both sweeps of the chain
     ours = next(r["last_end"] for r in results if r["case"] == "chain5" and "last_end" in r)
-    theirs = results[-1]["last_end_q1"]
+    theirs = next(r["last_end_q1"] for r in results if "last_end_q1" in r)
     print(f"chain5: last run's q1(TF): lagrange {ours!r}, SciPy {theirs!r} "
           f"(|difference| {abs(ours - theirs):.1e}, tolerance {TOL})")
     for case in ("chain5", "delta_robot"):
