@@ -162,6 +162,39 @@ LAGRANGE_API lg_status lg_eval(const lg_system *s, double t, const double *q,
                                const double *qd, const double *p, const lg_eval_result *r,
                                lg_diag *diag);
 
+/* ---- many states in one call --------------------------------------------------------- */
+/* The same as lg_eval / lg_eval_accel at `count` states: state k is
+ * (t[k], q + k*nq, qd + k*nq) (t NULL: t = 0 for every state), all with
+ * the one parameter vector p (NULL: the defaults). count 0 does nothing.
+ * The states are evaluated in order and the first failure stops the call
+ * (its diagnostic ends "(state k of the batch)", 0-based); what came
+ * before is written. A call allocates nothing once the system has served
+ * one (the system keeps scratch for its callers), which makes these the
+ * cheapest entries from another language too, even with count 1.
+ *
+ * lg_eval_many writes one record of lg_eval_record_size(s) doubles per
+ * state, state k at out + k * lg_eval_record_size(s). A record holds what
+ * lg_eval_result points to, contiguous and in its order (n = nq, m = nc,
+ * N = 2n + m; offsets in doubles):
+ *   qdd                 n        at 0
+ *   lam                 m        at n
+ *   constraint_forces   n        at n + m
+ *   mass_matrix         n(n+m)   at 2n + m            (row-major)
+ *   forcing             n        at 2n + m + n(n+m)
+ *   mass_matrix_full    N*N      at 3n + m + n(n+m)   (row-major)
+ *   forcing_full        N        after it, then
+ *   momenta n, residuals m, T 1, V 1
+ * so lg_eval_record_size = 4n + 2m + n(n+m) + N^2 + N + 2. */
+LAGRANGE_API size_t lg_eval_record_size(const lg_system *s);
+LAGRANGE_API lg_status lg_eval_many(const lg_system *s, size_t count, const double *t,
+                                    const double *q, const double *qd, const double *p,
+                                    double *out, lg_diag *diag);
+/* qdd: count x nq; lam: count x nc, or NULL. */
+LAGRANGE_API lg_status lg_eval_accel_many(const lg_system *s, size_t count, const double *t,
+                                          const double *q, const double *qd,
+                                          const double *p, double *qdd, double *lam,
+                                          lg_diag *diag);
+
 /* ---- linearization ----------------------------------------------------------------- */
 /* The model's inputs (`inputs F = ...`): the r of lg_linearize. */
 LAGRANGE_API size_t lg_ninputs(const lg_system *s);
