@@ -111,6 +111,10 @@ class Simulation(dict):
     rhs_evals, t_end, max_energy_drift, max_residual."""
 
 
+# the types of t the fast paths take as they are (anything else: the batch path)
+_SCALAR = frozenset((float, int, np.float64))
+
+
 def _dptr_or_none(a):
     return None if a is None else _dptr(a)
 
@@ -260,7 +264,7 @@ class Model:
         M is singular (for a batch: at the first such state, named in the
         message)."""
         ev = self._ev
-        if params is None and ev.single(q) and ev.single(qd):
+        if params is None and type(t) in _SCALAR and ev.single(q) and ev.single(qd):
             r = ev.eval_one(q, qd, t)
             if r is not None:
                 return r
@@ -277,7 +281,7 @@ class Model:
         eval(...).qdd with less work per call, for a right-hand side.
         q, qd, t and params as for eval (a batch gives an (N, n) array)."""
         ev = self._ev
-        if params is None and ev.single(q) and ev.single(qd):
+        if params is None and type(t) in _SCALAR and ev.single(q) and ev.single(qd):
             r = ev.accel_one(q, qd, t)
             if r is not None:
                 return r
