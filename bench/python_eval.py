@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "ref"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import lagrange  # noqa: E402
-from lagrange import _eval, _lib  # noqa: E402
+from lagrange import _lib  # noqa: E402
 from sympy_models import MODELS  # noqa: E402
 import models  # noqa: E402
 
@@ -111,12 +111,12 @@ def floor():
             return None
     e = Empty()
     b = m._ev.buffers()
-    sp, one, f = m._s, _eval._ONE, _lib.eval_many_raw
+    sp, f = m._s, _lib.eval_packed
     nq = _lib.lib.lg_nq
     rows = [("an empty Python method e.eval(q, qd)", lambda: e.eval(q, qd)),
             ("an empty ctypes call lg_nq(s)", lambda: nq(sp)),
-            ("the bare lg_eval_many call, ready arguments (cart pendulum)",
-             lambda: f(sp, one, b.pt, b.pq, b.pqd, None, b.prec, None)),
+            ("the bare lg_eval_packed call, ready arguments (cart pendulum)",
+             lambda: f(sp, b.pt, b.prec)),
             ("copying q into the input buffer (buf[1:3] = q)",
              lambda: b.inp.__setitem__(m._ev.sq, q)),
             ("the fresh copy of the record (rec.copy())", lambda: b.rec.copy())]

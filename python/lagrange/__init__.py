@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _eval, _lib
 from ._eval import EvalResult
-from ._lib import lib
+from ._lib import lib, eval_packed as _eval_packed, eval_accel_packed as _eval_accel_packed
 
 __all__ = ["load", "loads", "Model", "EvalResult", "Simulation", "ModelError",
            "NumericError", "version"]
@@ -109,10 +109,6 @@ class Simulation(dict):
     "t", each coordinate, each rate "x'", "T", "V", "E", "C1".."Cm", "W".
     `columns` lists the names in the CSV's order; `stats` holds steps,
     rhs_evals, t_end, max_energy_drift, max_residual."""
-
-
-# the types of t the fast paths take as they are (anything else: the batch path)
-_SCALAR = frozenset((float, int, np.float64))
 
 
 def _dptr_or_none(a):
@@ -264,10 +260,19 @@ class Model:
         M is singular (for a batch: at the first such state, named in the
         message)."""
         ev = self._ev
-        if params is None and type(t) in _SCALAR and ev.single(q) and ev.single(qd):
-            r = ev.eval_one(q, qd, t)
-            if r is not None:
-                return r
+        if params is None and ev.fast(q, qd, t):
+            # the fast path (see _eval.py); an error is raised by the batch
+            # path below, which repeats the call with a diagnostic
+            try:
+                b = ev.tls.b
+            except AttributeError:
+                b = ev.buffers()
+            inp = b.inp
+            inp[0] = t
+            inp[ev.sq] = q
+            inp[ev.sqd] = qd
+            if not _eval_packed(self._s, b.pt, b.prec):
+                return EvalResult(b.rec.copy(), ev.lay)
         Q, QD, T, batch = self._batch(q, qd, t)
         out = np.empty((len(Q), ev.size))
         diag = _lib.Diag()
@@ -281,10 +286,17 @@ class Model:
         eval(...).qdd with less work per call, for a right-hand side.
         q, qd, t and params as for eval (a batch gives an (N, n) array)."""
         ev = self._ev
-        if params is None and type(t) in _SCALAR and ev.single(q) and ev.single(qd):
-            r = ev.accel_one(q, qd, t)
-            if r is not None:
-                return r
+        if params is None and ev.fast(q, qd, t):
+            try:
+                b = ev.tls.b
+            except AttributeError:
+                b = ev.buffers()
+            inp = b.inp
+            inp[0] = t
+            inp[ev.sq] = q
+            inp[ev.sqd] = qd
+            if not _eval_accel_packed(self._s, b.pt, b.pacc):
+                return b.acc.copy()
         Q, QD, T, batch = self._batch(q, qd, t)
         out = np.empty((len(Q), self.n))
         diag = _lib.Diag()

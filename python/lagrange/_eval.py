@@ -6,8 +6,8 @@ interpreter and ctypes overhead (an empty ctypes call is ~0.15 us, reading
 a NumPy array's address ~0.7 us, creating a NumPy array ~0.15 us). So
 each thread keeps, per model, one input buffer [t, q, q'] and one output
 record whose addresses are wrapped in ctypes objects once; a call copies
-q and q' into the input buffer, makes one C call without argument
-conversion, and copies the record once into a fresh array (so a result is
+q and q' into the input buffer, makes one C call of three ready arguments
+(lg_eval_packed: every argument costs ~0.1 us in ctypes), and copies the record once into a fresh array (so a result is
 never overwritten by the next call). The result's fields are views into
 that array, made when first read."""
 import ctypes
@@ -17,8 +17,8 @@ import numpy as np
 
 from . import _lib
 
-_ONE = ctypes.c_size_t(1)
-
+# the types of t the fast paths take as they are (anything else: the batch path)
+_SCALAR = frozenset((float, int, np.float64))
 
 def layout(n, m):
     """{field: (start, stop, shape)} of one lg_eval_many record (the order
@@ -100,18 +100,16 @@ def _addr(a):
 
 
 class Buffers:
-    """One thread's buffers for one model: the input [t, q, q'], an output
-    record and an output q'', each with its address as a ctypes object."""
-    __slots__ = ("inp", "rec", "acc", "pt", "pq", "pqd", "prec", "pacc")
+    """One thread's buffers for one model: the input x = [t, q, q'] of
+    lg_eval_packed, an output record and an output q'', each with its
+    address as a ctypes object."""
+    __slots__ = ("inp", "rec", "acc", "pt", "prec", "pacc")
 
     def __init__(self, n, size):
         self.inp = np.zeros(1 + 2 * n)
         self.rec = np.zeros(size)
         self.acc = np.zeros(n)
-        base = _addr(self.inp)
-        self.pt = ctypes.c_void_p(base)
-        self.pq = ctypes.c_void_p(base + 8)
-        self.pqd = ctypes.c_void_p(base + 8 * (1 + n))
+        self.pt = ctypes.c_void_p(_addr(self.inp))
         self.prec = ctypes.c_void_p(_addr(self.rec))
         self.pacc = ctypes.c_void_p(_addr(self.acc))
 
@@ -140,37 +138,20 @@ class Evaluator:
             b = self.tls.b = Buffers(self.n, self.size)
             return b
 
-    def single(self, v):
-        """Whether v is one state the fast path can copy as it is: a
-        float-like NumPy array of shape (n,), or a list/tuple of n numbers."""
-        tv = type(v)
-        if tv is np.ndarray:
-            return v.shape == self.shape
-        if tv is list or tv is tuple:
-            return len(v) == self.n and (self.n != 1 or not hasattr(v[0], "__len__"))
-        return False
-
-    def eval_one(self, q, qd, t):
-        """The fast path of Model.eval: an EvalResult, or None when the C
-        call failed (the caller repeats it on the slow path for the
-        diagnostic)."""
-        b = self.buffers()
-        inp = b.inp
-        inp[0] = t
-        inp[self.sq] = q
-        inp[self.sqd] = qd
-        if _lib.eval_many_raw(self.sp, _ONE, b.pt, b.pq, b.pqd, None, b.prec, None):
-            return None
-        return EvalResult(b.rec.copy(), self.lay)
-
-    def accel_one(self, q, qd, t):
-        """The fast path of Model.accel: q'' as a fresh array, or None."""
-        b = self.buffers()
-        inp = b.inp
-        inp[0] = t
-        inp[self.sq] = q
-        inp[self.sqd] = qd
-        if _lib.eval_accel_many_raw(self.sp, _ONE, b.pt, b.pq, b.pqd, None, b.pacc, None,
-                                    None):
-            return None
-        return b.acc.copy()
+    def fast(self, q, qd, t):
+        """Whether (q, qd, t) is one state the fast path copies as it is:
+        q and qd float-like NumPy arrays of shape (n,) or lists/tuples of n
+        numbers, t a float or an int."""
+        if type(t) not in _SCALAR:
+            return False
+        for v in (q, qd):
+            tv = type(v)
+            if tv is np.ndarray:
+                if v.shape != self.shape:
+                    return False
+            elif tv is list or tv is tuple:
+                if len(v) != self.n or (self.n == 1 and hasattr(v[0], "__len__")):
+                    return False
+            else:
+                return False
+        return True

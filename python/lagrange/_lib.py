@@ -133,5 +133,5 @@ def raw(name):
     return f
 
 
-eval_many_raw = raw("lg_eval_many")
-eval_accel_many_raw = raw("lg_eval_accel_many")
+eval_packed = raw("lg_eval_packed")
+eval_accel_packed = raw("lg_eval_accel_packed")

@@ -29,7 +29,8 @@
  *   lg_system is immutable after lg_derive: any number of threads may call
  *   the evaluation functions (lg_eval_accel, lg_eval, lg_simulate,
  *   lg_linearize and the queries) on one system at once; each call uses its
- *   own scratch memory. lg_print, lg_codegen and the first lg_linearize
+ *   own scratch memory (the evaluation entries take it from a pool the
+ *   system keeps, under a short lock of its own). lg_print, lg_codegen and the first lg_linearize
  *   (which compiles the linearization) work on the system's symbolic
  *   expressions and serialize on a lock inside the system (safe, but not
  *   concurrent).
@@ -194,6 +195,15 @@ LAGRANGE_API lg_status lg_eval_accel_many(const lg_system *s, size_t count, cons
                                           const double *q, const double *qd,
                                           const double *p, double *qdd, double *lam,
                                           lg_diag *diag);
+
+/* One state packed as x = [t, q (nq), q' (nq)] with the default
+ * parameters: lg_eval_many's record into out, or q'' into qdd. Nothing
+ * but the state and the output: for callers from interpreters (Python's
+ * ctypes), where each argument of a call costs more than the evaluation
+ * of a small model. No diagnostic: on an error, call lg_eval_many for it. */
+LAGRANGE_API lg_status lg_eval_packed(const lg_system *s, const double *x, double *out);
+LAGRANGE_API lg_status lg_eval_accel_packed(const lg_system *s, const double *x,
+                                            double *qdd);
 
 /* ---- linearization ----------------------------------------------------------------- */
 /* The model's inputs (`inputs F = ...`): the r of lg_linearize. */

@@ -172,3 +172,15 @@ lg_status lg_eval_accel_many(const lg_system *s, size_t count, const double *t,
   if (sc) api_scratch_give(s, sc);
   return api_end(&c, st, file_of(s), line_of(s), col_of(s));
 }
+
+/* ---- packed: the fewest arguments ------------------------------------------------- */
+lg_status lg_eval_packed(const lg_system *s, const double *x, double *out) {
+  size_t n = s ? s->num->n : 0;
+  return lg_eval_many(s, 1, x, x ? x + 1 : NULL, x ? x + 1 + n : NULL, NULL, out, NULL);
+}
+
+lg_status lg_eval_accel_packed(const lg_system *s, const double *x, double *qdd) {
+  size_t n = s ? s->num->n : 0;
+  return lg_eval_accel_many(s, 1, x, x ? x + 1 : NULL, x ? x + 1 + n : NULL, NULL, qdd, NULL,
+                            NULL);
+}
