@@ -8,18 +8,24 @@ build/, then the system).
     m = lagrange.load("examples/cart_pendulum.lag")
     m.coordinates, m.parameters
     r = m.eval(q=[0.0, 0.3], qd=[0.0, -0.4])     # r.qdd, r.lam, r.mass_matrix, ...
+    a = m.accel([0.0, 0.3], [0.0, -0.4])          # q'' only (a right-hand side)
+    R = m.eval(Q, QD)                             # Q, QD: (N, n) arrays, one C call
     s = m.simulate(tf=5.0, dt=0.01)               # s["t"], s["x"], s["theta'"], s["E"]
-    A, B = m.linearize(at={"theta": 0.0})
+    A, B = m.linearize(at={"theta": 0.0}, independent=["x", "x'"])
     M, f = m.equations()                          # exact SymPy matrices
     src = m.codegen(lang="c")
 
 Errors in a model raise ModelError (a ValueError) carrying file, line, col.
+A Model may be used from several threads at once. eval and accel cost a
+few microseconds per call from Python (bench/RESULTS.md); a batch costs
+the library's arithmetic per state.
 """
 import ctypes
 import numpy as np
 
 from . import _eval, _lib
 from ._eval import EvalResult
+EvalResult.__module__ = __name__
 from ._lib import lib, eval_packed as _eval_packed, eval_accel_packed as _eval_accel_packed
 
 __all__ = ["load", "loads", "Model", "EvalResult", "Simulation", "ModelError",
@@ -171,6 +177,10 @@ class Model:
         which reports a parameter without a value) when params is empty,
         else the defaults overridden by name."""
         if not params:
+            for k, v in self.parameters.items():
+                if v != v:
+                    raise ValueError("parameter %r has no value in the model: pass "
+                                     "params={%r: ...}" % (k, k))
             return None
         p = np.array(list(self.parameters.values()), dtype=float)
         for k, v in params.items():

@@ -274,3 +274,16 @@ def test_every_public_function_has_a_docstring():
                     missing.append(sub)
     assert not missing, missing
     assert "batch" in lagrange.Model.eval.__doc__
+
+
+def test_parameter_without_value():
+    m = lagrange.loads("coordinates x\nparameters m, k = 2\nT = 1/2*m*x'^2\nV = 1/2*k*x^2\n",
+                       name="novalue.lag")
+    for call in (lambda: m.eval([0.1], [0.0]), lambda: m.accel([0.1], [0.0]),
+                 lambda: m.eval([[0.1]], [[0.0]]), lambda: m.simulate(tf=0.1)):
+        with pytest.raises(ValueError, match="parameter 'm' has no value"):
+            call()
+    # k / m with m = 4: x'' = -k x / m
+    assert np.allclose(m.eval([0.1], [0.0], params={"m": 4.0}).qdd, [-0.05])
+    assert np.allclose(m.accel([[0.1], [0.2]], [[0.0], [0.0]], params={"m": 4.0}),
+                       [[-0.05], [-0.1]])
