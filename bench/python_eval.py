@@ -7,9 +7,10 @@ a SymPy user writes a chain) with n links.
 
 Also the per-state time of one batch call (q, qd of shape (N, n)), and
 the interpreter's floor: an empty Python method, an empty ctypes call
-(lg_nq) and the bare lg_eval_many call with ready arguments.
+(lg_nq) and the bare lg_eval_packed call with ready arguments.
 
-Run: /usr/bin/python3 bench/python_eval.py [--chains 6,12] [--quick].
+Run: /usr/bin/python3 bench/python_eval.py [--chains 6,12] [--quick] [--runs K]
+(K runs keep each cell's minimum, for a shared machine).
 Prints Markdown tables."""
 import argparse
 import ctypes
@@ -75,31 +76,35 @@ def sympy_chain(n):
 
 
 def per_call(fn, number):
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number
+    return min(timeit.repeat(fn, number=number, repeat=7)) / number
 
 
-def measure(label, m, rhs, quick):
-    number = 300 if quick else 3000
+def prepare(label, m, rhs):
+    """The states of one row, checked: the two sides give the same q''
+    (the chain: [q'; u'] against [q'; q''])."""
     q, qd = m.initial_state()
     rng = np.random.default_rng(0)
     qd = qd + 0.1 * rng.standard_normal(m.n)
-    ql, qdl = list(q), list(qd)
-    # the same numbers (the chain: [q'; u'] against [q'; q''])
     want = rhs(q, qd)[m.n:2 * m.n]
     got = m.accel(q, qd)
     assert np.allclose(want, got, rtol=1e-9, atol=1e-9), (label, want, got)
-    ev = per_call(lambda: m.eval(q, qd), number)
-    evl = per_call(lambda: m.eval(ql, qdl), number)
-    ac = per_call(lambda: m.accel(q, qd), number)
     Q = q + 0.1 * rng.standard_normal((BATCH, m.n))
     QD = qd + 0.1 * rng.standard_normal((BATCH, m.n))
-    bt = per_call(lambda: m.eval(Q, QD), max(3, number // 300)) / BATCH
-    ba = per_call(lambda: m.accel(Q, QD), max(3, number // 300)) / BATCH
-    theirs = per_call(lambda: rhs(q, qd), max(30, number // 10))
-    print("| %s | %d | %d | %.2f | %.2f | %.2f | %.3f | %.3f | %.1f | %.1fx | %.1fx | %.0fx |"
-          % (label, m.n, m.m, ev * 1e6, evl * 1e6, ac * 1e6, bt * 1e6, ba * 1e6,
-             theirs * 1e6, theirs / ev, theirs / ac, theirs / bt))
-    sys.stdout.flush()
+    return q, qd, Q, QD
+
+
+def measure(m, rhs, states, quick):
+    """Seconds per call (per state for batches) of each column."""
+    number = 300 if quick else 3000
+    q, qd, Q, QD = states
+    ql, qdl = list(q), list(qd)
+    nb = max(3, number // 300)
+    return [per_call(lambda: m.eval(q, qd), number),
+            per_call(lambda: m.eval(ql, qdl), number),
+            per_call(lambda: m.accel(q, qd), number),
+            per_call(lambda: m.eval(Q, QD), nb) / BATCH,
+            per_call(lambda: m.accel(Q, QD), nb) / BATCH,
+            per_call(lambda: rhs(q, qd), max(30, number // 10))]
 
 
 def floor():
@@ -129,17 +134,32 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--chains", default="6,12")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--runs", type=int, default=1,
+                    help="measure every row this many times and keep each cell's "
+                         "minimum (a shared, busy machine)")
     a = ap.parse_args()
+    rows = []
+    for name in NAMES:
+        m = lagrange.load(os.path.join(ROOT, "examples", name + ".lag"))
+        rows.append((name, m, sympy_example(name)))
+    for n in [int(x) for x in a.chains.split(",") if x]:
+        m = lagrange.loads(models.lag_model("chain", n), name="chain%d" % n)
+        rows.append(("chain n=%d" % n, m, sympy_chain(n)))
+    states = [prepare(label, m, rhs) for label, m, rhs in rows]
+    best = [None] * len(rows)
+    for _ in range(a.runs):
+        for i, (label, m, rhs) in enumerate(rows):
+            t = measure(m, rhs, states[i], a.quick)
+            best[i] = t if best[i] is None else [min(x, y) for x, y in zip(best[i], t)]
     print("| model | n | m | eval (us) | eval, lists (us) | accel (us) | eval batch (us/state) "
           "| accel batch (us/state) | lambdify+solve (us) | ratio eval | ratio accel "
           "| ratio batch eval |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for name in NAMES:
-        m = lagrange.load(os.path.join(ROOT, "examples", name + ".lag"))
-        measure(name, m, sympy_example(name), a.quick)
-    for n in [int(x) for x in a.chains.split(",") if x]:
-        m = lagrange.loads(models.lag_model("chain", n), name="chain%d" % n)
-        measure("chain n=%d" % n, m, sympy_chain(n), a.quick)
+    for (label, m, _), t in zip(rows, best):
+        ev, evl, ac, bt, ba, theirs = t
+        print("| %s | %d | %d | %.2f | %.2f | %.2f | %.3f | %.3f | %.1f | %.1fx | %.1fx | %.0fx |"
+              % (label, m.n, m.m, ev * 1e6, evl * 1e6, ac * 1e6, bt * 1e6, ba * 1e6,
+                 theirs * 1e6, theirs / ev, theirs / ac, theirs / bt))
     floor()
 
 
