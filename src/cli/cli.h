@@ -32,7 +32,7 @@ typedef struct cli_opts {
   int model_stdin;          /* the model is read from stdin ("-"); model is "<stdin>" */
   const char *integrator, *out, *plot, *stabilize, *stop_when;
   /* codegen */
-  const char *lang, *name, *output;
+  const char *lang, *name, *output, *functions;
   /* linearize, equilibria */
   const char *at, *independent, *box;
   int symbolic;

@@ -58,7 +58,7 @@ static const char *const valued[] = {"--set", "--method", "--format", "--state",
                                      "--t0", "--tf", "--dt", "--rtol", "--atol",
                                      "--integrator", "--out", "--plot", "--stabilize",
                                      "--stop-when", "--lang", "--name", "-o", "--at",
-                                     "--independent", "--box", "--max-rows", NULL};
+                                     "--independent", "--box", "--max-rows", "--functions", NULL};
 
 static int takes_value(const char *opt) {
   for (int i = 0; valued[i]; i++)
@@ -106,6 +106,7 @@ static int apply(const char *cmd, const char *opt, const char *val, cli_opts *o)
   else if (!strcmp(opt, "--stop-when")) o->stop_when = val;
   else if (!strcmp(opt, "--lang")) o->lang = val;
   else if (!strcmp(opt, "--name")) o->name = val;
+  else if (!strcmp(opt, "--functions")) o->functions = val;
   else if (!strcmp(opt, "-o")) o->output = val;
   else if (!strcmp(opt, "--at")) o->at = val;
   else if (!strcmp(opt, "--independent")) o->independent = val;
