@@ -311,6 +311,17 @@ static int location(sema *S, const lang_stmt *st, mech_vec *pos) {
   return 1;
 }
 
+/* The point a location starts from, as written (`C + l*A.y` -> C), for
+ * the animation's segments; -1 when it does not start with a point name.
+ * The descent follows first operands of sums only: bounded by the tree's
+ * depth limit. */
+static int located_from(sema *S, const lang_expr *e) {
+  while (e && e->kind == LANG_EXPR_SUM) e = e->u.chain.terms[0].e;
+  if (!e || e->kind != LANG_EXPR_NAME) return -1;
+  sema_entry *en = sema_lookup(S, e->u.name);
+  return en && en->kind == SEMA_POINT ? en->index : -1;
+}
+
 static lg_status point(sema *S, const lang_stmt *st) {
   const lang_named *d = &st->u.named;
   mech_vec pos = mech_vec_zero();
@@ -325,6 +336,7 @@ static lg_status point(sema *S, const lang_stmt *st) {
   sema_entry *en = sema_declare(S, d->name.text, SEMA_POINT, d->name.line, d->name.col);
   if (!en) return LG_ERR_MODEL;
   mech_point_set_pos(S->m, p, pos);
+  mech_point_set_from(S->m, (size_t)p, S->npoints > 0 ? located_from(S, d->value) : -1);
   en->index = p;
   S->npoints++;
   return LG_OK;
