@@ -68,6 +68,12 @@
     scene.add(grid(D, D.gridSize, up, D.low));
     scene.add(new THREE.AxesHelper(0.25 * size));   /* the inertial frame */
     var r = 0.015 * size, pts = [], bodies = [], i;
+    /* spheres smaller than the shortest segment, so a chain stays readable */
+    for (i = 0; i < D.segments.length; i++) {
+      var a = D.segments[i][0], b = D.segments[i][1], d2 = 0;
+      for (var c3 = 0; c3 < 3; c3++) d2 += Math.pow(M[3 * a + c3] - M[3 * b + c3], 2);
+      if (d2 > 0) r = Math.min(r, 0.2 * Math.sqrt(d2));
+    }
     var geo = new THREE.SphereGeometry(1, 16, 12);
     var matPoint = new THREE.MeshLambertMaterial({color: 0x555555});
     var matParticle = new THREE.MeshLambertMaterial({color: 0xd04a3a});

@@ -434,6 +434,28 @@ static lg_status torque(sema *S, const lang_stmt *st) {
   return LG_OK;
 }
 
+/* ---- draw (the animation) -------------------------------------------------------------- */
+static lg_status draw(sema *S, const lang_stmt *st) {
+  lang_model *lm = S->out;
+  int segment = !strcmp(st->u.draw.what.text, "segment");
+  int pts[2] = {-1, -1};
+  for (size_t i = 0; i < st->u.draw.n; i++) {
+    const lang_ident *id = &st->u.draw.v[i];
+    int p = named(S, id, SEMA_POINT, "point");
+    if (p < 0 && !S->diag->hint[0]) lg_diag_hint(S->diag, "draw names points: draw trail P");
+    if (p < 0) return LG_ERR_MODEL;
+    if (segment && i < 2) pts[i] = p;
+    if (segment && i < 1) continue;
+    lang_draw d = {segment ? LANG_DRAW_SEGMENT : LANG_DRAW_TRAIL, segment ? pts[0] : p,
+                   segment ? pts[1] : -1, st->line, st->col};
+    lang_draw *v = lg_realloc(lm->draws, (lm->ndraws + 1) * sizeof *v);
+    if (!v) return LG_ERR_NOMEM;
+    lm->draws = v;
+    lm->draws[lm->ndraws++] = d;
+  }
+  return LG_OK;
+}
+
 /* ---- dispatch --------------------------------------------------------------------------- */
 /* What each statement's expressions are, for messages about them. */
 static const char *what_of(const lang_stmt *st) {
@@ -478,6 +500,7 @@ lg_status sema_statement(sema *S, const lang_stmt *st) {
   case LANG_STMT_KINEMATICS: return sema_kinematics(S, st);
   case LANG_STMT_INITIAL: return sema_initial(S, st);
   case LANG_STMT_SIMULATE: return sema_simulate(S, st);
+  case LANG_STMT_DRAW: return draw(S, st);
   default: return LG_OK;
   }
 }
