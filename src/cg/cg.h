@@ -27,8 +27,17 @@ typedef struct cg_request {
   const mech_setting *set; /* parameter defaults overrides (--set) */
   size_t nset;
   const char *header;      /* what the .c includes; NULL: "NAME.h" */
-  int rhs_only;            /* C: only NAME_rhs and what it calls (the JIT) */
+  unsigned functions;      /* bit f set: emit function f (cg_function_name);
+                              0: every function. NAME_default_params always. */
 } cg_request;
+
+/* The functions code generation writes, NAME_<name>: mass_matrix_full,
+ * forcing_full, mass_matrix, forcing, rhs, energy, momenta, constraints,
+ * constraint_jacobian, rhs_jacobian (C, Lagrange's method only). */
+enum { CG_FUNCTION_COUNT = 10 };
+const char *cg_function_name(int f);
+/* f for a name, or -1 */
+int cg_function_lookup(const char *name);
 
 /* Operation counts after common-subexpression elimination, per function. */
 typedef struct cg_stats {

@@ -8,9 +8,6 @@
 
 #define LG_VERSION "0.1"
 
-static const char *const func_names[CG_NFUNCS] = {
-    "mass_matrix_full", "forcing_full", "mass_matrix", "forcing", "rhs",
-    "energy",           "momenta",      "constraints", "constraint_jacobian"};
 
 /* ---- one instruction ------------------------------------------------------------------- */
 /* Where tape input k comes from in the generated function. */
@@ -90,7 +87,7 @@ static lg_status emit_function(cg_ctx *G, cg_func f, const char *doc) {
   lg_str *o = G->src;
   lg_str_printf(o, "\n/* %s (%zu operations) */\nvoid %s_%s(double t, const double *x, "
                    "const double *u, const double *p, double *res) {\n",
-                doc, t->flops, NAME(G), func_names[f]);
+                doc, t->flops, NAME(G), cg_function_name(f));
   prologue(G);
   if (!n) lg_str_puts(o, "  (void)res;\n");
   emit_tape(G, t, "res", "uu");
@@ -401,19 +398,20 @@ static void emit_header(cg_ctx *G) {
   for (size_t i = 0; i < mech_ninputs(m); i++) lg_str_printf(h, " %s", mech_input_name(m, i));
   lg_str_puts(h, " */\n\n");
   lg_str_printf(h, "void %s_default_params(double *p);     /* declaration order */\n", N);
-  lg_str_printf(h, "/* Returns 0, or nonzero when the (augmented) mass matrix is singular. */\n"
-                   "int  %s_rhs(double t, const double *x, const double *u, const double *p,\n"
-                   "            double *xdot);\n", N);
+  if (cg_wants(G->r, CG_RHS))
+    lg_str_printf(h, "/* Returns 0, or nonzero when the (augmented) mass matrix is singular. */\n"
+                     "int  %s_rhs(double t, const double *x, const double *u, const double *p,\n"
+                     "            double *xdot);\n", N);
   static const char *const docs[CG_NFUNCS] = {
       "(2n+m)^2 row-major [[I,0,0],[0,M,-J^T],[0,J,0]]", "2n+m: [q'; f; g_c]",
       "n x (n+m) row-major [M, -J^T]", "n: f", NULL, "2: [T, V]", "n: dL/dq'",
       "m: constraint residuals", "m x n row-major: J"};
   for (int f = 0; f < CG_NFUNCS; f++) {
-    if (f == CG_RHS) continue;
+    if (f == CG_RHS || !cg_wants(G->r, f)) continue;
     lg_str_printf(h, "/* %s */\nvoid %s_%s(double t, const double *x, const double *u,\n"
-                     "    const double *p, double *res);\n", docs[f], N, func_names[f]);
+                     "    const double *p, double *res);\n", docs[f], N, cg_function_name(f));
   }
-  if (!G->r->kane)
+  if (!G->r->kane && cg_wants(G->r, CG_RHS_JACOBIAN))
     lg_str_printf(h, "/* The exact Jacobian of %s_rhs: Jx = dx'/dx (2n x 2n) and Ju = dx'/du\n"
                      "   (2n x NU, may be NULL), row-major, u held constant. Returns nonzero\n"
                      "   when the (augmented) mass matrix is singular. */\n"
@@ -436,10 +434,11 @@ lg_status cg_emit_c(cg_ctx *G) {
                       "#define lg_sign(v) ((double)(((v) > 0) - ((v) < 0)))\n");
   emit_params(G);
   lg_status st = emit_inputs(G);
-  if (st == LG_OK) emit_solvers(G);
+  int jac = !G->r->kane && cg_wants(G->r, CG_RHS_JACOBIAN);
+  if (st == LG_OK && cg_wants(G->r, CG_RHS)) emit_solvers(G); /* rhs_jacobian has its own */
   for (int f = 0; st == LG_OK && f < CG_NFUNCS; f++)
-    if (f == CG_RHS || !G->r->rhs_only)
+    if (cg_wants(G->r, f))
       st = f == CG_RHS ? emit_rhs(G) : emit_function(G, (cg_func)f, docs[f]);
-  if (st == LG_OK && !G->r->rhs_only && !G->r->kane) st = emit_rhs_jacobian(G);
+  if (st == LG_OK && jac) st = emit_rhs_jacobian(G);
   return st;
 }

@@ -6,9 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const py_names[CG_NFUNCS] = {
-    "mass_matrix_full", "forcing_full", "mass_matrix", "forcing", "rhs",
-    "energy",           "momenta",      "constraints", "constraint_jacobian"};
 
 static void py_input(const cg_ctx *G, lg_str *o, size_t k) {
   size_t nx = G->nx, np = mech_nparams(G->r->mech);
@@ -63,7 +60,7 @@ static lg_status py_function(cg_ctx *G, cg_func f, size_t rows, size_t cols) {
   if (st != LG_OK) return st;
   lg_str *o = G->src;
   lg_str_printf(o, "\n\ndef %s%s(t, x, u=None, p=DEFAULT_PARAMS):\n",
-                f == CG_RHS ? "_rhs_parts" : "", f == CG_RHS ? "" : py_names[f]);
+                f == CG_RHS ? "_rhs_parts" : "", f == CG_RHS ? "" : cg_function_name(f));
   lg_str_printf(o, "    \"\"\"%zu operations after common-subexpression elimination.\"\"\"\n",
                 t->flops);
   if (mech_ninputs(G->r->mech)) lg_str_puts(o, "    uu = _inputs(t, u, p)\n");
@@ -122,7 +119,8 @@ lg_status cg_emit_python(cg_ctx *G) {
     memcpy(shape, ks, sizeof shape);
   }
   for (int f = 0; st == LG_OK && f < CG_NFUNCS; f++)
-    st = py_function(G, (cg_func)f, shape[f][0], shape[f][1]);
+    if (cg_wants(G->r, f)) st = py_function(G, (cg_func)f, shape[f][0], shape[f][1]);
+  if (!cg_wants(G->r, CG_RHS)) return st;
   if (kn) {
     lg_str_printf(o, "\n\ndef rhs(t, x, u=None, p=DEFAULT_PARAMS):\n"
                      "    \"\"\"x' = F(t, x, u, p) for Kane's state x = [q; u].\"\"\"\n"

@@ -146,6 +146,20 @@ const sym_node **cg_outputs(cg_ctx *G, cg_func f, size_t *count) {
 }
 
 /* ---- driver ------------------------------------------------------------------------------- */
+static const char *const function_names[CG_FUNCTION_COUNT] = {
+    "mass_matrix_full", "forcing_full", "mass_matrix", "forcing", "rhs",
+    "energy", "momenta", "constraints", "constraint_jacobian", "rhs_jacobian"};
+
+const char *cg_function_name(int f) {
+  return f >= 0 && f < CG_FUNCTION_COUNT ? function_names[f] : NULL;
+}
+
+int cg_function_lookup(const char *name) {
+  for (int f = 0; f < CG_FUNCTION_COUNT; f++)
+    if (!strcmp(function_names[f], name)) return f;
+  return -1;
+}
+
 char *cg_default_name(const char *path) {
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;

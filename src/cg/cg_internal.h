@@ -7,8 +7,14 @@
 /* The generated functions, in the order they are written. */
 typedef enum cg_func {
   CG_MASS_FULL, CG_FORCING_FULL, CG_MASS, CG_FORCING, CG_RHS, CG_ENERGY,
-  CG_MOMENTA, CG_CONSTRAINTS, CG_CONSTRAINT_JACOBIAN, CG_NFUNCS
+  CG_MOMENTA, CG_CONSTRAINTS, CG_CONSTRAINT_JACOBIAN, CG_NFUNCS,
+  CG_RHS_JACOBIAN = CG_NFUNCS /* C only, written after the others */
 } cg_func;
+
+/* Does the request ask for function f (a cg_func)? */
+static inline int cg_wants(const cg_request *r, int f) {
+  return !r->functions || (r->functions >> f & 1u);
+}
 
 typedef struct cg_ctx {
   const cg_request *r;

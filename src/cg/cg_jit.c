@@ -1,6 +1,6 @@
 /* cg_jit.c - compile the generated right-hand side, cache it, load it.
  *
- * Only NAME_rhs is generated (cg_request.rhs_only). The compiler is $CC
+ * Only NAME_rhs is generated (cg_request.functions). The compiler is $CC
  * split on whitespace (as make splits it; no shell ever sees it), run with
  * posix_spawnp. The shared object is cached under a hash of the compiler
  * command and the source; a hit is confirmed by comparing the stored
@@ -8,7 +8,7 @@
  * Cache entries are written by rename (the object first, then its key), so
  * concurrent runs see either nothing or a complete entry.
  */
-#include "cg.h"
+#include "cg_internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -309,7 +309,7 @@ lg_status cg_jit_compile(const cg_request *r, cg_jit *out, lg_diag *diag) {
   q.name = JIT_NAME;
   q.model_path = "lagrange simulate --jit";
   q.header = NULL;
-  q.rhs_only = 1;
+  q.functions = 1u << CG_RHS;
   lg_str src, hdr, key;
   lg_str_init(&src);
   lg_str_init(&hdr);

@@ -37,7 +37,7 @@ typedef struct cli_opts {
   double fps;               /* --fps (0: 60) */
   const char *trail;        /* --trail 'P, Q' */
   /* codegen */
-  const char *lang, *name, *output;
+  const char *lang, *name, *output, *functions;
   /* linearize, equilibria */
   const char *at, *independent, *box;
   int symbolic;

@@ -58,8 +58,8 @@ static const char *const valued[] = {"--set", "--method", "--format", "--state",
                                      "--t0", "--tf", "--dt", "--rtol", "--atol",
                                      "--integrator", "--out", "--plot", "--stabilize",
                                      "--stop-when", "--lang", "--name", "-o", "--at",
-                                     "--independent", "--box", "--max-rows", "--plot-vars",
-                                     "--plot-xy", "--fps", "--trail", NULL};
+                                     "--independent", "--box", "--max-rows", "--functions",
+                                     "--plot-vars", "--plot-xy", "--fps", "--trail", NULL};
 
 static int takes_value(const char *opt) {
   for (int i = 0; valued[i]; i++)
@@ -110,6 +110,7 @@ static int apply(const char *cmd, const char *opt, const char *val, cli_opts *o)
   else if (!strcmp(opt, "--stop-when")) o->stop_when = val;
   else if (!strcmp(opt, "--lang")) o->lang = val;
   else if (!strcmp(opt, "--name")) o->name = val;
+  else if (!strcmp(opt, "--functions")) o->functions = val;
   else if (!strcmp(opt, "-o")) o->output = val;
   else if (!strcmp(opt, "--at")) o->at = val;
   else if (!strcmp(opt, "--independent")) o->independent = val;

@@ -53,12 +53,22 @@ static int emit(const cli_opts *o, const cg_request *r, cg_lang lang) {
   } else {
     rc = write_outputs(o->output, &src, lang == CG_C ? &hdr : NULL);
   }
-  if (rc == CLI_EXIT_OK && o->stats)
-    fprintf(stderr, "%s: operations after common-subexpression elimination: "
-                    "mass_matrix_full %zu, forcing_full %zu, rhs %zu (plus the solve), "
-                    "energy %zu, constraints %zu\n",
-            o->model, st.mass_matrix_full, st.forcing_full, st.rhs, st.energy,
-            st.constraints);
+  if (rc == CLI_EXIT_OK && o->stats) { /* the functions written */
+    const size_t count[] = {st.mass_matrix_full, st.forcing_full, st.rhs, st.energy,
+                            st.constraints};
+    const char *const label[] = {"mass_matrix_full %zu", "forcing_full %zu",
+                                 "rhs %zu (plus the solve)", "energy %zu", "constraints %zu"};
+    const char *const fn[] = {"mass_matrix_full", "forcing_full", "rhs", "energy", "constraints"};
+    fprintf(stderr, "%s: operations after common-subexpression elimination:", o->model);
+    int first = 1;
+    for (int i = 0; i < 5; i++) {
+      if (r->functions && !(r->functions >> cg_function_lookup(fn[i]) & 1u)) continue;
+      fprintf(stderr, first ? " " : ", ");
+      fprintf(stderr, label[i], count[i]);
+      first = 0;
+    }
+    fputc('\n', stderr);
+  }
   lg_str_free(&src);
   lg_str_free(&hdr);
   return rc;
@@ -73,8 +83,46 @@ static int valid_identifier(const char *s) {
   return 1;
 }
 
+/* --functions 'rhs, mass_matrix_full': the bits of cg_request.functions
+ * (0: every function). */
+static int parse_functions(const char *text, unsigned *out) {
+  *out = 0;
+  if (!text) return CLI_EXIT_OK;
+  const char *s = text;
+  while (*s) {
+    while (*s == ' ' || *s == ',' || *s == '\t') s++;
+    size_t n = strcspn(s, ", \t");
+    if (!n) break;
+    char word[64] = {0};
+    int f = n < sizeof word ? (memcpy(word, s, n), cg_function_lookup(word)) : -1;
+    if (f < 0) {
+      fprintf(stderr, "lagrange codegen: --functions: no function '%.*s' (choose from", (int)n, s);
+      for (int i = 0; i < CG_FUNCTION_COUNT; i++)
+        fprintf(stderr, "%s%s", i ? ", " : " ", cg_function_name(i));
+      fprintf(stderr, ")\n");
+      return CLI_EXIT_USAGE;
+    }
+    *out |= 1u << f;
+    s += n;
+  }
+  if (!*out) {
+    fprintf(stderr, "lagrange codegen: --functions names no function (e.g. --functions rhs)\n");
+    return CLI_EXIT_USAGE;
+  }
+  return CLI_EXIT_OK;
+}
+
 int cli_codegen(const cli_opts *o) {
   cg_lang lang = CG_C;
+  unsigned functions;
+  if (parse_functions(o->functions, &functions) != CLI_EXIT_OK) return CLI_EXIT_USAGE;
+  int kane_method = o->method && !strcmp(o->method, "kane");
+  int python = o->lang && !strcmp(o->lang, "python");
+  if ((functions >> cg_function_lookup("rhs_jacobian") & 1u) && (kane_method || python)) {
+    fprintf(stderr, "lagrange codegen: --functions rhs_jacobian is written in C for Lagrange's "
+                    "method only (drop it, or use --lang c without --method kane)\n");
+    return CLI_EXIT_USAGE;
+  }
   if (o->lang && strcmp(o->lang, "c") != 0) {
     if (strcmp(o->lang, "python") != 0) {
       fprintf(stderr, "lagrange codegen: --lang is c or python, not '%s'\n", o->lang);
@@ -107,7 +155,7 @@ int cli_codegen(const cli_opts *o) {
     header_path(o->output, hpath, sizeof hpath);
     hbase = strrchr(hpath, '/') ? strrchr(hpath, '/') + 1 : hpath;
   }
-  cg_request r = {name, o->model, lm->mech, e, kane, o->set, o->nset, hbase, 0};
+  cg_request r = {name, o->model, lm->mech, e, kane, o->set, o->nset, hbase, functions};
   rc = name ? emit(o, &r, lang) : CLI_EXIT_MODEL;
   lg_free(name);
   lang_model_free(lm);

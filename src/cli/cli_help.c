@@ -37,11 +37,15 @@ static const cli_help_entry entries[] = {
      "  --jit                   compile the generated C right-hand side with $CC\n"
      "  --max-rows N            refuse a run of more rows (default 10000000)\n"
      "  --stop-when EXPR        end at EXPR's first zero crossing (t, q, q', parameters)\n"},
-    {"codegen", "lagrange codegen MODEL [--lang c|python] [--name NAME] [-o FILE] [--stats]",
+    {"codegen", "lagrange codegen MODEL [--lang c|python] [--name NAME] [-o FILE] [--stats]\n"
+                "                        [--functions 'rhs, mass_matrix_full, ...']",
      "Writes self-contained C (or NumPy) for the equations.\n"
      "  --lang c|python         the language (default c)\n"
      "  --name NAME             identifier prefix (default: the model file's stem)\n"
      "  -o FILE                 write FILE (and FILE.h for C) instead of stdout\n"
+     "  --functions LIST        only these (default all): mass_matrix_full, forcing_full,\n"
+     "                          mass_matrix, forcing, rhs, energy, momenta, constraints,\n"
+     "                          constraint_jacobian, rhs_jacobian\n"
      "  --stats                 operation counts after common-subexpression elimination\n"},
     {"linearize",
      "lagrange linearize MODEL [--at 'q1=0, q1'=0'] [--independent 'q1, q1''] [--symbolic]\n"

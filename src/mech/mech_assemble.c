@@ -31,11 +31,12 @@ typedef struct asm_ctx {
   mech_eom *e;
   size_t n;
   const sym_node **zeros; /* n zeros: q'' -> 0 */
+  sym_subst_cache drop_qdd; /* that substitution, shared by all carriers */
 } asm_ctx;
 
 static const sym_node *drop_qdd_cb(void *ud, const sym_node *x) {
-  const asm_ctx *A = ud;
-  return sym_subst(A->m->c, x, A->n, A->e->qdd, A->zeros);
+  asm_ctx *A = ud;
+  return sym_subst_cached(A->m->c, &A->drop_qdd, x);
 }
 
 static int carrier_point(asm_ctx *A, int point, const sym_node *mass, carrier *cr) {
@@ -50,7 +51,18 @@ static int carrier_point(asm_ctx *A, int point, const sym_node *mass, carrier *c
 }
 
 /* ---- gathering sum of (mass, dot) pairs ------------------------------------------ */
+/* Dot products of single vector terms, by content: the partial
+ * velocities of the particles down a chain share their terms, so the
+ * entries of M ask for the same few products over and over. */
+typedef struct term_dot {
+  mech_vterm a, b;
+  const sym_node *r;
+} term_dot;
+
 typedef struct gather {
+  term_dot *dots;      /* the cache of term products (kept across sums) */
+  size_t ndots, dcap;
+  sym_memo dot_at;     /* hash of (a, b) -> index in dots + 1 */
   const sym_node **d;  /* distinct dot products */
   size_t *head;        /* per d: its first coefficient in k (index + 1) */
   size_t n, cap;
@@ -83,14 +95,38 @@ static int gather_put(gather *g, const sym_node *k, const sym_node *d, sym_ctx *
   return 1;
 }
 
+static uint64_t term_hash(uint64_t h, const mech_vterm *t) {
+  h = lg_hash_mix(h, (uint64_t)t->frame);
+  for (int k = 0; k < 3; k++) h = lg_hash_mix(h, t->c[k]->id);
+  return h;
+}
+
+static int same_term(const mech_vterm *x, const mech_vterm *y) {
+  return x->frame == y->frame && x->c[0] == y->c[0] && x->c[1] == y->c[1] && x->c[2] == y->c[2];
+}
+
+/* a.b for single terms, computed once per distinct pair */
+static const sym_node *term_dot_cached(gather *g, mech_model *m, const mech_vterm *a,
+                                       const mech_vterm *b) {
+  uint64_t h = term_hash(term_hash(0x70d, a), b);
+  size_t i = (size_t)(uintptr_t)sym_memo_get(&g->dot_at, h);
+  if (i && same_term(&g->dots[i - 1].a, a) && same_term(&g->dots[i - 1].b, b))
+    return g->dots[i - 1].r;
+  mech_vec ta = {1, a}, tb = {1, b};
+  const sym_node *r = mech_vec_dot(m, ta, tb);
+  if (!r || i) return r; /* a hash collision: computed, not cached */
+  if (!lg_grow((void **)&g->dots, &g->dcap, g->ndots + 1, sizeof *g->dots)) return NULL;
+  g->dots[g->ndots++] = (term_dot){*a, *b, r};
+  if (!sym_memo_put(&g->dot_at, h, (const sym_node *)(uintptr_t)g->ndots)) return NULL;
+  return r;
+}
+
 /* k a.b, split into the dot products of the frames' terms: particles
  * whose velocities share a term share its dot product and its mass sum. */
 static int gather_dot(gather *g, mech_model *m, const sym_node *k, mech_vec a, mech_vec b) {
   for (size_t i = 0; i < a.n; i++)
-    for (size_t j = 0; j < b.n; j++) {
-      mech_vec ta = {1, &a.t[i]}, tb = {1, &b.t[j]};
-      if (!gather_put(g, k, mech_vec_dot(m, ta, tb), m->c)) return 0;
-    }
+    for (size_t j = 0; j < b.n; j++)
+      if (!gather_put(g, k, term_dot_cached(g, m, &a.t[i], &b.t[j]), m->c)) return 0;
   return 1;
 }
 
@@ -112,6 +148,8 @@ static const sym_node *gather_sum(gather *g, sym_ctx *c) {
 }
 
 static void gather_free(gather *g) {
+  lg_free(g->dots);
+  sym_memo_free(&g->dot_at);
   lg_free(g->k);
   lg_free(g->next);
   lg_free(g->head);
@@ -248,16 +286,18 @@ const sym_node *mech_kinetic_energy(mech_model *m) {
 }
 
 int mech_assemble_inertia(mech_model *m, mech_eom *e) {
-  asm_ctx A = {m, e, e->n, lg_arena_alloc(&m->arena, (e->n + 1) * sizeof *A.zeros)};
+  asm_ctx A = {m, e, e->n, lg_arena_alloc(&m->arena, (e->n + 1) * sizeof *A.zeros), {{0}, {0}}};
   if (!A.zeros) return 0;
   for (size_t i = 0; i < e->n; i++) A.zeros[i] = sym_int(m->c, 0);
+  if (sym_subst_cache_init(&A.drop_qdd, e->n, e->qdd, A.zeros) != LG_OK) return 0;
   carrier *cr;
   rot *R;
   size_t nc;
-  if (!collect_carriers(&A, &cr, &nc, &R)) return 0;
   gather g = {0};
-  int ok = assemble_M(&A, cr, nc, R, m->bodies.n, e->M, &g) &&
+  int ok = collect_carriers(&A, &cr, &nc, &R) &&
+           assemble_M(&A, cr, nc, R, m->bodies.n, e->M, &g) &&
            assemble_f_p(&A, cr, nc, R, m->bodies.n, e->f, e->p, &g);
   gather_free(&g);
+  sym_subst_cache_free(&A.drop_qdd);
   return ok && !m->oom;
 }

@@ -29,6 +29,7 @@ typedef struct kane_ctx {
   const sym_node **kfull;       /* n: q' = k(q, u_all, t) */
   const sym_node **from, **to;  /* the substitution q' -> k~, u_D -> expr */
   size_t nsub;
+  sym_subst_cache sigma_cache;  /* that substitution, shared by every use */
   sym_atom_value_fn pivot_value; /* optional: a state to pivot at */
   void *pivot_ud;
 } kane_ctx;
@@ -48,7 +49,7 @@ static lg_status fail(kane_ctx *K, int line, int col, const char *msg, const cha
 
 /* sigma: q' -> k~(q, u_I, t) and u_D -> u_D(q, u_I, t) */
 static const sym_node *sigma(kane_ctx *K, const sym_node *e) {
-  return sym_subst(K->c, e, K->nsub, K->from, K->to);
+  return sym_subst_cached(K->c, &K->sigma_cache, e);
 }
 static const sym_node *sigma_cb(void *ud, const sym_node *e) { return sigma(ud, e); }
 static mech_vec sigma_vec(kane_ctx *K, mech_vec v) {
@@ -406,7 +407,7 @@ static lg_status make_sigma(kane_ctx *K) {
     K->from[K->nsub] = k->udep[d];
     K->to[K->nsub++] = k->udep_expr[d];
   }
-  return LG_OK;
+  return sym_subst_cache_init(&K->sigma_cache, K->nsub, K->from, K->to);
 }
 
 /* ---- generalized active and inertia forces ---------------------------------------------- */
@@ -600,6 +601,7 @@ lg_status mech_derive_kane(mech_model *m, const char *file, sym_atom_value_fn pi
   if (st == LG_OK) st = independent_of_qd(&K);
   if (st == LG_OK) st = make_sigma(&K);
   if (st == LG_OK) st = assemble(&K);
+  sym_subst_cache_free(&K.sigma_cache);
   if (st == LG_OK && k->default_speeds) k->speed_of_qd = k->u;
   k->nu = K.nu;
   k->uall = K.uall;
@@ -642,6 +644,7 @@ lg_status mech_kane_derive_all(mech_model *m, mech_kane *k, lg_diag *diag) {
                 .uall = k->uall, .udall = k->udall, .kfull = k->kq_all};
   lg_status st = make_sigma(&K);
   if (st == LG_OK) st = assemble(&K);
+  sym_subst_cache_free(&K.sigma_cache);
   if (st == LG_OK) st = constraint_rates(&K, k);
   if (st == LG_ERR_NOMEM || m->oom || sym_ctx_error(m->c) != LG_OK) {
     lg_diag_set(diag, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");

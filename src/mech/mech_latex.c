@@ -50,17 +50,42 @@ static size_t width(const char *s, size_t a, size_t b) {
   return w;
 }
 
-/* s with \left( and \right) spelled as plain parentheses. */
-static void plain_parens(lg_str *out, const char *s) {
-  while (*s) {
-    if (!strncmp(s, "\\left(", 6)) {
+/* The index just past the brace group that opens at s[i] ('{'). */
+static size_t group_end(const char *s, size_t i, size_t n) {
+  int depth = 0;
+  for (; i < n; i++) {
+    if (s[i] == '{') depth++;
+    if (s[i] == '}' && --depth == 0) return i + 1;
+  }
+  return n;
+}
+
+/* s[a, b) with \left( and \right) spelled as plain parentheses, and every
+ * \frac{N}{D} too wide for a line as (N)/(D), so that a long numerator
+ * can be cut at its own signs. */
+static void plain_parens(lg_str *out, const char *s, size_t a, size_t b) {
+  size_t i = a;
+  while (i < b) {
+    if (!strncmp(s + i, "\\left(", 6)) {
       lg_str_putc(out, '(');
-      s += 6;
-    } else if (!strncmp(s, "\\right)", 7)) {
+      i += 6;
+    } else if (!strncmp(s + i, "\\right)", 7)) {
       lg_str_putc(out, ')');
-      s += 7;
+      i += 7;
+    } else if (!strncmp(s + i, "\\frac{", 6) && s[group_end(s, i + 5, b)] == '{') {
+      size_t num = i + 5, den = group_end(s, num, b), end = group_end(s, den, b);
+      if (width(s, i, end) <= LATEX_LINE) {
+        lg_str_putn(out, s + i, end - i);
+      } else { /* nesting is bounded by the expression depth (SYM_MAX_DEPTH) */
+        lg_str_putc(out, '(');
+        plain_parens(out, s, num + 1, den - 1);
+        lg_str_puts(out, ") / (");
+        plain_parens(out, s, den + 1, end - 1);
+        lg_str_putc(out, ')');
+      }
+      i = end;
     } else {
-      lg_str_putc(out, *s++);
+      lg_str_putc(out, s[i++]);
     }
   }
 }
@@ -82,7 +107,7 @@ void mech_latex_display(lg_str *o, const char *s) {
   }
   lg_str p;
   lg_str_init(&p);
-  plain_parens(&p, s);
+  plain_parens(&p, s, 0, strlen(s));
   const char *t = p.s ? p.s : "";
   size_t start = 0, last = 0, n = strlen(t);
   int depth = 0;

@@ -23,7 +23,35 @@ typedef struct writer {
   mech_format fmt;
   render_cache cache;
   sym_ctx *ctx;
+  sym_share share;          /* named shared subexpressions (large systems) */
+  const char *prefix;       /* their names: prefix1, prefix2, ... */
+  const sym_node *defining; /* printed whole, never by its own name */
 } writer;
+
+/* Shared subexpressions get names once the equations printed as trees
+ * would exceed SHARE_BUDGET characters; then every one used twice or more
+ * and at least SHARE_MIN_CHARS long is named. */
+enum { SHARE_BUDGET = 100000, SHARE_MIN_CHARS = 40 };
+
+static int subst_name(void *ud, lg_str *o, const sym_node *e) {
+  writer *w = ud;
+  size_t k = e == w->defining ? 0 : sym_share_index(&w->share, e);
+  if (!k) return 1;
+  lg_str_printf(o, w->fmt == MECH_FMT_LATEX ? "%s_{%zu}" : "%s%zu", w->prefix, k);
+  return 0;
+}
+
+/* e in the writer's style, shared subexpressions by name. */
+static void put(writer *w, lg_str *o, const sym_node *e, sym_style style) {
+  if (!w->share.count) {
+    sym_print(o, e, style, NULL, NULL);
+    return;
+  }
+  const sym_node *saved = w->defining;
+  w->defining = e;
+  sym_print_subst(o, e, style, subst_name, w);
+  w->defining = saved;
+}
 
 static char **cache_slot(render_cache *c, const sym_node *e) {
   if (c->count * 2 >= c->cap) {
@@ -73,9 +101,11 @@ static void latex_key(lg_str *o, const char *key) {
 
 static void expr(writer *w, const sym_node *e) {
   if (w->fmt == MECH_FMT_JSON) {
-    char *s = sym_to_string(e);
-    lg_str_json(w->out, s ? s : "");
-    lg_free(s);
+    lg_str s;
+    lg_str_init(&s);
+    put(w, &s, e, SYM_STYLE_TEXT);
+    lg_str_json(w->out, s.s ? s.s : "");
+    lg_str_free(&s);
     return;
   }
   char **slot = cache_slot(&w->cache, e);
@@ -85,7 +115,7 @@ static void expr(writer *w, const sym_node *e) {
   }
   lg_str s;
   lg_str_init(&s);
-  sym_print(&s, e, w->fmt == MECH_FMT_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT, NULL, NULL);
+  put(w, &s, e, w->fmt == MECH_FMT_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT);
   lg_str_puts(w->out, s.s ? s.s : "");
   if (slot && !s.oom) *slot = lg_str_take(&s);
   lg_str_free(&s);
@@ -225,7 +255,7 @@ static void names(writer *w, const char *key, const sym_node *const *v, size_t n
     lg_str_printf(o, "%s\"%s\": [", strcmp(key, "coordinates") ? ",\n  " : "\n  ", key);
     for (size_t i = 0; i < n; i++) {
       if (i) lg_str_puts(o, ", ");
-      lg_str_json(o, v[i]->v.name);
+      expr(w, v[i]); /* a speed that is a rate keeps its prime: "x'" */
     }
     lg_str_putc(o, ']');
     return;
@@ -280,9 +310,9 @@ static void equation_list(writer *w, const char *key, const sym_node **lhs,
     if (w->fmt == MECH_FMT_JSON) {
       lg_str eq;
       lg_str_init(&eq);
-      sym_print(&eq, lhs[i], SYM_STYLE_TEXT, NULL, NULL);
+      put(w, &eq, lhs[i], SYM_STYLE_TEXT);
       lg_str_puts(&eq, " = ");
-      sym_print(&eq, rhs[i], SYM_STYLE_TEXT, NULL, NULL);
+      put(w, &eq, rhs[i], SYM_STYLE_TEXT);
       lg_str_puts(o, i ? ", " : "");
       lg_str_json(o, eq.s ? eq.s : "");
       lg_str_free(&eq);
@@ -318,7 +348,7 @@ static void scalar(writer *w, const char *name, const sym_node *x) {
 
 /* One side of a linear equation, grouped by unknown: (M + m)*x'' +
  * M*l*cos(theta)*theta'' - lam1 (then `extra`, when given). */
-static void grouped(lg_str *o, sym_style style, const sym_node *const *coef,
+static void grouped(writer *w, lg_str *o, sym_style style, const sym_node *const *coef,
                     const sym_node *const *vars, size_t k, const sym_node *extra) {
   int first = 1;
   for (size_t j = 0; j <= k; j++) {
@@ -328,14 +358,14 @@ static void grouped(lg_str *o, sym_style style, const sym_node *const *coef,
     lg_str_init(&t);
     int paren = j < k && c->kind == SYM_ADD;
     if (paren) lg_str_puts(&t, style == SYM_STYLE_LATEX ? "\\left(" : "(");
-    if (j == k || !sym_is_one(c)) sym_print(&t, c, style, NULL, NULL);
+    if (j == k || !sym_is_one(c)) put(w, &t, c, style);
     if (paren) lg_str_puts(&t, style == SYM_STYLE_LATEX ? "\\right)" : ")");
     if (j < k) {
       int unit = sym_is_one(c) || (t.s && !strcmp(t.s, "-1"));
       if (unit) lg_str_clear(&t);
       if (unit && sym_is_negative_number(c)) lg_str_putc(&t, '-');
       if (!unit) lg_str_puts(&t, style == SYM_STYLE_LATEX ? " " : "*");
-      sym_print(&t, vars[j], style, NULL, NULL);
+      put(w, &t, vars[j], style);
     }
     const char *txt = t.s ? t.s : "";
     int neg = txt[0] == '-';
@@ -360,9 +390,9 @@ static void equation_rows(writer *w, const sym_matrix *A, const sym_node *const 
   for (size_t i = 0; i < A->rows; i++) {
     lg_str eq;
     lg_str_init(&eq);
-    grouped(&eq, style, A->e + i * A->cols, x, A->cols, extra ? extra[i] : NULL);
+    grouped(w, &eq, style, A->e + i * A->cols, x, A->cols, extra ? extra[i] : NULL);
     lg_str_puts(&eq, " = ");
-    sym_print(&eq, rhs[i], style, NULL, NULL);
+    put(w, &eq, rhs[i], style);
     if (w->fmt == MECH_FMT_JSON) {
       lg_str_puts(o, i ? ", " : "");
       lg_str_json(o, eq.s ? eq.s : "");
@@ -376,6 +406,82 @@ static void equation_rows(writer *w, const sym_matrix *A, const sym_node *const 
   if (w->fmt == MECH_FMT_JSON) lg_str_putc(o, ']');
   if (lines) latex_block(o, lines, A->rows);
   lg_free(lines);
+}
+
+/* The definitions of the named shared subexpressions, after everything
+ * that uses them (as a textbook's "where"). */
+static void where_block(writer *w) {
+  if (!w->share.count) return;
+  lg_str *o = w->out;
+  sym_style style = w->fmt == MECH_FMT_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT;
+  char **lines = w->fmt == MECH_FMT_LATEX ? lg_calloc(w->share.count + 1, sizeof *lines) : NULL;
+  if (w->fmt == MECH_FMT_JSON) lg_str_puts(o, ",\n  \"where\": {");
+  else if (w->fmt == MECH_FMT_LATEX) lg_str_puts(o, "\\paragraph{where}\n");
+  else lg_str_puts(o, "\nwhere:\n");
+  for (size_t k = 0; k < w->share.count; k++) {
+    lg_str d;
+    lg_str_init(&d);
+    if (w->fmt == MECH_FMT_LATEX) lg_str_printf(&d, "%s_{%zu} = ", w->share.prefix, k + 1);
+    put(w, &d, w->share.named[k], style);
+    if (w->fmt == MECH_FMT_JSON) {
+      lg_str_printf(o, "%s\n    \"%s%zu\": ", k ? "," : "", w->share.prefix, k + 1);
+      lg_str_json(o, d.s ? d.s : "");
+    } else if (lines) lines[k] = lg_str_take(&d);
+    else if (w->fmt != MECH_FMT_LATEX) lg_str_printf(o, "  %s%zu = %s\n", w->share.prefix, k + 1, d.s ? d.s : "");
+    lg_str_free(&d);
+  }
+  if (w->fmt == MECH_FMT_JSON) lg_str_puts(o, "}");
+  if (lines) latex_block(o, lines, w->share.count);
+  lg_free(lines);
+}
+
+/* Every expression a printout holds, for the shared-subexpression plan. */
+typedef struct roots {
+  const sym_node **v;
+  size_t count, cap;
+  int oom;
+} roots;
+
+static void add_roots(roots *r, const sym_node *const *v, size_t n) {
+  if (!v || r->oom) return;
+  if (!lg_grow((void **)&r->v, &r->cap, r->count + n + 1, sizeof *r->v)) {
+    r->oom = 1;
+    return;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (v[i]) r->v[r->count++] = v[i];
+}
+
+static void add_matrix(roots *r, const sym_matrix *m) {
+  if (m) add_roots(r, m->e, m->rows * m->cols);
+}
+
+static lg_status plan_sharing(writer *w, const mech_eom *e, const mech_kane *k) {
+  roots r = {0};
+  add_roots(&r, &e->T, 1);
+  add_roots(&r, &e->V, 1);
+  add_roots(&r, e->p, e->n);
+  if (k) {
+    add_roots(&r, k->udep_expr, k->ndep);
+    add_roots(&r, k->kq, k->n);
+    add_matrix(&r, k->M);
+    add_roots(&r, k->C, k->p);
+    add_roots(&r, k->F, k->p);
+    add_matrix(&r, k->mass_matrix_full);
+    add_roots(&r, k->forcing_full, k->n + k->p);
+  } else {
+    add_matrix(&r, e->mass_matrix);
+    add_roots(&r, e->f, e->n);
+    add_roots(&r, e->gc, e->m);
+    add_matrix(&r, e->mass_matrix_full);
+    add_roots(&r, e->forcing_full, 2 * e->n + e->m);
+  }
+  lg_status st = r.oom ? LG_ERR_NOMEM
+                       : sym_share_plan(w->ctx, r.v, r.count, SHARE_MIN_CHARS, SHARE_BUDGET,
+                                        &w->share);
+  w->prefix = w->share.prefix;
+  lg_free(r.v);
+  return st;
 }
 
 /* Lagrange: [[M, -J^T], [J, 0]] [q''; lam] = [f; g_c] */
@@ -415,6 +521,7 @@ static void write_kane(writer *w, const mech_eom *e, const mech_kane *k) {
   vector(w, "momenta", e->p, e->n);
   scalar(w, "T", e->T);
   scalar(w, "V", e->V);
+  where_block(w);
   if (w->fmt == MECH_FMT_JSON) lg_str_puts(o, "\n}\n");
   if (w->fmt == MECH_FMT_LATEX) lg_str_puts(o, "\\end{document}\n");
 }
@@ -433,6 +540,7 @@ static void write_all(writer *w, const mech_eom *e) {
   vector(w, "momenta", e->p, e->n);
   scalar(w, "T", e->T);
   scalar(w, "V", e->V);
+  where_block(w);
   if (w->fmt == MECH_FMT_JSON) lg_str_puts(o, "\n}\n");
   if (w->fmt == MECH_FMT_LATEX) lg_str_puts(o, "\\end{document}\n");
 }
@@ -450,9 +558,12 @@ void mech_print_simplify(mech_model *mm, mech_eom *e, mech_kane *k) {
 
 lg_status mech_print(mech_model *mm, const mech_eom *e, const mech_kane *k, mech_format fmt,
                      lg_str *out) {
-  writer w = {out, fmt, {0}, mech_ctx(mm)};
+  writer w = {out, fmt, {0}, mech_ctx(mm), {0}, "z", NULL};
+  lg_status st = plan_sharing(&w, e, k);
+  if (st != LG_OK) return st;
   if (k) write_kane(&w, e, k);
   else write_all(&w, e);
   cache_free(&w.cache);
+  sym_share_free(&w.share);
   return out->oom ? LG_ERR_NOMEM : LG_OK;
 }

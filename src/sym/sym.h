@@ -192,6 +192,14 @@ const sym_node *sym_dt(sym_ctx *c, const sym_node *e);
 const sym_node *sym_subst(sym_ctx *c, const sym_node *e, size_t n,
                           const sym_node *const *from,
                           const sym_node *const *to);
+/* The same substitution applied to many expressions: what one call
+ * rebuilt is reused by the next, so substituting into the pieces of one
+ * DAG costs the DAG's size once, not once per piece. */
+typedef struct sym_subst_cache { sym_memo map, memo; } sym_subst_cache;
+lg_status sym_subst_cache_init(sym_subst_cache *s, size_t n, const sym_node *const *from,
+                               const sym_node *const *to);
+const sym_node *sym_subst_cached(sym_ctx *c, sym_subst_cache *s, const sym_node *e);
+void sym_subst_cache_free(sym_subst_cache *s);
 /* Distribute products over sums and expand positive integer powers of sums
  * (up to a bounded result size; beyond it the rest stays factored). */
 const sym_node *sym_expand(sym_ctx *c, const sym_node *e);
@@ -226,6 +234,31 @@ void sym_print(lg_str *out, const sym_node *e, sym_style style,
                sym_atom_name_fn name, void *ud);
 /* Convenience: text form in a fresh heap string (caller frees). */
 char *sym_to_string(const sym_node *e);
+/* As sym_print, with `subst` asked first for every compound node (sum,
+ * product, power, function): it appends a name for the node and returns
+ * 0, or returns nonzero to print the node itself. */
+void sym_print_subst(lg_str *out, const sym_node *e, sym_style style,
+                     sym_atom_name_fn subst, void *ud);
+
+/* ---- shared subexpressions for printing (sym_share.c) ------------------ */
+/* The nodes a printout of `roots` names so that its size stays linear in
+ * the DAG: those used by two or more parents whose printed form is at
+ * least min_chars long, in definition order (each one's children before
+ * it). Nothing is named when the roots printed as trees fit in `budget`
+ * characters. */
+typedef struct sym_share {
+  const sym_node **named; /* name k (1-based) stands for named[k - 1] */
+  size_t count, cap;
+  uint32_t *name_of;      /* by node id: its name's k, or 0 */
+  size_t ids;
+  char prefix[8];         /* names are prefix1, prefix2, ...: "z" unless an
+                             atom is already called z<digits> */
+} sym_share;
+lg_status sym_share_plan(sym_ctx *c, const sym_node *const *roots, size_t nroots,
+                         size_t min_chars, size_t budget, sym_share *out);
+/* The name index k of e (1-based), or 0 when e is printed inline. */
+size_t sym_share_index(const sym_share *s, const sym_node *e);
+void sym_share_free(sym_share *s);
 
 /* ---- dense matrices ----------------------------------------------------- */
 typedef struct sym_matrix {

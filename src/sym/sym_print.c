@@ -13,6 +13,7 @@ typedef struct printer {
   lg_str *out;
   sym_style style;
   sym_atom_name_fn name;
+  sym_atom_name_fn subst; /* compound nodes: a name instead (sym_print_subst) */
   void *ud;
 } printer;
 
@@ -242,7 +243,15 @@ static void print_product(printer *p, const sym_node *k, const sym_node *const *
 /* ---- sums --------------------------------------------------------------------- */
 /* One term of a sum: coefficient k times node t, sign already printed. */
 static void print_scaled(printer *p, const sym_node *k, const sym_node *t) {
-  if (t->kind == SYM_MUL) print_product(p, k, t->args, t->nargs);
+  if (t->kind == SYM_MUL && !p->subst) print_product(p, k, t->args, t->nargs);
+  else if (t->kind == SYM_MUL) { /* k*t with t named or its factors inline */
+    lg_str probe;
+    lg_str_init(&probe);
+    int named = p->subst(p->ud, &probe, t) == 0;
+    lg_str_free(&probe);
+    if (named) print_product(p, k, &t, 1);
+    else print_product(p, k, t->args, t->nargs);
+  }
   else print_product(p, k, &t, 1);
 }
 
@@ -328,6 +337,8 @@ static void print_func(printer *p, const sym_node *e) {
 
 /* ---- dispatch --------------------------------------------------------------------- */
 static void print(printer *p, const sym_node *e, int prec) {
+  if (p->subst && e->kind >= SYM_ADD && e->kind <= SYM_FUNC && p->subst(p->ud, p->out, e) == 0)
+    return;
   int paren = prec_of(e) < prec;
   open_paren(p, paren);
   switch (e->kind) {
@@ -357,7 +368,17 @@ static void print(printer *p, const sym_node *e, int prec) {
 
 void sym_print(lg_str *out, const sym_node *e, sym_style style,
                sym_atom_name_fn name, void *ud) {
-  printer p = {out, style, name, ud};
+  printer p = {out, style, name, NULL, ud};
+  if (!e) {
+    lg_str_puts(out, "<null>");
+    return;
+  }
+  print(&p, e, 0);
+}
+
+void sym_print_subst(lg_str *out, const sym_node *e, sym_style style,
+                     sym_atom_name_fn subst, void *ud) {
+  printer p = {out, style, NULL, subst, ud};
   if (!e) {
     lg_str_puts(out, "<null>");
     return;

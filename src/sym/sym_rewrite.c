@@ -75,39 +75,53 @@ const sym_node *sym_rewrite_bottom_up(sym_ctx *c, const sym_node *e, sym_rewrite
 }
 
 /* ---- substitution ------------------------------------------------------------ */
-typedef struct subst_map { sym_memo map; } subst_map;
-
 static const sym_node *subst_fn(sym_ctx *c, void *ud, const sym_node *orig,
                                 const sym_node *rebuilt) {
   (void)c;
-  const sym_node *to = sym_memo_get(&((subst_map *)ud)->map, orig->id);
+  const sym_node *to = sym_memo_get(&((sym_subst_cache *)ud)->map, orig->id);
   return to ? to : rebuilt;
 }
 
 /* The replacement for a node is looked up before its children are
  * rewritten, so replacements are never rewritten again. */
 static const sym_node *subst_node(rewriter *w, const sym_node *e) {
-  const sym_node *to = sym_memo_get(&((subst_map *)w->ud)->map, e->id);
+  const sym_node *to = sym_memo_get(&((sym_subst_cache *)w->ud)->map, e->id);
   return to ? to : rewrite(w, e);
+}
+
+lg_status sym_subst_cache_init(sym_subst_cache *s, size_t n, const sym_node *const *from,
+                               const sym_node *const *to) {
+  memset(s, 0, sizeof *s);
+  for (size_t i = 0; i < n; i++) {
+    /* the memo is seeded too, so inner matches are taken as they are */
+    if (!from[i] || !to[i] || !sym_memo_put(&s->map, from[i]->id, to[i]) ||
+        !sym_memo_put(&s->memo, from[i]->id, to[i])) {
+      sym_subst_cache_free(s);
+      return LG_ERR_NOMEM;
+    }
+  }
+  return LG_OK;
+}
+
+const sym_node *sym_subst_cached(sym_ctx *c, sym_subst_cache *s, const sym_node *e) {
+  if (!c || !e) return NULL;
+  rewriter w = {c, &s->memo, subst_fn, s};
+  return subst_node(&w, e);
+}
+
+void sym_subst_cache_free(sym_subst_cache *s) {
+  sym_memo_free(&s->map);
+  sym_memo_free(&s->memo);
 }
 
 const sym_node *sym_subst(sym_ctx *c, const sym_node *e, size_t n,
                           const sym_node *const *from,
                           const sym_node *const *to) {
   if (!c || !e) return NULL;
-  subst_map m = {{0}};
-  for (size_t i = 0; i < n; i++)
-    if (!from[i] || !to[i] || !sym_memo_put(&m.map, from[i]->id, to[i])) {
-      sym_memo_free(&m.map);
-      return NULL;
-    }
-  sym_memo memo = {0};
-  rewriter w = {c, &memo, subst_fn, &m};
-  /* Seed the memo with the replacements so inner matches are taken as is. */
-  for (size_t i = 0; i < n; i++) sym_memo_put(&memo, from[i]->id, to[i]);
-  const sym_node *r = subst_node(&w, e);
-  sym_memo_free(&memo);
-  sym_memo_free(&m.map);
+  sym_subst_cache s;
+  if (sym_subst_cache_init(&s, n, from, to) != LG_OK) return NULL;
+  const sym_node *r = sym_subst_cached(c, &s, e);
+  sym_subst_cache_free(&s);
   return r;
 }
 
