@@ -136,7 +136,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_CC      ?= clang
 $(BUILD)/fuzz/cli_entry.o: src/cli/cli_main.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Dmain=lg_cli_main -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -Dmain=lg_cli_main -c $< -o $@
 
 $(BUILD)/fuzz/fuzz_lagrange: tests/fuzz/fuzz_lagrange.c $(BUILD)/fuzz/cli_entry.o \
                              $(filter-out %/cli_main.o,$(CLI_OBJ)) $(BUILD)/liblagrange.a
@@ -196,4 +196,4 @@ uninstall:
 	  $(DESTDIR)$(MANDIR)/man1/lagrange.1 $(DESTDIR)$(MANDIR)/man5/lagrange-model.5
 
 .PHONY: all tests check clean python demo bench bench-quick fuzz fuzz-build install uninstall tsan
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(BUILD)/fuzz/cli_entry.d

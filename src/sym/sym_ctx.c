@@ -194,6 +194,16 @@ const sym_node *sym_intern(sym_ctx *c, const sym_node *tmpl) {
   return n;
 }
 
+const sym_node *sym_find(const sym_ctx *c, const sym_node *tmpl) {
+  if (!c->table_cap) return NULL;
+  sym_node probe = *tmpl;
+  probe.hash = node_hash(&probe);
+  for (size_t j = probe.hash & (c->table_cap - 1); c->table[j]; j = (j + 1) & (c->table_cap - 1))
+    if (c->table_hash[j] == probe.hash && shallow_equal(c->table[j], &probe))
+      return c->table[j];
+  return NULL;
+}
+
 /* ---- memo tables --------------------------------------------------------- */
 const sym_node *sym_memo_get(const sym_memo *m, uint64_t key) {
   if (!m->cap) return NULL;

@@ -29,6 +29,8 @@ struct sym_ctx {
 /* Intern a node described by `tmpl` (args/coefs may point to temporary
  * arrays: they are copied). Computes hash, depth and atom mask. */
 const sym_node *sym_intern(sym_ctx *c, const sym_node *tmpl);
+/* The interned node equal to tmpl, or NULL: never creates one. */
+const sym_node *sym_find(const sym_ctx *c, const sym_node *tmpl);
 void sym_set_error(sym_ctx *c, lg_status st, const char *msg);
 
 /* ---- exact and float numbers (sym_num.c) ---- */

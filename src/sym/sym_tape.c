@@ -19,6 +19,8 @@ typedef struct lowering {
   size_t flops;
   int oom;
   uint32_t *uses; /* node id -> how many sums and products hold it */
+  uint32_t *sin_of, *cos_of; /* sum-of-angles node id -> register + 1;
+                                sin_of UINT32_MAX: it does not split */
   /* value numbering: an identical instruction is computed once */
   uint64_t *vn_key;
   uint32_t *vn_reg;
@@ -203,6 +205,94 @@ static uint32_t lower_add(lowering *L, const sym_node *e) {
   return acc;
 }
 
+/* ---- sin and cos of sums of angles ---------------------------------------------------- *
+ * sin(a - b) costs a library call (tens of flops); from the sines and
+ * cosines of a and b, which a mechanical system computes anyway, it is
+ * three flops. A sum of angles is split into a smaller sum that exists
+ * already (the relative angles of a chain nest: q2 + q3 + q4 = (q2 + q3) +
+ * q4) and one angle; value numbering shares what sums have in common. */
+enum { TRIG_SPLIT_MAX_TERMS = 48 };
+
+static int unit_angle_sum(const sym_node *e) {
+  if (e->kind != SYM_ADD || e->nargs < 2 || e->nargs > TRIG_SPLIT_MAX_TERMS ||
+      !sym_is_zero(e->coef))
+    return 0;
+  for (uint32_t i = 0; i < e->nargs; i++)
+    if (!sym_num_abs_is_one(e->coefs[i]) || e->coefs[i]->kind != SYM_NUM) return 0;
+  return 1;
+}
+
+static uint32_t emit_fn(lowering *L, sym_fn fn, uint32_t a) {
+  return emit(L, (sym_instr){.op = SYM_OP_FUNC, .fn = (uint8_t)fn, .a = a});
+}
+
+/* sin and cos of k*x + rest (k = +-1) from those of x and rest */
+static void add_angle(lowering *L, int k, uint32_t sx, uint32_t cx, uint32_t *s, uint32_t *c) {
+  uint32_t sr = *s, cr = *c;
+  uint32_t a = emit2(L, SYM_OP_MUL, sr, cx), b = emit2(L, SYM_OP_MUL, cr, sx);
+  uint32_t p = emit2(L, SYM_OP_MUL, cr, cx), q = emit2(L, SYM_OP_MUL, sr, sx);
+  *s = emit2(L, k > 0 ? SYM_OP_ADD : SYM_OP_SUB, a, b);
+  *c = emit2(L, k > 0 ? SYM_OP_SUB : SYM_OP_ADD, p, q);
+}
+
+/* e without its term i, when that sum exists in the context (with two or
+ * more terms); NULL otherwise. */
+static const sym_node *sum_without(const lowering *L, const sym_node *e, uint32_t i) {
+  const sym_node *args[TRIG_SPLIT_MAX_TERMS], *coefs[TRIG_SPLIT_MAX_TERMS];
+  uint32_t n = 0;
+  for (uint32_t j = 0; j < e->nargs; j++)
+    if (j != i) args[n] = e->args[j], coefs[n++] = e->coefs[j];
+  if (n < 2) return NULL;
+  sym_node t = {0};
+  t.kind = SYM_ADD;
+  t.coef = e->coef;
+  t.nargs = n;
+  t.args = args;
+  t.coefs = coefs;
+  return sym_find(L->c, &t);
+}
+
+/* Registers of sin(e) and cos(e) for a sum of +-angles e; 0 when it does
+ * not split (the caller calls sin or cos itself). depth <= the terms. */
+static int angle_sum(lowering *L, const sym_node *e, uint32_t *s, uint32_t *c) {
+  if (L->sin_of[e->id] == UINT32_MAX) return 0;
+  if (L->sin_of[e->id]) {
+    *s = L->sin_of[e->id] - 1;
+    *c = L->cos_of[e->id] - 1;
+    return 1;
+  }
+  int done = 0;
+  if (e->nargs == 2) {
+    int k0 = sym_num_sign(e->coefs[0]), k1 = sym_num_sign(e->coefs[1]);
+    uint32_t x0 = reg(L, e->args[0]), x1 = reg(L, e->args[1]);
+    *s = emit_fn(L, SYM_FN_SIN, x0);
+    *c = emit_fn(L, SYM_FN_COS, x0);
+    if (k0 < 0) *s = emit(L, (sym_instr){.op = SYM_OP_NEG, .a = *s});
+    add_angle(L, k1, emit_fn(L, SYM_FN_SIN, x1), emit_fn(L, SYM_FN_COS, x1), s, c);
+    done = 1;
+  }
+  for (uint32_t i = e->nargs; !done && i-- > 0;) {
+    const sym_node *rest = sum_without(L, e, i);
+    if (!rest || !angle_sum(L, rest, s, c)) continue;
+    uint32_t x = reg(L, e->args[i]);
+    add_angle(L, sym_num_sign(e->coefs[i]), emit_fn(L, SYM_FN_SIN, x),
+              emit_fn(L, SYM_FN_COS, x), s, c);
+    done = 1;
+  }
+  L->sin_of[e->id] = done ? *s + 1 : UINT32_MAX;
+  if (done) L->cos_of[e->id] = *c + 1;
+  return done;
+}
+
+/* sin(e) or cos(e): from the angles of a sum where that splits */
+static uint32_t lower_trig(lowering *L, const sym_node *f) {
+  const sym_node *x = f->args[0];
+  uint32_t s, c;
+  if (L->sin_of && unit_angle_sum(x) && angle_sum(L, x, &s, &c))
+    return f->fn == SYM_FN_SIN ? s : c;
+  return emit_fn(L, (sym_fn)f->fn, reg(L, x));
+}
+
 static int count_uses(void *ud, const sym_node *e) {
   lowering *L = ud;
   if (e->kind == SYM_ADD || e->kind == SYM_MUL)
@@ -234,6 +324,10 @@ static int lower_visit(void *ud, const sym_node *e) {
   case SYM_MUL: r = lower_mul(L, e); break;
   case SYM_POW: r = lower_pow(L, e); break;
   case SYM_FUNC:
+    if (e->fn == SYM_FN_SIN || e->fn == SYM_FN_COS) {
+      r = lower_trig(L, e);
+      break;
+    }
     r = emit(L, (sym_instr){.op = SYM_OP_FUNC, .fn = e->fn, .a = reg(L, e->args[0]),
                             .b = e->nargs > 1 ? reg(L, e->args[1]) : 0});
     break;
@@ -376,6 +470,14 @@ static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *i
   /* use counts for the accumulation order (best effort: without them the
    * stored order is used) */
   L.uses = lg_calloc(c->count + 1, sizeof *L.uses);
+  /* best effort too: without them sin and cos of sums are library calls */
+  L.sin_of = lg_calloc(c->count + 1, sizeof *L.sin_of);
+  L.cos_of = lg_calloc(c->count + 1, sizeof *L.cos_of);
+  if (!L.sin_of || !L.cos_of) {
+    lg_free(L.sin_of);
+    lg_free(L.cos_of);
+    L.sin_of = L.cos_of = NULL;
+  }
   if (L.uses && !sym_postorder_many(noutputs, outputs, count_uses, &L)) {
     lg_free(L.uses);
     L.uses = NULL;
@@ -404,6 +506,8 @@ static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *i
   lg_free(L.reg_of);
   lg_free(L.input_of);
   lg_free(L.uses);
+  lg_free(L.sin_of);
+  lg_free(L.cos_of);
   lg_free(L.vn_key);
   lg_free(L.vn_reg);
   *out = t;
@@ -413,6 +517,8 @@ fail:
   lg_free(L.reg_of);
   lg_free(L.input_of);
   lg_free(L.uses);
+  lg_free(L.sin_of);
+  lg_free(L.cos_of);
   lg_free(L.vn_key);
   lg_free(L.vn_reg);
   sym_tape_free(t);

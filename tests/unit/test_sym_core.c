@@ -234,6 +234,35 @@ static void test_tape(void) {
   CHECK(isinf(ev(pw(x, -1))));
 }
 
+/* sin and cos of sums of angles are lowered through the angle-addition
+ * formulas (library calls only for single angles) and agree with direct
+ * evaluation; a sum that contains a sum of two of its angles nests. */
+static size_t calls(const sym_tape *t) {
+  size_t k = 0;
+  for (size_t i = 0; i < t->ninstr; i++) k += t->code[i].op == SYM_OP_FUNC;
+  return k;
+}
+
+static void test_tape_angle_sums(void) {
+  const sym_node *xy = sym_sub(C, x, y), *xyz = add(add(x, y), sym_neg(C, z));
+  const sym_node *outs[6] = {fn(SYM_FN_SIN, xy), fn(SYM_FN_COS, xy), fn(SYM_FN_SIN, add(x, y)),
+                             fn(SYM_FN_COS, xyz), fn(SYM_FN_SIN, xyz),
+                             fn(SYM_FN_SIN, add(mul(I(2), x), y))}; /* 2x + y: a call */
+  const sym_node *in[5] = {x, y, z, q, qd}, *missing = NULL;
+  sym_tape *t = NULL;
+  CHECK(sym_tape_build(C, 5, in, 6, outs, &t, &missing) == LG_OK);
+  if (!t) return;
+  CHECK(calls(t) == 7); /* sin, cos of x, y, z, and sin(2x + y) */
+  double *w = malloc(t->nslots * sizeof *w), out[6];
+  for (int k = 0; k < 20; k++) {
+    for (int i = 0; i < 5; i++) vals[i] = -3 + 0.37 * k + 0.9 * i;
+    sym_tape_eval(t, vals, out, w);
+    for (int i = 0; i < 6; i++) CHECK_NEAR(out[i], ev(outs[i]), 1e-14);
+  }
+  free(w);
+  sym_tape_free(t);
+}
+
 /* ---- matrices ------------------------------------------------------------------------------ */
 static void test_matrix(void) {
   sym_matrix *A = sym_matrix_new(C, 2, 2), *b = sym_matrix_new(C, 2, 1);
@@ -289,6 +318,7 @@ int main(void) {
   test_print();
   test_round_trip();
   test_tape();
+  test_tape_angle_sums();
   test_matrix();
   sym_ctx_free(C);
   test_fault_injection();
