@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 extern const char cli_asset_three_version[];
 extern const unsigned char cli_asset_three[], cli_asset_orbit[], cli_asset_three_licence[],
@@ -38,7 +39,11 @@ typedef struct anim {
   double *frames;            /* nframes x nch */
   size_t nframes, cap;
   unsigned char *trail;      /* npoints */
+  lg_out out;                /* the HTML, opened before the run */
+  char *path;                /* --out, or the default MODEL.html (owned) */
 } anim;
+
+static int anim_open(anim *a);
 
 /* ---- quaternions --------------------------------------------------------------------- */
 /* res = (x, y, z, w) of the rotation taking body coordinates to inertial
@@ -187,7 +192,8 @@ static int on_start(cli_sim_client *c, const cli_opts *o, lang_model *lm, const 
                     "bodies)\n", a->o->model);
     return CLI_EXIT_MODEL;
   }
-  return pick_trails(a);
+  int rc = pick_trails(a);
+  return rc == CLI_EXIT_OK ? anim_open(a) : rc;
 }
 
 /* ---- the HTML --------------------------------------------------------------------------------- */
@@ -453,30 +459,42 @@ static char *default_name(const cli_opts *o) {
   return s;
 }
 
-static int anim_write(anim *a) {
-  char *def = a->o->out ? NULL : default_name(a->o);
-  const char *path = a->o->out ? a->o->out : def;
-  lg_out out;
+/* Open the HTML before simulating, so a bad path fails at once. */
+static int anim_open(anim *a) {
+  a->path = a->o->out ? lg_strdup(a->o->out) : default_name(a->o);
   lg_diag d;
   lg_diag_clear(&d);
-  memset(&out, 0, sizeof out);
-  int rc = CLI_EXIT_OK;
-  if (!path) rc = CLI_EXIT_MODEL;
-  else if (lg_out_open(&out, path, &d) != LG_OK) rc = cli_report_io(&d);
-  else if (!anim_html(out.f, a)) {
-    lg_out_abort(&out);
+  if (!a->path) {
     fprintf(stderr, "lagrange animate: out of memory\n");
-    rc = CLI_EXIT_MODEL;
-  } else {
-    long size = ftell(out.f);
-    if (lg_out_commit(&out, &d) != LG_OK) rc = cli_report_io(&d);
-    else fprintf(stderr, "%s: wrote %s (%zu frames at %g fps, %ld bytes)\n", a->o->model, path,
-                 a->nframes, a->fps, size);
+    return CLI_EXIT_MODEL;
   }
-  lg_free(def);
-  return rc;
+  return lg_out_open(&a->out, a->path, &d) == LG_OK ? CLI_EXIT_OK : cli_report_io(&d);
 }
 
+static int anim_write(anim *a) {
+  lg_diag d;
+  lg_diag_clear(&d);
+  if (!anim_html(a->out.f, a)) {
+    lg_out_abort(&a->out);
+    fprintf(stderr, "lagrange animate: out of memory\n");
+    return CLI_EXIT_MODEL;
+  }
+  int direct = lg_out_direct(&a->out);
+  char *target = lg_strdup(lg_out_target(&a->out));
+  if (lg_out_commit(&a->out, &d) != LG_OK) {
+    lg_free(target);
+    return cli_report_io(&d);
+  }
+  struct stat st;
+  if (!direct && target && stat(target, &st) == 0)
+    fprintf(stderr, "%s: wrote %s (%zu frames at %g fps, %lld bytes)\n", a->o->model, a->path,
+            a->nframes, a->fps, (long long)st.st_size);
+  else
+    fprintf(stderr, "%s: wrote %s (%zu frames at %g fps)\n", a->o->model, a->path, a->nframes,
+            a->fps);
+  lg_free(target);
+  return CLI_EXIT_OK;
+}
 
 static int on_finish(cli_sim_client *c, int rc) {
   anim *a = (anim *)c;
@@ -485,10 +503,13 @@ static int on_finish(cli_sim_client *c, int rc) {
     rc = CLI_EXIT_MODEL;
   }
   if (rc == CLI_EXIT_OK) rc = anim_write(a);
+  else lg_out_abort(&a->out);
   return rc;
 }
 
 static void anim_free(anim *a) {
+  lg_out_abort(&a->out);
+  lg_free(a->path);
   num_scene_free(a->sc);
   lg_free(a->work);
   lg_free(a->res);

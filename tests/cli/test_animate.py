@@ -200,6 +200,9 @@ def option_checks(L, tag, d):
     check(f"{tag}: a failed run is exit 1 and leaves no HTML, nor a temporary",
           r.returncode == 1 and not os.path.exists(failed_out) and
           not [f for f in os.listdir(d) if f.startswith(".blowup")], r.stderr[-300:])
+    r = run(L, "animate", CART, "--tf", "0.5", "--out", os.path.join(d, "no", "such", "x.html"))
+    check(f"{tag}: an --out folder that does not exist is exit 1 before simulating",
+          r.returncode == 1 and "no/such" in r.stderr and "simulated" not in r.stderr, r.stderr)
     r = run(L, "animate", CART, "--tf", "0.5", cwd=d)
     check(f"{tag}: without --out the file is MODEL.html in the current folder",
           r.returncode == 0 and os.path.exists(os.path.join(d, "cart_pendulum.html")), r.stderr)
