@@ -58,7 +58,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 LIB_SRC := $(foreach l,$(filter-out cli,$(LAYERS)),$(wildcard src/$(l)/*.c))
 CLI_SRC := $(wildcard src/cli/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/cli_anim_assets.o
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
@@ -73,6 +73,16 @@ $(BUILD)/$(SONAME): $(LIB_OBJ)
 
 $(BUILD)/lagrange: $(CLI_OBJ) $(BUILD)/liblagrange.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# `lagrange animate` embeds three.js (Debian's libjs-three) and its player
+# at build time; the generated C stays in $(BUILD)/gen.
+THREE_JS := $(wildcard /usr/share/javascript/three/three.min.js)
+$(BUILD)/gen/cli_anim_assets.c: scripts/embed-assets.sh src/cli/cli_anim_player.js $(THREE_JS)
+	@mkdir -p $(dir $@)
+	bash scripts/embed-assets.sh $@ src/cli/cli_anim_player.js
+
+$(BUILD)/gen/cli_anim_assets.o: $(BUILD)/gen/cli_anim_assets.c
+	$(CC) $(filter-out -Werror -Wall -Wextra,$(CFLAGS)) -c $< -o $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -80,7 +80,9 @@ static int sim_options(const cli_opts *o, const lang_model *lm, const num_system
 
 /* ---- output rows ---------------------------------------------------------------------- */
 typedef struct sink {
-  FILE *csv, *plot;
+  FILE *csv;
+  cli_plot *plot;
+  cli_sim_client *client;
   const num_system *s;
   double start, last_report, tf;
   int tty;
@@ -109,9 +111,10 @@ static void row(FILE *f, const num_system *s, const num_sim_point *p) {
 
 static int on_output(void *ud, const num_sim_point *p) {
   sink *k = ud;
-  if (ferror(k->csv)) return 1; /* a failed write stops the run; reported at the end */
+  if (k->csv && ferror(k->csv)) return 1; /* a failed write stops the run; reported at the end */
   if (k->csv) row(k->csv, k->s, p);
-  if (k->plot) row(k->plot, k->s, p);
+  if (k->plot) cli_plot_row(k->plot, p);
+  if (k->client && k->client->row(k->client, p)) return 1;
   double now = wall_now();
   if (k->tty && now - k->start > 1 && now - k->last_report > 0.2) {
     fprintf(stderr, "\rsimulating: t = %-12.6g (%3.0f%%)", p->t, 100 * p->t / k->tf);
@@ -241,10 +244,36 @@ static void use_jit(const cli_opts *o, lang_model *lm, const mech_eom *e, num_si
 }
 
 static int run_sim(const cli_opts *o, lang_model *lm, const mech_eom *e,
-                   const num_system *s, num_sim_opts *so_in, double *q, double *qd);
+                   const num_system *s, num_sim_opts *so_in, double *q, double *qd,
+                   cli_sim_client *client);
+
+/* The CSV, the plot and the client, ready for rows. */
+static int open_outputs(const cli_opts *o, lang_model *lm, const num_system *s,
+                        const num_sim_opts *so, cli_sim_client *client, sink *k,
+                        cli_sim_out *out) {
+  *k = (sink){.s = s, .tf = so->tf, .tty = isatty(2), .client = client};
+  int rc = cli_sim_out_open(o, lm, s, out);
+  if (rc != CLI_EXIT_OK) return rc;
+  if (client && (rc = client->start(client, o, lm, s, so->t0, so->tf)) != CLI_EXIT_OK) {
+    cli_sim_out_finish(o, out, lm, rc);
+    return rc;
+  }
+  k->csv = out->csv;
+  k->plot = out->plot;
+  if (k->csv) header(k->csv, s);
+  k->start = wall_now();
+  return CLI_EXIT_OK;
+}
+
+/* After the run: the plot and CSV, then the client. */
+static int close_outputs(const cli_opts *o, lang_model *lm, cli_sim_client *client,
+                         cli_sim_out *out, int rc) {
+  rc = cli_sim_out_finish(o, out, lm, rc);
+  return client ? client->finish(client, rc) : rc;
+}
 
 static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
-                     const num_system *s, const num_aux *aux) {
+                     const num_system *s, const num_aux *aux, cli_sim_client *client) {
   num_sim_opts so;
   if (!sim_options(o, lm, s, &so)) return CLI_EXIT_USAGE;
   so.aux = aux;
@@ -267,7 +296,7 @@ static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
       so.stabilize != NUM_STAB_BAUMGARTE &&
       num_lin_build(lm->mech, e, s, o->set, o->nset, &L, &d) == LG_OK)
     so.jac = L;
-  rc = run_sim(o, lm, e, s, &so, q, qd);
+  rc = run_sim(o, lm, e, s, &so, q, qd, client);
   lg_free(q);
   num_lin_free(L);
   cg_jit_free(&jit);
@@ -275,29 +304,27 @@ static int integrate(const cli_opts *o, lang_model *lm, const mech_eom *e,
 }
 
 static int run_sim(const cli_opts *o, lang_model *lm, const mech_eom *e,
-                   const num_system *s, num_sim_opts *so_in, double *q, double *qd) {
+                   const num_system *s, num_sim_opts *so_in, double *q, double *qd,
+                   cli_sim_client *client) {
   const num_sim_opts so = *so_in;
   int rc = CLI_EXIT_OK;
-  sink k = {.s = s, .tf = so.tf, .tty = isatty(2)};
+  sink k;
   cli_sim_out out;
-  if ((rc = cli_sim_out_open(o, &out)) != CLI_EXIT_OK) return rc;
-  k.csv = out.csv;
-  k.plot = out.plot;
-  header(k.csv, s);
-  k.start = wall_now();
+  if ((rc = open_outputs(o, lm, s, &so, client, &k, &out)) != CLI_EXIT_OK) return rc;
   num_sim_stats st;
   lg_diag d;
   lg_diag_clear(&d);
   lg_status status = num_simulate(s, &so, q, qd, on_output, &k, &st, &d);
   summary(o, s, &so, &st, wall_now() - k.start, k.tty);
   if (status != LG_OK) rc = report_failure(o, lm, e, s, &st, &d);
-  return cli_sim_out_finish(o, &out, s, rc);
+  return close_outputs(o, lm, client, &out, rc);
 }
 
 /* Kane's equations in their own state [q; u]: the initial speeds come from
  * the initial q' through the kinematical equations. */
 static int integrate_kane(const cli_opts *o, lang_model *lm, const mech_eom *e,
-                          const mech_kane *k, const num_system *s, const num_aux *aux) {
+                          const mech_kane *k, const num_system *s, const num_aux *aux,
+                          cli_sim_client *client) {
   num_sim_opts so;
   if (!sim_options(o, lm, s, &so)) return CLI_EXIT_USAGE;
   so.aux = aux;
@@ -320,13 +347,9 @@ static int integrate_kane(const cli_opts *o, lang_model *lm, const mech_eom *e,
     rc = cli_report(&d, lm, o->model);
   } else {
     double *q = lm->q0;
-    sink snk = {.s = s, .tf = so.tf, .tty = isatty(2)};
+    sink snk;
     cli_sim_out out;
-    if ((rc = cli_sim_out_open(o, &out)) == CLI_EXIT_OK) {
-      snk.csv = out.csv;
-      snk.plot = out.plot;
-      header(snk.csv, s);
-      snk.start = wall_now();
+    if ((rc = open_outputs(o, lm, s, &so, client, &snk, &out)) == CLI_EXIT_OK) {
       num_sim_stats st;
       lg_diag_clear(&d);
       double *u0 = lg_calloc(ks->p + 1, sizeof *u0); /* Kane's speeds over time */
@@ -340,7 +363,7 @@ static int integrate_kane(const cli_opts *o, lang_model *lm, const mech_eom *e,
       lg_free(u0);
       summary(o, s, &so, &st, wall_now() - snk.start, snk.tty);
       if (status != LG_OK) rc = report_failure(o, lm, e, s, &st, &d);
-      rc = cli_sim_out_finish(o, &out, s, rc);
+      rc = close_outputs(o, lm, client, &out, rc);
     }
     num_kane_result_free(&r);
   }
@@ -370,7 +393,9 @@ static int build_aux(const cli_opts *o, lang_model *lm, const mech_eom *e,
   return CLI_EXIT_OK;
 }
 
-int cli_simulate(const cli_opts *o) {
+int cli_simulate(const cli_opts *o) { return cli_simulate_with(o, NULL); }
+
+int cli_simulate_with(const cli_opts *o, cli_sim_client *client) {
   lang_model *lm;
   mech_eom *e;
   mech_kane *k = NULL;
@@ -391,7 +416,7 @@ int cli_simulate(const cli_opts *o) {
     num_aux *aux = NULL;
     rc = build_aux(o, lm, e, k, &aux);
     if (rc == CLI_EXIT_OK)
-      rc = k ? integrate_kane(o, lm, e, k, s, aux) : integrate(o, lm, e, s, aux);
+      rc = k ? integrate_kane(o, lm, e, k, s, aux, client) : integrate(o, lm, e, s, aux, client);
     num_aux_free(aux);
     num_system_free(s);
   }
