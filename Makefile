@@ -69,7 +69,7 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 LIB_SRC := $(foreach l,$(filter-out cli,$(LAYERS)),$(wildcard src/$(l)/*.c))
 CLI_SRC := $(wildcard src/cli/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/cli_anim_assets.o
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
@@ -84,6 +84,16 @@ $(BUILD)/$(SONAME): $(LIB_OBJ)
 
 $(BUILD)/lagrange: $(CLI_OBJ) $(BUILD)/liblagrange.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# `lagrange animate` embeds three.js (Debian's libjs-three) and its player
+# at build time; the generated C stays in $(BUILD)/gen.
+THREE_JS := $(wildcard /usr/share/javascript/three/three.min.js)
+$(BUILD)/gen/cli_anim_assets.c: scripts/embed-assets.sh src/cli/cli_anim_player.js $(THREE_JS)
+	@mkdir -p $(dir $@)
+	bash scripts/embed-assets.sh $@ src/cli/cli_anim_player.js
+
+$(BUILD)/gen/cli_anim_assets.o: $(BUILD)/gen/cli_anim_assets.c
+	$(CC) $(filter-out -Werror -Wall -Wextra,$(CFLAGS)) -c $< -o $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -151,7 +161,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_CC      ?= clang
 $(BUILD)/fuzz/cli_entry.o: src/cli/cli_main.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Dmain=lg_cli_main -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -Dmain=lg_cli_main -c $< -o $@
 
 $(BUILD)/fuzz/fuzz_lagrange: tests/fuzz/fuzz_lagrange.c $(BUILD)/fuzz/cli_entry.o \
                              $(filter-out %/cli_main.o,$(CLI_OBJ)) $(BUILD)/liblagrange.a
@@ -211,4 +221,4 @@ uninstall:
 	  $(DESTDIR)$(MANDIR)/man1/lagrange.1 $(DESTDIR)$(MANDIR)/man5/lagrange-model.5
 
 .PHONY: FORCE all tests check clean python demo bench bench-quick fuzz fuzz-build install uninstall tsan
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(BUILD)/fuzz/cli_entry.d

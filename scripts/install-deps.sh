@@ -7,8 +7,11 @@ have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
 # libgfortran-12-dev: the static LAPACK needs the Fortran runtime to link.
 # pkgconf, man-db, groff-base, clang: the install test builds the examples
 # through pkg-config with gcc and clang and renders the man pages.
+# libjs-three: three.js, embedded by `lagrange animate` at build time;
+# chromium: the headless browser of tests/cli/test_animate.py.
 for p in libsundials-dev liblapacke-dev liblapack-dev libblas-dev libgfortran-12-dev libgmp-dev \
-         gnuplot-nox python3-numpy python3-pytest texlive-latex-base pkgconf man-db groff-base clang; do
+         gnuplot-nox python3-numpy python3-pytest texlive-latex-base pkgconf man-db groff-base clang \
+         libjs-three chromium; do
   have_pkg "$p" || need+=("$p")
 done
 # Debian's /usr/bin/python3 runs the Python package's tests (python/):

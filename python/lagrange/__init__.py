@@ -8,18 +8,25 @@ build/, then the system).
     m = lagrange.load("examples/cart_pendulum.lag")
     m.coordinates, m.parameters
     r = m.eval(q=[0.0, 0.3], qd=[0.0, -0.4])     # r.qdd, r.lam, r.mass_matrix, ...
+    a = m.accel([0.0, 0.3], [0.0, -0.4])          # q'' only (a right-hand side)
+    R = m.eval(Q, QD)                             # Q, QD: (N, n) arrays, one C call
     s = m.simulate(tf=5.0, dt=0.01)               # s["t"], s["x"], s["theta'"], s["E"]
-    A, B = m.linearize(at={"theta": 0.0})
+    A, B = m.linearize(at={"theta": 0.0}, independent=["x", "x'"])
     M, f = m.equations()                          # exact SymPy matrices
     src = m.codegen(lang="c")
 
 Errors in a model raise ModelError (a ValueError) carrying file, line, col.
+A Model may be used from several threads at once. eval and accel cost a
+few microseconds per call from Python (bench/RESULTS.md); a batch costs
+the library's arithmetic per state.
 """
 import ctypes
 import numpy as np
 
-from . import _lib
-from ._lib import lib
+from . import _eval, _lib
+from ._eval import EvalResult
+EvalResult.__module__ = __name__
+from ._lib import lib, eval_packed as _eval_packed, eval_accel_packed as _eval_accel_packed
 
 __all__ = ["load", "loads", "Model", "EvalResult", "Simulation", "ModelError",
            "NumericError", "version"]
@@ -103,16 +110,6 @@ def loads(text, name="<string>", method="lagrange"):
     return Model._derive(mp, meth)
 
 
-class EvalResult:
-    """What Model.eval returns: numpy arrays qdd (n), lam (m), mass_matrix
-    (n x (n+m), [M, -J^T]), forcing (n), mass_matrix_full and forcing_full
-    (the first-order form), constraint_forces (J^T lam), momenta (dL/dq'),
-    residuals (the constraints), and floats T, V (energies)."""
-
-    def __repr__(self):
-        return "EvalResult(qdd=%r, lam=%r)" % (self.qdd, self.lam)
-
-
 class Simulation(dict):
     """The columns of `lagrange simulate`'s CSV as numpy arrays, by name:
     "t", each coordinate, each rate "x'", "T", "V", "E", "C1".."Cm", "W".
@@ -120,9 +117,18 @@ class Simulation(dict):
     rhs_evals, t_end, max_energy_drift, max_residual."""
 
 
+def _dptr_or_none(a):
+    return None if a is None else _dptr(a)
+
+
 class Model:
     """A derived model (equations ready to evaluate). Build it with load or
-    loads. It is safe to call eval/simulate/linearize from several threads."""
+    loads. It is safe to call eval/accel/simulate/linearize on one model
+    from several threads at once.
+
+    Attributes: coordinates (names), parameters ({name: default}, NaN
+    where the model gives none), inputs (names), method, n (coordinates),
+    m (constraint rows, one multiplier each)."""
 
     @classmethod
     def _derive(cls, mp, meth):
@@ -145,7 +151,9 @@ class Model:
         if np_:
             lib.lg_default_params(sp, _dptr(vals))
         self.parameters = dict(zip(names, (float(v) for v in vals)))
+        self._pindex = {k: i for i, k in enumerate(names)}
         self.inputs = [lib.lg_input_name(sp, i).decode() for i in range(lib.lg_ninputs(sp))]
+        self._ev = _eval.Evaluator(sp, self.n, self.m)
         return self
 
     def __del__(self):
@@ -165,26 +173,39 @@ class Model:
         return q, qd
 
     def _params(self, params):
+        """The parameter vector for a call: None (the library's defaults,
+        which reports a parameter without a value) when params is empty,
+        else the defaults overridden by name."""
         if not params:
-            p = getattr(self, "_pdef", None)
-            if p is None:
-                p = self._pdef = np.array(list(self.parameters.values()), dtype=float)
-            return p
+            for k, v in self.parameters.items():
+                if v != v:
+                    raise ValueError("parameter %r has no value in the model: pass "
+                                     "params={%r: ...}" % (k, k))
+            return None
         p = np.array(list(self.parameters.values()), dtype=float)
-        for k, v in (params or {}).items():
-            if k not in self.parameters:
+        for k, v in params.items():
+            if k not in self._pindex:
                 raise KeyError("no parameter %r (the model has %s)"
                                % (k, ", ".join(self.parameters) or "none"))
-            p[list(self.parameters).index(k)] = float(v)
-        return np.ascontiguousarray(p)
+            p[self._pindex[k]] = float(v)
+        missing = [k for k, v in zip(self.parameters, p) if v != v]
+        if missing:
+            raise ValueError("parameter %r has no value in the model: pass params={%r: ...}"
+                             % (missing[0], missing[0]))
+        return p
 
     def _state(self, v, what):
+        """One state vector (n) from None (None), a dict by coordinate name
+        (the rest from the initial state) or a sequence."""
         if v is None:
             return None
         if isinstance(v, dict):
             q0, qd0 = self.initial_state()
             a = (q0 if what == "q" else qd0).copy()
             for k, x in v.items():
+                if k not in self.coordinates:
+                    raise KeyError("no coordinate %r (the model has %s)"
+                                   % (k, ", ".join(self.coordinates)))
                 a[self.coordinates.index(k)] = float(x)
             return a
         a = np.ascontiguousarray(np.asarray(v, dtype=float).reshape(-1))
@@ -193,56 +214,134 @@ class Model:
                              % (what, self.n, ", ".join(self.coordinates), a.size))
         return a
 
-    # -- evaluation ---------------------------------------------------------------
-    def eval(self, q=None, qd=None, t=0.0, params=None):
-        """Evaluate the equations at (t, q, q') (None: the model's initial
-        state; a dict sets some coordinates by name) with parameters
-        overriding the defaults by name. Returns an EvalResult as
-        `lagrange eval --json`. Raises NumericError where M is singular."""
+    def _rows(self, v, default, what):
+        """(N x n array, is_batch) from None, a dict, one state (n) or a
+        batch (N x n)."""
+        if v is None:
+            return default.reshape(1, self.n), False
+        if isinstance(v, dict):
+            return self._state(v, what).reshape(1, self.n), False
+        a = np.asarray(v, dtype=float)
+        if a.ndim == 2 and a.shape[1] == self.n:
+            return a, True
+        if a.ndim <= 1 and a.size == self.n:
+            return a.reshape(1, self.n), False
+        raise ValueError("%s needs %d values (%s) or an (N, %d) array of states, got shape %s"
+                         % (what, self.n, ", ".join(self.coordinates), self.n, a.shape))
+
+    def _batch(self, q, qd, t):
+        """Contiguous float64 (Q, QD, T) of N states (N x n, N x n, N) and
+        whether the call is a batch: a 2-D q or qd, or a 1-D t."""
+        q0 = qd0 = None
         if q is None or qd is None:
             q0, qd0 = self.initial_state()
-        q = q0 if q is None else self._state(q, "q")
-        qd = qd0 if qd is None else self._state(qd, "qd")
-        p = self._params(params)
-        n, m = self.n, self.m
-        r = EvalResult()
-        shapes = {"qdd": (n,), "lam": (m,), "constraint_forces": (n,),
-                  "mass_matrix": (n, n + m), "forcing": (n,),
-                  "mass_matrix_full": (2 * n + m, 2 * n + m), "forcing_full": (2 * n + m,),
-                  "momenta": (n,), "residuals": (m,), "T": (1,), "V": (1,)}
-        c = _lib.EvalResult()
-        for k, shp in shapes.items():
-            a = np.zeros(shp)
-            setattr(r, k, a)
-            setattr(c, k, _sptr(a))
+        Q, bq = self._rows(q, q0, "q")
+        QD, bqd = self._rows(qd, qd0, "qd")
+        T = np.asarray(t, dtype=float)
+        if T.ndim > 1:
+            raise ValueError("t must be a number or a 1-D array of times, got shape %s"
+                             % (T.shape,))
+        bt = T.ndim == 1
+        sizes = {len(Q)} if bq else set()
+        sizes |= {len(QD)} if bqd else set()
+        sizes |= {len(T)} if bt else set()
+        if len(sizes) > 1:
+            raise ValueError("q, qd and t hold different numbers of states: %s"
+                             % sorted(sizes))
+        N = sizes.pop() if sizes else 1
+        c = np.ascontiguousarray
+        Q = c(np.broadcast_to(Q, (N, self.n)), dtype=float)
+        QD = c(np.broadcast_to(QD, (N, self.n)), dtype=float)
+        T = c(np.broadcast_to(T, (N,)), dtype=float)
+        return Q, QD, T, bq or bqd or bt
+
+    # -- evaluation ---------------------------------------------------------------
+    def eval(self, q=None, qd=None, t=0.0, params=None):
+        """Evaluate the equations at (t, q, q'), as `lagrange eval --json`.
+
+        q, qd: one state each (n numbers, in the order of `coordinates`;
+        None: the model's initial state; a dict sets some coordinates by
+        name), or a batch: arrays of shape (N, n) (a single state is used
+        for every row of the other), evaluated in one C call. t: a number,
+        or N times. params: {name: value} overriding the defaults.
+
+        Returns an EvalResult (qdd, lam, mass_matrix, forcing, ...); for a
+        batch each field has a leading axis of N. Raises NumericError where
+        M is singular (for a batch: at the first such state, named in the
+        message)."""
+        ev = self._ev
+        if params is None and ev.fast(q, qd, t):
+            # the fast path (see _eval.py); an error is raised by the batch
+            # path below, which repeats the call with a diagnostic
+            try:
+                b = ev.tls.b
+            except AttributeError:
+                b = ev.buffers()
+            inp = b.inp
+            inp[0] = t
+            inp[ev.sq] = q
+            inp[ev.sqd] = qd
+            if not _eval_packed(self._s, b.pt, b.prec):
+                return EvalResult(b.rec.copy(), ev.lay)
+        Q, QD, T, batch = self._batch(q, qd, t)
+        out = np.empty((len(Q), ev.size))
         diag = _lib.Diag()
-        _check(lib.lg_eval(self._s, float(t), _dptr(q), _dptr(qd), _dptr(p),
-                           ctypes.byref(c), ctypes.byref(diag)), diag)
-        r.T, r.V = float(r.T[0]), float(r.V[0])
-        return r
+        _check(lib.lg_eval_many(self._s, len(Q), _dptr(T), _dptr(Q), _dptr(QD),
+                                _dptr_or_none(self._params(params)), _dptr(out),
+                                ctypes.byref(diag)), diag)
+        return _eval.EvalResult(out if batch else out[0], ev.lay)
 
     def accel(self, q, qd, t=0.0, params=None):
-        """Only the accelerations q'' (a numpy array), the fast path for a
-        right-hand side: as eval(...).qdd with less work per call."""
-        q = q if type(q) is np.ndarray and q.dtype == np.float64 and q.flags.c_contiguous \
-            and q.size == self.n else self._state(q, "q")
-        qd = qd if type(qd) is np.ndarray and qd.dtype == np.float64 and \
-            qd.flags.c_contiguous and qd.size == self.n else self._state(qd, "qd")
-        p = self._params(params)
-        out = np.empty(self.n)
+        """Only the accelerations q'' (a fresh numpy array): as
+        eval(...).qdd with less work per call, for a right-hand side.
+        q, qd, t and params as for eval (a batch gives an (N, n) array)."""
+        ev = self._ev
+        if params is None and ev.fast(q, qd, t):
+            try:
+                b = ev.tls.b
+            except AttributeError:
+                b = ev.buffers()
+            inp = b.inp
+            inp[0] = t
+            inp[ev.sq] = q
+            inp[ev.sqd] = qd
+            if not _eval_accel_packed(self._s, b.pt, b.pacc):
+                return b.acc.copy()
+        Q, QD, T, batch = self._batch(q, qd, t)
+        out = np.empty((len(Q), self.n))
         diag = _lib.Diag()
-        st = lib.lg_eval_accel(self._s, float(t), _dptr(q), _dptr(qd), _dptr(p),
-                               _dptr(out), None, ctypes.byref(diag))
-        if st:
-            _check(st, diag)
-        return out
+        _check(lib.lg_eval_accel_many(self._s, len(Q), _dptr(T), _dptr(Q), _dptr(QD),
+                                      _dptr_or_none(self._params(params)), _dptr(out), None,
+                                      ctypes.byref(diag)), diag)
+        return out if batch else out[0]
 
-    def linearize(self, at=None, qd=None, t=0.0, params=None):
-        """Linearize x' = A (x - x0) + B (r - r0) about the model's initial
-        state with coordinates overridden by `at` (a dict, names may also
-        be rates "x'"), as `lagrange linearize --json`. Returns (A, B) numpy
-        arrays; the full result (state names, x0, r0) is in
-        self.last_linearization."""
+    def _independent(self, independent):
+        """The 2n flags of lg_linearize from names ("x", "theta'") given as
+        a list or one comma-separated string, as `--independent`."""
+        if independent is None:
+            return None
+        if isinstance(independent, str):
+            independent = [w for w in independent.replace(",", " ").split() if w]
+        flags = (ctypes.c_int * (2 * self.n))()
+        for name in independent:
+            rate = name.endswith("'")
+            base = name[:-1] if rate else name
+            if base not in self.coordinates:
+                raise KeyError("independent: %r is not a coordinate or a coordinate's rate "
+                               "(the model has %s; write \"x\" or \"x'\")"
+                               % (name, ", ".join(self.coordinates)))
+            flags[self.coordinates.index(base) + (self.n if rate else 0)] = 1
+        return flags
+
+    def linearize(self, at=None, qd=None, t=0.0, params=None, independent=None):
+        """Linearize x' = A (x - x0) + B (r - r0), as `lagrange linearize
+        --json`, about the model's initial state with coordinates
+        overridden by `at` (a dict; names may also be rates "x'"); qd
+        (n values) sets every rate at once. independent: the names that
+        must stay independent, coordinates and rates ("x'"), as a list or
+        a string "x, theta'" (like `--independent`); the rest is chosen by
+        pivoting. Returns (A, B) numpy arrays; the full result (state
+        names, inputs, x0, r0) is in self.last_linearization."""
         q, qd_ = self.initial_state()
         for k, v in (at or {}).items():
             if k.endswith("'") and k[:-1] in self.coordinates:
@@ -255,6 +354,7 @@ class Model:
         if qd is not None:
             qd_ = self._state(qd, "qd")
         p = self._params(params)
+        flags = self._independent(independent)
         n, nr = self.n, max(len(self.inputs), 1)
         state = (ctypes.c_size_t * (2 * n))()
         A, B = np.zeros(4 * n * n), np.zeros(2 * n * nr)
@@ -262,8 +362,8 @@ class Model:
         res = _lib.Linearization(0, 0, state, _sptr(A), _sptr(B), _sptr(x0), _sptr(r0),
                                  None, None)
         diag = _lib.Diag()
-        _check(lib.lg_linearize(self._s, float(t), _dptr(q), _dptr(qd_), _dptr(p), None,
-                                ctypes.byref(res), ctypes.byref(diag)), diag)
+        _check(lib.lg_linearize(self._s, float(t), _dptr(q), _dptr(qd_), _dptr_or_none(p),
+                                flags, ctypes.byref(res), ctypes.byref(diag)), diag)
         nx, nr = res.nx, res.nr
         names = [self.coordinates[k] if k < n else self.coordinates[k - n] + "'"
                  for k in state[:nx]]
@@ -275,10 +375,17 @@ class Model:
         return A, B
 
     def simulate(self, tf=None, dt=None, t0=None, q0=None, qd0=None, params=None,
-                 rtol=None, atol=None, project=False):
+                 rtol=None, atol=None, project=False, callback=None):
         """Integrate as `lagrange simulate` (the model's `simulate` line for
-        what is not given; q0/qd0 None: the model's initial state). Returns a
-        Simulation: a dict of numpy columns named as the CSV's header.
+        what is not given; q0/qd0 None: the model's initial state, or a
+        dict by coordinate name). Returns a Simulation: a dict of numpy
+        columns named as the CSV's header.
+
+        callback(t, q, qd), when given, is called at t0 and at every output
+        time with copies of the state; a true return value stops the run
+        there (the Simulation ends with that point). An exception raised
+        in it (KeyboardInterrupt included) stops the run and propagates.
+
         Raises ModelError for an inconsistent initial state (unless
         project=True) and NumericError for a failure on the way."""
         o = _lib.SimOptions()
@@ -291,20 +398,31 @@ class Model:
         qd = self._state(qd0, "qd")
         p = self._params(params)
         n, m = self.n, self.m
-        rows = []
+        rows, raised = [], []
 
         def cb(_ud, pp):
-            pt = pp.contents
-            rows.append([pt.t] + pt.q[:n] + pt.qd[:n] + [pt.T, pt.V, pt.E]
-                        + (pt.C[:m] if m else []) + [pt.W])
-            return 0
+            # ctypes cannot pass an exception through C: keep it, stop the
+            # run (nonzero), and raise it once lg_simulate has returned
+            try:
+                pt = pp.contents
+                qv, qdv = pt.q[:n], pt.qd[:n]
+                rows.append([pt.t] + qv + qdv + [pt.T, pt.V, pt.E]
+                            + (pt.C[:m] if m else []) + [pt.W])
+                if callback is not None and callback(pt.t, np.array(qv), np.array(qdv)):
+                    return 1
+                return 0
+            except BaseException as e:  # noqa: B902 - re-raised below
+                raised.append(e)
+                return 1
 
         ccb = _lib.SIM_CALLBACK(cb)
         stats = _lib.SimStats()
         diag = _lib.Diag()
-        st = lib.lg_simulate(self._s, ctypes.byref(o), None if q is None else _dptr(q),
-                             None if qd is None else _dptr(qd), _dptr(p), ccb, None,
-                             ctypes.byref(stats), ctypes.byref(diag))
+        st = lib.lg_simulate(self._s, ctypes.byref(o), _dptr_or_none(q), _dptr_or_none(qd),
+                             _dptr_or_none(p), ccb, None, ctypes.byref(stats),
+                             ctypes.byref(diag))
+        if raised:
+            raise raised[0]
         _check(st, diag)
         cols = (["t"] + self.coordinates + [c + "'" for c in self.coordinates]
                 + ["T", "V", "E"] + ["C%d" % (i + 1) for i in range(m)] + ["W"])

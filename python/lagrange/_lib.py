@@ -102,6 +102,9 @@ _SIG = {
     "lg_eval_accel": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A, _A, _A, _DP]),
     "lg_eval": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A,
                                ctypes.POINTER(EvalResult), _DP]),
+    "lg_eval_record_size": (_S, [_P]),
+    "lg_eval_many": (ctypes.c_int, [_P, _S, _A, _A, _A, _A, _A, _DP]),
+    "lg_eval_accel_many": (ctypes.c_int, [_P, _S, _A, _A, _A, _A, _A, _A, _DP]),
     "lg_linearize": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A,
                                     ctypes.POINTER(ctypes.c_int),
                                     ctypes.POINTER(Linearization), _DP]),
@@ -118,3 +121,17 @@ for _name, (_res, _args) in _SIG.items():
     _f = getattr(lib, _name)
     _f.restype = _res
     _f.argtypes = _args
+
+
+def raw(name):
+    """A second handle on an int-returning function, without argtypes: the
+    per-call fast paths pass only ready ctypes objects (c_void_p, c_size_t,
+    None), which ctypes forwards without converting, ~0.3 us cheaper per
+    call than going through argtypes."""
+    f = lib[name]
+    f.restype = ctypes.c_int
+    return f
+
+
+eval_packed = raw("lg_eval_packed")
+eval_accel_packed = raw("lg_eval_accel_packed")

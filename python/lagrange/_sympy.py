@@ -44,10 +44,15 @@ def parse_all(model):
     for k in ("forcing", "forcing_full", "momenta"):
         texts += [_translate(x) for x in d.get(k, [])]
     texts += [_translate(d[k]) for k in ("T", "V") if k in d]
+    where = d.get("where", {})  # named shared subexpressions of large systems
+    texts += [_translate(x) for x in where.values()]
     ns = _namespace(model, texts)
 
     def conv(s):
         return sm.sympify(_translate(s), locals=ns, rational=True)
+
+    for name, text in where.items():  # each uses only earlier names
+        ns[name] = conv(text)
 
     out = {}
     for k in ("mass_matrix", "mass_matrix_full"):

@@ -157,6 +157,37 @@ def test_equations_match_sympy():
     assert len(checked) >= 5, checked
 
 
+def _chain_text(n):
+    lines = ["coordinates " + " ".join(f"q{i}" for i in range(1, n + 1)),
+             "parameters g = 9.81, " + ", ".join(f"m{i} = {1 + i / 10}, l{i} = {1 - i / 50}"
+                                                 for i in range(1, n + 1)),
+             "frame N", "point P0", "gravity -g*N.y"]
+    for i in range(1, n + 1):
+        lines += [f"frame A{i} = rotate(N, N.z, q{i})", f"point P{i} = P{i - 1} + l{i}*A{i}.x",
+                  f"particle P{i} mass m{i}"]
+    return "\n".join(lines + ["initial " + ", ".join(f"q{i} = {0.1 * i}" for i in range(1, n + 1))])
+
+
+def test_equations_with_named_subexpressions():
+    """A system large enough that eom names its shared subexpressions
+    (`where`): equations() substitutes them, and M, f equal eval's."""
+    import sympy as sm
+    m = lagrange.loads(_chain_text(20), name="chain20.lag")
+    assert "where" in json.loads(m.eom(format="json"))
+    M, f = m.equations()
+    t = sm.Symbol("t")
+    q = [sm.Function(c)(t) for c in m.coordinates]
+    qd = [sm.diff(x, t) for x in q]
+    state = {x: 0.1 * (i + 1) for i, x in enumerate(q)}
+    rates = {x: 0.05 * (i - 7) for i, x in enumerate(qd)}
+    values = {**rates, **state}
+    values.update(m.parameter_values())
+    Mn = np.array(M.xreplace(values).evalf(), dtype=float)
+    fn = np.array(f.xreplace(values).evalf(), dtype=float).ravel()
+    r = m.eval(q=[float(state[x]) for x in q], qd=[float(rates[x]) for x in qd])
+    assert _close(Mn, r.mass_matrix, 1e-10) and _close(fn, r.forcing, 1e-10)
+
+
 def test_example_script_runs():
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))

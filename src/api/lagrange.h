@@ -29,7 +29,8 @@
  *   lg_system is immutable after lg_derive: any number of threads may call
  *   the evaluation functions (lg_eval_accel, lg_eval, lg_simulate,
  *   lg_linearize and the queries) on one system at once; each call uses its
- *   own scratch memory. lg_print, lg_codegen and the first lg_linearize
+ *   own scratch memory (the evaluation entries take it from a pool the
+ *   system keeps, under a short lock of its own). lg_print, lg_codegen and the first lg_linearize
  *   (which compiles the linearization) work on the system's symbolic
  *   expressions and serialize on a lock inside the system (safe, but not
  *   concurrent).
@@ -161,6 +162,48 @@ typedef struct lg_eval_result {
 LAGRANGE_API lg_status lg_eval(const lg_system *s, double t, const double *q,
                                const double *qd, const double *p, const lg_eval_result *r,
                                lg_diag *diag);
+
+/* ---- many states in one call --------------------------------------------------------- */
+/* The same as lg_eval / lg_eval_accel at `count` states: state k is
+ * (t[k], q + k*nq, qd + k*nq) (t NULL: t = 0 for every state), all with
+ * the one parameter vector p (NULL: the defaults). count 0 does nothing.
+ * The states are evaluated in order and the first failure stops the call
+ * (its diagnostic ends "(state k of the batch)", 0-based); what came
+ * before is written. A call allocates nothing once the system has served
+ * one (the system keeps scratch for its callers), which makes these the
+ * cheapest entries from another language too, even with count 1.
+ *
+ * lg_eval_many writes one record of lg_eval_record_size(s) doubles per
+ * state, state k at out + k * lg_eval_record_size(s). A record holds what
+ * lg_eval_result points to, contiguous and in its order (n = nq, m = nc,
+ * N = 2n + m; offsets in doubles):
+ *   qdd                 n        at 0
+ *   lam                 m        at n
+ *   constraint_forces   n        at n + m
+ *   mass_matrix         n(n+m)   at 2n + m            (row-major)
+ *   forcing             n        at 2n + m + n(n+m)
+ *   mass_matrix_full    N*N      at 3n + m + n(n+m)   (row-major)
+ *   forcing_full        N        after it, then
+ *   momenta n, residuals m, T 1, V 1
+ * so lg_eval_record_size = 4n + 2m + n(n+m) + N^2 + N + 2. */
+LAGRANGE_API size_t lg_eval_record_size(const lg_system *s);
+LAGRANGE_API lg_status lg_eval_many(const lg_system *s, size_t count, const double *t,
+                                    const double *q, const double *qd, const double *p,
+                                    double *out, lg_diag *diag);
+/* qdd: count x nq; lam: count x nc, or NULL. */
+LAGRANGE_API lg_status lg_eval_accel_many(const lg_system *s, size_t count, const double *t,
+                                          const double *q, const double *qd,
+                                          const double *p, double *qdd, double *lam,
+                                          lg_diag *diag);
+
+/* One state packed as x = [t, q (nq), q' (nq)] with the default
+ * parameters: lg_eval_many's record into out, or q'' into qdd. Nothing
+ * but the state and the output: for callers from interpreters (Python's
+ * ctypes), where each argument of a call costs more than the evaluation
+ * of a small model. No diagnostic: on an error, call lg_eval_many for it. */
+LAGRANGE_API lg_status lg_eval_packed(const lg_system *s, const double *x, double *out);
+LAGRANGE_API lg_status lg_eval_accel_packed(const lg_system *s, const double *x,
+                                            double *qdd);
 
 /* ---- linearization ----------------------------------------------------------------- */
 /* The model's inputs (`inputs F = ...`): the r of lg_linearize. */

@@ -26,9 +26,18 @@ const char *lg_diag_text(const lg_diag *d) {
 
 void lg_string_free(char *s) { lg_free(s); }
 
+/* Cleared as far as anyone can tell (no status, no position, empty
+ * strings) without writing all of its 2 KB: a memset of the whole struct
+ * twice per call was a sixth of a small model's evaluation. */
+static void diag_reset(lg_diag *d) {
+  d->status = LG_OK;
+  d->line = d->col = 0;
+  d->file[0] = d->message[0] = d->hint[0] = d->text[0] = 0;
+}
+
 lg_diag *api_begin(api_call *c, lg_diag *user) {
   c->d = user ? user : &c->local;
-  lg_diag_clear(c->d);
+  diag_reset(c->d);
   c->fails = lg_alloc_failures();
   return c->d;
 }
@@ -43,7 +52,7 @@ lg_status api_end(api_call *c, lg_status st, const char *file, int line, int col
     lg_diag_set(d, LG_ERR_NOMEM, where, 0, 0, "out of memory");
   }
   if (st == LG_OK) {
-    lg_diag_clear(d);
+    diag_reset(d);
     return LG_OK;
   }
   if (d->status == LG_OK) lg_diag_set(d, st, file, 0, 0, "%s", lg_status_name(st));

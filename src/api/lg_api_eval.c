@@ -1,17 +1,11 @@
-/* lg_api_eval.c - the equations at one state. Every call evaluates into
- * scratch memory of its own: one system serves many threads at once. */
+/* lg_api_eval.c - the equations at one state, or at many. Every call
+ * evaluates into scratch memory of its own, taken from the system's pool
+ * (lg_api_scratch.c): one system serves many threads at once, and a call
+ * allocates nothing once the pool holds a scratch. */
 #include "lg_api_internal.h"
 
 #include <math.h>
 #include <string.h>
-
-/* Scratch for one evaluation of the compiled Lagrange equations, with
- * the call's parameter values in the tape's inputs. */
-static lg_status work_for(const num_system *ns, const double *p, num_work *w) {
-  if (num_work_init(ns, w) != LG_OK) return LG_ERR_NOMEM;
-  memcpy(w->in + 1 + 2 * ns->n, p, ns->np * sizeof *p);
-  return LG_OK;
-}
 
 /* Kane's accelerations: the time derivative of q' along the motion. */
 static lg_status kane_accel(const lg_system *s, double t, const double *q, const double *qd,
@@ -25,37 +19,36 @@ static lg_status kane_accel(const lg_system *s, double t, const double *q, const
   return LG_OK;
 }
 
-static lg_status check_args(const lg_system *s, const double *q, const double *qd,
-                            const void *res, lg_diag *d) {
-  if (s && q && qd && res) return LG_OK;
-  lg_diag_set(d, LG_ERR_USAGE, s ? s->lm->file : NULL, 0, 0,
-              "a system, q, q' and an output are needed");
-  return LG_ERR_USAGE;
-}
-
 static const char *file_of(const lg_system *s) { return s ? s->lm->file : NULL; }
 static int line_of(const lg_system *s) { return s ? s->lm->coord_line : 0; }
 static int col_of(const lg_system *s) { return s ? s->lm->coord_col : 0; }
 
-lg_status lg_eval_accel(const lg_system *s, double t, const double *q, const double *qd,
-                        const double *p, double *qdd, double *lam, lg_diag *diag) {
-  api_call c;
-  lg_diag *d = api_begin(&c, diag);
-  lg_status st = check_args(s, q, qd, qdd, d);
-  const double *par = NULL;
-  if (st == LG_OK) st = api_params(s, p, &par, d);
-  if (st == LG_OK && s->method == LG_KANE) {
-    st = kane_accel(s, t, q, qd, par, qdd, lam, d);
-  } else if (st == LG_OK) {
-    num_work w;
-    st = work_for(s->num, par, &w);
-    if (st == LG_OK) {
-      num_evaluate_dynamics(s->num, &w, t, q, qd);
-      st = num_solve_accel(s->num, &w, qdd, lam, d);
-      num_work_free(&w);
-    }
+/* The checks every entry makes, and a scratch with the call's parameter
+ * values in the tape's inputs (*sc NULL when count is 0). */
+static lg_status begin(const lg_system *s, size_t count, const double *q, const double *qd,
+                       const void *res, const double *p, api_scratch **sc, lg_diag *d) {
+  *sc = NULL;
+  if (!s || (count && (!q || !qd || !res))) {
+    lg_diag_set(d, LG_ERR_USAGE, file_of(s), 0, 0,
+                "a system, q, q' and an output are needed");
+    return LG_ERR_USAGE;
   }
-  return api_end(&c, st, file_of(s), line_of(s), col_of(s));
+  const double *par = NULL;
+  lg_status st = api_params(s, p, &par, d);
+  if (st != LG_OK || !count) return st;
+  *sc = api_scratch_take(s);
+  if (!*sc) return LG_ERR_NOMEM;
+  memcpy((*sc)->w.in + 1 + 2 * s->num->n, par, s->num->np * sizeof *par);
+  (*sc)->par = par;
+  return LG_OK;
+}
+
+/* q'' (and lam when not NULL) at one state. */
+static lg_status accel_one(const lg_system *s, api_scratch *sc, double t, const double *q,
+                           const double *qd, double *qdd, double *lam, lg_diag *d) {
+  if (s->method == LG_KANE) return kane_accel(s, t, q, qd, sc->par, qdd, lam, d);
+  num_evaluate_dynamics(s->num, &sc->w, t, q, qd);
+  return num_solve_accel(s->num, &sc->w, qdd, lam, d);
 }
 
 /* Everything else eval reports, from the evaluated tape. */
@@ -73,41 +66,121 @@ static void forms(const num_system *ns, const num_work *w, const double *qd,
   if (r->V) *r->V = w->out[ns->o_V];
 }
 
-static lg_status eval_all(const lg_system *s, double t, const double *q, const double *qd,
-                          const double *par, const lg_eval_result *r, lg_diag *d) {
+/* Every form at one state. J^T lam needs the multipliers even when the
+ * caller wants only the forces: they are solved into sc->x. */
+static lg_status eval_one(const lg_system *s, api_scratch *sc, double t, const double *q,
+                          const double *qd, const lg_eval_result *r, lg_diag *d) {
   size_t n = s->num->n, m = s->num->m;
-  num_work w;
-  lg_status st = work_for(s->num, par, &w);
+  double *x = sc->x;
+  num_evaluate(s->num, &sc->w, t, q, qd);
+  /* Kane's method has no multipliers: NaN, and so J^T lam */
+  lg_status st = s->method == LG_KANE ? kane_accel(s, t, q, qd, sc->par, x, x + n, d)
+                                      : num_solve_accel(s->num, &sc->w, x, x + n, d);
   if (st != LG_OK) return st;
-  /* J^T lam needs the multipliers even when the caller wants only forces */
-  double *qdd = lg_malloc((n + 1) * sizeof *qdd), *lam = lg_malloc((m + 1) * sizeof *lam);
-  if (!qdd || !lam) st = LG_ERR_NOMEM;
-  if (st == LG_OK) {
-    num_evaluate(s->num, &w, t, q, qd);
-    /* Kane's method has no multipliers: NaN, and so J^T lam */
-    if (s->method == LG_KANE) st = kane_accel(s, t, q, qd, par, qdd, lam, d);
-    else st = num_solve_accel(s->num, &w, qdd, lam, d);
-  }
-  if (st == LG_OK) {
-    lg_eval_result all = *r;
-    all.lam = lam;
-    forms(s->num, &w, qd, &all);
-    if (r->qdd) memcpy(r->qdd, qdd, n * sizeof *qdd);
-    if (r->lam) memcpy(r->lam, lam, m * sizeof *lam);
-  }
-  lg_free(qdd);
-  lg_free(lam);
-  num_work_free(&w);
-  return st;
+  lg_eval_result all = *r;
+  all.lam = x + n;
+  forms(s->num, &sc->w, qd, &all);
+  if (r->qdd) memcpy(r->qdd, x, n * sizeof *x);
+  if (r->lam) memcpy(r->lam, x + n, m * sizeof *x);
+  return LG_OK;
+}
+
+lg_status lg_eval_accel(const lg_system *s, double t, const double *q, const double *qd,
+                        const double *p, double *qdd, double *lam, lg_diag *diag) {
+  api_call c;
+  lg_diag *d = api_begin(&c, diag);
+  api_scratch *sc;
+  lg_status st = begin(s, 1, q, qd, qdd, p, &sc, d);
+  if (st == LG_OK) st = accel_one(s, sc, t, q, qd, qdd, lam, d);
+  if (sc) api_scratch_give(s, sc);
+  return api_end(&c, st, file_of(s), line_of(s), col_of(s));
 }
 
 lg_status lg_eval(const lg_system *s, double t, const double *q, const double *qd,
                   const double *p, const lg_eval_result *r, lg_diag *diag) {
   api_call c;
   lg_diag *d = api_begin(&c, diag);
-  lg_status st = check_args(s, q, qd, r, d);
-  const double *par = NULL;
-  if (st == LG_OK) st = api_params(s, p, &par, d);
-  if (st == LG_OK) st = eval_all(s, t, q, qd, par, r, d);
+  api_scratch *sc;
+  lg_status st = begin(s, 1, q, qd, r, p, &sc, d);
+  if (st == LG_OK) st = eval_one(s, sc, t, q, qd, r, d);
+  if (sc) api_scratch_give(s, sc);
   return api_end(&c, st, file_of(s), line_of(s), col_of(s));
+}
+
+/* ---- many states ------------------------------------------------------------------- */
+/* Where each form sits in one record of lg_eval_many (the order of
+ * lg_eval_result, documented in lagrange.h). */
+static lg_eval_result record_at(size_t n, size_t m, double *rec) {
+  size_t N = 2 * n + m;
+  lg_eval_result r;
+  r.qdd = rec;
+  r.lam = r.qdd + n;
+  r.constraint_forces = r.lam + m;
+  r.mass_matrix = r.constraint_forces + n;
+  r.forcing = r.mass_matrix + n * (n + m);
+  r.mass_matrix_full = r.forcing + n;
+  r.forcing_full = r.mass_matrix_full + N * N;
+  r.momenta = r.forcing_full + N;
+  r.residuals = r.momenta + n;
+  r.T = r.residuals + m;
+  r.V = r.T + 1;
+  return r;
+}
+
+size_t lg_eval_record_size(const lg_system *s) {
+  if (!s) return 0;
+  size_t n = s->num->n, m = s->num->m, N = 2 * n + m;
+  return 4 * n + 2 * m + n * (n + m) + N * N + N + 2;
+}
+
+/* A batch stops at its first failure: the diagnostic says which state. */
+static void name_state(lg_diag *d, size_t k) {
+  size_t len = strlen(d->message);
+  if (len < sizeof d->message)
+    snprintf(d->message + len, sizeof d->message - len, " (state %zu of the batch)", k);
+}
+
+lg_status lg_eval_many(const lg_system *s, size_t count, const double *t, const double *q,
+                       const double *qd, const double *p, double *out, lg_diag *diag) {
+  api_call c;
+  lg_diag *d = api_begin(&c, diag);
+  api_scratch *sc;
+  lg_status st = begin(s, count, q, qd, out, p, &sc, d);
+  size_t n = s ? s->num->n : 0, size = lg_eval_record_size(s);
+  for (size_t k = 0; st == LG_OK && k < count; k++) {
+    lg_eval_result r = record_at(n, s->num->m, out + k * size);
+    st = eval_one(s, sc, t ? t[k] : 0.0, q + k * n, qd + k * n, &r, d);
+    if (st != LG_OK) name_state(d, k);
+  }
+  if (sc) api_scratch_give(s, sc);
+  return api_end(&c, st, file_of(s), line_of(s), col_of(s));
+}
+
+lg_status lg_eval_accel_many(const lg_system *s, size_t count, const double *t,
+                             const double *q, const double *qd, const double *p, double *qdd,
+                             double *lam, lg_diag *diag) {
+  api_call c;
+  lg_diag *d = api_begin(&c, diag);
+  api_scratch *sc;
+  lg_status st = begin(s, count, q, qd, qdd, p, &sc, d);
+  size_t n = s ? s->num->n : 0, m = s ? s->num->m : 0;
+  for (size_t k = 0; st == LG_OK && k < count; k++) {
+    st = accel_one(s, sc, t ? t[k] : 0.0, q + k * n, qd + k * n, qdd + k * n,
+                   lam ? lam + k * m : NULL, d);
+    if (st != LG_OK) name_state(d, k);
+  }
+  if (sc) api_scratch_give(s, sc);
+  return api_end(&c, st, file_of(s), line_of(s), col_of(s));
+}
+
+/* ---- packed: the fewest arguments ------------------------------------------------- */
+lg_status lg_eval_packed(const lg_system *s, const double *x, double *out) {
+  size_t n = s ? s->num->n : 0;
+  return lg_eval_many(s, 1, x, x ? x + 1 : NULL, x ? x + 1 + n : NULL, NULL, out, NULL);
+}
+
+lg_status lg_eval_accel_packed(const lg_system *s, const double *x, double *qdd) {
+  size_t n = s ? s->num->n : 0;
+  return lg_eval_accel_many(s, 1, x, x ? x + 1 : NULL, x ? x + 1 + n : NULL, NULL, qdd, NULL,
+                            NULL);
 }

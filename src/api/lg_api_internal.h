@@ -25,6 +25,15 @@ struct lg_model {
   lang_model *lm;        /* the checked model (notes, names) */
 };
 
+/* Scratch for one evaluation of `num` (lg_api_scratch.c): the tape's
+ * work and x (n + m: the solved [q''; lam]). */
+typedef struct api_scratch {
+  num_work w;
+  double *x;
+  const double *par;     /* the call's parameters (not owned) */
+} api_scratch;
+typedef struct api_pool api_pool;
+
 struct lg_system {
   lg_method method;
   lang_model *lm;        /* owns the context everything below lives in */
@@ -46,6 +55,7 @@ struct lg_system {
   int simplify_eom, simplify_kane;       /* for printing, decided at derive */
   int simplified_print, simplified_code;  /* done (under the lock) */
   pthread_mutex_t lock;
+  api_pool *pool;        /* idle evaluation scratch (its own lock) */
 };
 
 /* One public call: the caller's diag or a local one, cleared, and the
@@ -67,5 +77,13 @@ lg_status api_end(api_call *c, lg_status st, const char *file, int line, int col
  * one has no value). */
 lg_status api_params(const lg_system *s, const double *p, const double **out,
                      lg_diag *d);
+
+/* The pool of a system's evaluation scratch: take one for a call (NULL:
+ * out of memory), give it back after (NULL does nothing). Safe from any
+ * number of threads. */
+lg_status api_pool_new(api_pool **out);
+void api_pool_free(api_pool *p);
+api_scratch *api_scratch_take(const lg_system *s);
+void api_scratch_give(const lg_system *s, api_scratch *sc);
 
 #endif

@@ -15,6 +15,7 @@ void lg_system_free(lg_system *s) {
   lang_model_free(s->lm);
   lg_free(s->dummy);
   lg_free(s->defaults);
+  api_pool_free(s->pool);
   pthread_mutex_destroy(&s->lock);
   lg_free(s);
 }
@@ -91,7 +92,8 @@ lg_status lg_derive(const lg_model *m, lg_method method, lg_system **out, lg_dia
     lg_diag_set(d, LG_ERR_NOMEM, m->name, 0, 0, "cannot create a lock");
     return api_end(&c, LG_ERR_NOMEM, m->name, 0, 0);
   }
-  st = derive(m, method, s, d);
+  st = api_pool_new(&s->pool);
+  if (st == LG_OK) st = derive(m, method, s, d);
   st = api_end(&c, st, m->name, m->lm->coord_line, m->lm->coord_col);
   if (st != LG_OK) lg_system_free(s);
   else *out = s;

@@ -31,6 +31,11 @@ typedef struct cli_opts {
   double max_rows;          /* --max-rows (0: CLI_MAX_ROWS) */
   int model_stdin;          /* the model is read from stdin ("-"); model is "<stdin>" */
   const char *integrator, *out, *plot, *stabilize, *stop_when;
+  const char *plot_vars, *plot_xy; /* --plot-vars 'x, theta'', --plot-xy 'P, Q' */
+  int no_csv;               /* animate: simulate writes no CSV */
+  /* animate */
+  double fps;               /* --fps (0: 60) */
+  const char *trail;        /* --trail 'P, Q' */
   /* codegen */
   const char *lang, *name, *output, *functions;
   /* linearize, equilibria */
@@ -132,22 +137,41 @@ int cli_report_io(const lg_diag *d);
 /* 1 when the rows from t0 to tf every dt fit the limit, else prints why. */
 int cli_check_rows(const cli_opts *o, double t0, double tf, double dt);
 
-/* simulate's outputs: the CSV (stdout or --out) and the plot's script. */
+/* --plot (cli_plot.c): .svg, .png or .pdf (any case) */
+typedef struct cli_plot cli_plot;
+int cli_plot_supported(const char *path);
+/* Check --plot-vars and --plot-xy against the model and start the script;
+ * prints the problem and returns the exit code (usage: an unknown name). */
+int cli_plot_open(const cli_opts *o, lang_model *lm, const num_system *s, cli_plot **out);
+void cli_plot_row(cli_plot *pl, const num_sim_point *p);
+/* Run gnuplot on the script, its picture into out_fd; prints why not (0). */
+int cli_plot_draw(cli_plot *pl, const char *path, int out_fd, lang_model *lm);
+void cli_plot_free(cli_plot *pl);
+
+/* simulate's outputs: the CSV (stdout or --out) and the plot. */
 typedef struct cli_sim_out {
-  FILE *csv;        /* write the CSV rows here */
-  FILE *plot;       /* the plot's rows (a gnuplot datablock), or NULL */
+  FILE *csv;        /* write the CSV rows here (NULL: no CSV, o->no_csv) */
+  cli_plot *plot;   /* the plot, or NULL */
   lg_out out, pic;  /* --out and --plot */
 } cli_sim_out;
-int cli_sim_out_open(const cli_opts *o, cli_sim_out *k);
+int cli_sim_out_open(const cli_opts *o, lang_model *lm, const num_system *s, cli_sim_out *k);
 /* Draw the plot and commit both files when rc is 0 (a failure makes rc 1);
  * else remove the plot and keep the CSV rows as FILE.partial.csv. */
-int cli_sim_out_finish(const cli_opts *o, cli_sim_out *k, const num_system *s, int rc);
+int cli_sim_out_finish(const cli_opts *o, cli_sim_out *k, lang_model *lm, int rc);
 
-/* --plot: .svg, .png or .pdf (any case) */
-int cli_plot_supported(const char *path);
-FILE *cli_plot_begin(void);
-/* Run gnuplot on the script, its picture into out_fd; prints why not (0). */
-int cli_plot_draw(FILE *script, const char *path, int out_fd, const num_system *s);
+/* Another consumer of simulate's rows (animate): started once the system
+ * is built and the time span known, fed every output row, finished with
+ * the run's exit code (returns the final one). Each prints its errors. */
+typedef struct cli_sim_client cli_sim_client;
+struct cli_sim_client {
+  int (*start)(cli_sim_client *c, const cli_opts *o, lang_model *lm, const num_system *s,
+               double t0, double tf);
+  int (*row)(cli_sim_client *c, const num_sim_point *p); /* nonzero stops the run */
+  int (*finish)(cli_sim_client *c, int rc);
+};
+/* simulate, with the rows also going to client (may be NULL). */
+int cli_simulate_with(const cli_opts *o, cli_sim_client *client);
+int cli_animate(const cli_opts *o);
 
 /* JSON helpers */
 void cli_json_string(lg_str *out, const char *s);

@@ -59,7 +59,8 @@ static const char *const valued[] = {"--set", "--method", "--format", "--state",
                                      "--integrator", "--out", "--plot", "--stabilize",
                                      "--stop-when", "--lang", "--name", "-o", "--at",
                                      "--independent", "--box", "--max-rows", "--functions",
-                                     "--vary", "--dist", "--samples", "--seed", "--jobs", NULL};
+                                     "--plot-vars", "--plot-xy", "--fps", "--trail", "--vary",
+                                     "--dist", "--samples", "--seed", "--jobs", NULL};
 
 static int takes_value(const char *opt) {
   for (int i = 0; valued[i]; i++)
@@ -76,7 +77,10 @@ static int apply_number(const char *cmd, const char *opt, const char *val, cli_o
   else if (!strcmp(opt, "--dt")) { o->dt = v; o->has_dt = 1; }
   else if (!strcmp(opt, "--rtol")) o->rtol = v;
   else if (!strcmp(opt, "--atol")) o->atol = v;
-  else if (!strcmp(opt, "--max-rows")) {
+  else if (!strcmp(opt, "--fps")) {
+    if (!(v > 0 && v <= 1000)) return bad(cmd, "--fps needs a number of frames per second in (0, 1000], not '%s'", val);
+    o->fps = v;
+  } else if (!strcmp(opt, "--max-rows")) {
     if (!(v >= 1) || v != floor(v))
       return bad(cmd, "--max-rows needs a whole number >= 1, not '%s'", val);
     o->max_rows = v;
@@ -129,6 +133,9 @@ static int apply(const char *cmd, const char *opt, const char *val, cli_opts *o)
   else if (!strcmp(opt, "--at")) o->at = val;
   else if (!strcmp(opt, "--independent")) o->independent = val;
   else if (!strcmp(opt, "--box")) o->box = val;
+  else if (!strcmp(opt, "--plot-vars")) o->plot_vars = val;
+  else if (!strcmp(opt, "--plot-xy")) o->plot_xy = val;
+  else if (!strcmp(opt, "--trail")) o->trail = val;
   else return apply_number(cmd, opt, val, o);
   return CLI_EXIT_OK;
 }
@@ -161,6 +168,8 @@ int cli_parse_opts(const char *cmd, int argc, char **argv, cli_opts *o) {
     if (rc != CLI_EXIT_OK) return rc;
   }
   if (!o->model) return bad(cmd, "%s", "no model file given");
+  if ((o->plot_vars || o->plot_xy) && !o->plot)
+    return bad(cmd, "%s", "--plot-vars and --plot-xy choose what --plot FILE draws: give --plot too");
   if (!strcmp(o->model, "-")) { /* read from stdin; messages name it <stdin> */
     o->model = "<stdin>";
     o->model_stdin = 1;

@@ -24,19 +24,33 @@ static const cli_help_entry entries[] = {
      "lagrange simulate MODEL [--t0 A] [--tf B] [--dt H] [--integrator dopri|bdf|ida]\n"
      "                         [--out FILE.csv] [--plot FILE.svg|png|pdf] [--rtol R] [--atol A]\n"
      "                         [--project] [--stabilize project|none|baumgarte:A,B] [--jit]\n"
-     "                         [--max-rows N] [--stop-when EXPR]",
+     "                         [--max-rows N] [--stop-when EXPR]\n"
+     "                         [--plot-vars 'q1, q2''] [--plot-xy 'P, Q']",
      "Integrates from the initial state; CSV of t, q, q', T, V, E, C1..Cm, W.\n"
      "  --t0, --tf, --dt        time span and output step (default: the model's)\n"
      "  --integrator NAME       dopri (default unconstrained), bdf, ida (default\n"
      "                          constrained)\n"
      "  --out FILE.csv          write the CSV to a file (default stdout)\n"
-     "  --plot FILE.svg         draw the run with gnuplot (.svg, .png or .pdf)\n"
+     "  --plot FILE.svg         draw the run with gnuplot (.svg, .png or .pdf): panels of\n"
+     "                          q, q', the relative energy error and |C| (log scale)\n"
+     "  --plot-vars 'x, th''    only these coordinates and rates in the plot\n"
+     "  --plot-xy 'P, Q'        add the tracks of these points seen from above\n"
      "  --rtol R, --atol A      tolerances (default 1e-10)\n"
      "  --project               move an inconsistent initial state onto the constraints\n"
      "  --stabilize HOW         project (default), none, baumgarte:ALPHA,BETA\n"
      "  --jit                   compile the generated C right-hand side with $CC\n"
      "  --max-rows N            refuse a run of more rows (default 10000000)\n"
      "  --stop-when EXPR        end at EXPR's first zero crossing (t, q, q', parameters)\n"},
+    {"animate",
+     "lagrange animate MODEL [simulate's options] [--out FILE.html] [--fps F] [--trail 'P, Q']",
+     "Simulates as simulate does and writes one self-contained HTML file (three.js\n"
+     "embedded, no network needed) that plays the motion in 3D: points, particles,\n"
+     "bodies (frame axes and an inertia box), segments to the point each point was\n"
+     "located from, inertial axes, ground grid; play/pause, time slider, speed,\n"
+     "mouse rotate/pan/zoom. FILE.html#t=SECONDS shows that instant, paused.\n"
+     "  --out FILE.html         the file (default: MODEL.html in the current folder)\n"
+     "  --fps F                 frames per second (default 60)\n"
+     "  --trail 'P, Q'          draw the paths of these points (also: draw trail P)\n"},
     {"codegen", "lagrange codegen MODEL [--lang c|python] [--name NAME] [-o FILE] [--stats]\n"
                 "                        [--functions 'rhs, mass_matrix_full, ...']",
      "Writes self-contained C (or NumPy) for the equations.\n"

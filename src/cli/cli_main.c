@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
   else if (strcmp(cmd, "codegen") == 0) run = cli_codegen;
   else if (strcmp(cmd, "linearize") == 0) run = cli_linearize;
   else if (strcmp(cmd, "equilibria") == 0) run = cli_equilibria;
+  else if (strcmp(cmd, "animate") == 0) run = cli_animate;
   else if (strcmp(cmd, "sweep") == 0) run = cli_sweep;
   if (!run) {
     fprintf(stderr, "lagrange: unknown subcommand '%s'\n", cmd);

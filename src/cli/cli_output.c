@@ -60,9 +60,9 @@ int cli_check_rows(const cli_opts *o, double t0, double tf, double dt) {
 }
 
 /* ---- simulate's outputs ------------------------------------------------------------------- */
-int cli_sim_out_open(const cli_opts *o, cli_sim_out *k) {
+int cli_sim_out_open(const cli_opts *o, lang_model *lm, const num_system *s, cli_sim_out *k) {
   memset(k, 0, sizeof *k);
-  k->csv = stdout;
+  k->csv = o->no_csv ? NULL : stdout;
   lg_diag d;
   lg_diag_clear(&d);
   if (o->out && lg_out_open(&k->out, o->out, &d) != LG_OK) return cli_report_io(&d);
@@ -71,14 +71,12 @@ int cli_sim_out_open(const cli_opts *o, cli_sim_out *k) {
     lg_out_abort(&k->out);
     return cli_report_io(&d);
   }
-  if (o->plot && !(k->plot = cli_plot_begin())) {
+  int rc = o->plot ? cli_plot_open(o, lm, s, &k->plot) : CLI_EXIT_OK;
+  if (rc != CLI_EXIT_OK) {
     lg_out_abort(&k->out);
     lg_out_abort(&k->pic);
-    fprintf(stderr, "lagrange simulate: cannot create a temporary file for the plot: %s\n",
-            strerror(errno));
-    return CLI_EXIT_MODEL;
   }
-  return CLI_EXIT_OK;
+  return rc;
 }
 
 /* "x.csv" -> "x.partial.csv"; any other name gets ".partial.csv" added. */
@@ -95,7 +93,7 @@ static char *partial_name(const char *target) {
 
 /* A failed run never leaves FILE: its rows go to FILE.partial.csv. */
 static int keep_partial(const cli_opts *o, cli_sim_out *k, int rc) {
-  if (!o->out || lg_out_direct(&k->out)) {
+  if (!o->out || o->no_csv || lg_out_direct(&k->out)) {
     lg_out_abort(&k->out); /* stdout or a device: the rows are already there */
     return rc;
   }
@@ -111,10 +109,10 @@ static int keep_partial(const cli_opts *o, cli_sim_out *k, int rc) {
   return rc;
 }
 
-int cli_sim_out_finish(const cli_opts *o, cli_sim_out *k, const num_system *s, int rc) {
-  if (rc == CLI_EXIT_OK && k->plot && !cli_plot_draw(k->plot, o->plot, fileno(k->pic.f), s))
+int cli_sim_out_finish(const cli_opts *o, cli_sim_out *k, lang_model *lm, int rc) {
+  if (rc == CLI_EXIT_OK && k->plot && !cli_plot_draw(k->plot, o->plot, fileno(k->pic.f), lm))
     rc = CLI_EXIT_MODEL;
-  if (k->plot) fclose(k->plot);
+  cli_plot_free(k->plot);
   k->plot = NULL;
   if (rc != CLI_EXIT_OK) {
     lg_out_abort(&k->pic);
@@ -122,7 +120,7 @@ int cli_sim_out_finish(const cli_opts *o, cli_sim_out *k, const num_system *s, i
   }
   lg_out *all[2];
   size_t n = 0;
-  if (o->out) all[n++] = &k->out;
+  if (o->out && !o->no_csv) all[n++] = &k->out;
   if (o->plot) all[n++] = &k->pic;
   lg_diag d;
   lg_diag_clear(&d);

@@ -1,16 +1,21 @@
-/* cli_plot.c - `simulate --plot FILE`: an SVG, PNG or PDF through gnuplot.
+/* cli_plot.c - `--plot FILE`: an SVG, PNG or PDF through gnuplot, one
+ * panel per group: coordinates, rates, the energy error relative to the
+ * energy scale, the constraint residuals (log scale), and with
+ * `--plot-xy P` the track of points seen from above.
  *
  * gnuplot is started with posix_spawnp and a fixed argument vector (no
  * shell). Its script comes on its standard input from an anonymous
- * temporary file: the rows as a datablock ($data), then the commands. The
- * picture goes to gnuplot's standard output, which is the output file's
- * descriptor (see cli_output.c), so no file name is ever pasted into the
- * script and a name like "x'; system 'touch pwned" is just a name.
+ * temporary file: the rows as a datablock ($data), then the commands
+ * (written at the end, when the energy scale is known). The picture goes
+ * to gnuplot's standard output, which is the output file's descriptor (see
+ * cli_output.c), so no file name is ever pasted into the script and a name
+ * like "x'; system 'touch pwned" is just a name.
  */
 #include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,45 +43,237 @@ static int terminal_index(const char *path) {
 
 int cli_plot_supported(const char *path) { return terminal_index(path) >= 0; }
 
-/* ---- the script ------------------------------------------------------------------------ */
-FILE *cli_plot_begin(void) {
-  FILE *f = tmpfile(); /* anonymous: nothing to remove, even after a signal */
-  if (f) fputs("$data << EOD\n", f);
-  return f;
+/* ---- the plot's state ------------------------------------------------------------------- */
+struct cli_plot {
+  FILE *script;
+  const num_system *s;
+  unsigned char *show;   /* 2n: coordinate i, rate i (n + i) drawn */
+  int *xy;               /* nxy points for --plot-xy */
+  size_t nxy;
+  num_scene *scene;      /* positions for --plot-xy */
+  double *work, *res;
+  double E0W0, E0, maxT, maxV;
+  long rows;
+};
+
+/* Trim blanks: [*a, *b) is the item. */
+static void trim(const char **a, const char **b) {
+  while (*a < *b && (**a == ' ' || **a == '\t')) (*a)++;
+  while (*b > *a && ((*b)[-1] == ' ' || (*b)[-1] == '\t')) (*b)--;
 }
 
+/* "x, theta'" -> show[]; an unknown name is a usage error naming the valid ones. */
+static int pick_vars(const char *text, const num_system *s, unsigned char *show) {
+  size_t n = s->n;
+  for (const char *p = text; *p;) {
+    const char *end = strchr(p, ',');
+    if (!end) end = p + strlen(p);
+    const char *a = p, *b = end;
+    trim(&a, &b);
+    int primes = b > a && b[-1] == '\'';
+    size_t len = (size_t)(b - a) - (size_t)primes, i = 0;
+    for (; i < n; i++)
+      if (strlen(s->coord_names[i]) == len && !strncmp(a, s->coord_names[i], len)) break;
+    if (i == n || len == 0) {
+      fprintf(stderr, "lagrange: --plot-vars: unknown variable '%.*s' (the variables are",
+              (int)(b - a), a);
+      for (size_t k = 0; k < n; k++) fprintf(stderr, " %s", s->coord_names[k]);
+      fprintf(stderr, " and their rates");
+      for (size_t k = 0; k < n; k++) fprintf(stderr, " %s'", s->coord_names[k]);
+      fputs(")\n", stderr);
+      return 0;
+    }
+    show[primes * n + i] = 1;
+    p = *end ? end + 1 : end;
+  }
+  return 1;
+}
+
+/* "P, Q" -> point indices; an unknown point is a usage error naming them. */
+static int pick_points(const char *text, lang_model *lm, cli_plot *pl) {
+  mech_model *mm = lm->mech;
+  for (const char *p = text; *p;) {
+    const char *end = strchr(p, ',');
+    if (!end) end = p + strlen(p);
+    const char *a = p, *b = end;
+    trim(&a, &b);
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(b - a < 127 ? b - a : 127), a);
+    int k = mech_point_index(mm, name);
+    if (k < 0) {
+      fprintf(stderr, "lagrange: --plot-xy: unknown point '%s' (the points are", name);
+      for (size_t i = 0; i < mech_npoints(mm); i++)
+        fprintf(stderr, " %s", mech_point_name(mm, i));
+      fputs(")\n", stderr);
+      return 0;
+    }
+    pl->xy[pl->nxy++] = k;
+    p = *end ? end + 1 : end;
+  }
+  return 1;
+}
+
+static int plot_scene(const cli_opts *o, lang_model *lm, cli_plot *pl) {
+  lg_diag d;
+  lg_diag_clear(&d);
+  if (num_scene_build(lm->mech, o->set, o->nset, &pl->scene, &d) != LG_OK) {
+    cli_report(&d, lm, o->model);
+    return CLI_EXIT_MODEL;
+  }
+  pl->work = num_scene_work(pl->scene);
+  pl->res = lg_calloc(pl->scene->nout + 1, sizeof *pl->res);
+  return pl->work && pl->res ? CLI_EXIT_OK : CLI_EXIT_MODEL;
+}
+
+int cli_plot_open(const cli_opts *o, lang_model *lm, const num_system *s, cli_plot **out) {
+  *out = NULL;
+  cli_plot *pl = lg_calloc(1, sizeof *pl);
+  if (!pl) return CLI_EXIT_MODEL;
+  pl->s = s;
+  pl->show = lg_calloc(2 * s->n + 1, 1);
+  pl->xy = lg_calloc(mech_npoints(lm->mech) + strlen(o->plot_xy ? o->plot_xy : "") + 1,
+                     sizeof *pl->xy);
+  int rc = pl->show && pl->xy ? CLI_EXIT_OK : CLI_EXIT_MODEL;
+  if (rc == CLI_EXIT_OK && o->plot_vars && !pick_vars(o->plot_vars, s, pl->show))
+    rc = CLI_EXIT_USAGE;
+  if (rc == CLI_EXIT_OK && !o->plot_vars) memset(pl->show, 1, 2 * s->n);
+  if (rc == CLI_EXIT_OK && o->plot_xy && !pick_points(o->plot_xy, lm, pl)) rc = CLI_EXIT_USAGE;
+  if (rc == CLI_EXIT_OK && pl->nxy) rc = plot_scene(o, lm, pl);
+  if (rc == CLI_EXIT_OK && !(pl->script = tmpfile())) { /* anonymous: nothing to remove */
+    fprintf(stderr, "lagrange: cannot create a temporary file for the plot: %s\n",
+            strerror(errno));
+    rc = CLI_EXIT_MODEL;
+  }
+  if (rc != CLI_EXIT_OK) {
+    cli_plot_free(pl);
+    return rc;
+  }
+  fputs("$data << EOD\n", pl->script);
+  *out = pl;
+  return CLI_EXIT_OK;
+}
+
+void cli_plot_free(cli_plot *pl) {
+  if (!pl) return;
+  if (pl->script) fclose(pl->script);
+  num_scene_free(pl->scene);
+  lg_free(pl->work);
+  lg_free(pl->res);
+  lg_free(pl->show);
+  lg_free(pl->xy);
+  lg_free(pl);
+}
+
+/* ---- the rows: t, q, q', T, V, E, C1..Cm, W, then x, y of each --plot-xy point ---- */
+void cli_plot_row(cli_plot *pl, const num_sim_point *p) {
+  const num_system *s = pl->s;
+  FILE *f = pl->script;
+  fprintf(f, "%.12g", p->t);
+  for (size_t i = 0; i < s->n; i++) fprintf(f, ",%.12g", p->q[i]);
+  for (size_t i = 0; i < s->n; i++) fprintf(f, ",%.12g", p->qd[i]);
+  fprintf(f, ",%.12g,%.12g,%.17g", p->T, p->V, p->E);
+  for (size_t r = 0; r < s->m; r++) fprintf(f, ",%.6g", p->C[r]);
+  fprintf(f, ",%.17g", p->W);
+  if (pl->nxy) num_scene_eval(pl->scene, pl->work, p->t, p->q, pl->res);
+  for (size_t k = 0; k < pl->nxy; k++)
+    fprintf(f, ",%.10g,%.10g", pl->res[3 * pl->xy[k]], pl->res[3 * pl->xy[k] + 1]);
+  fputc('\n', f);
+  if (pl->rows++ == 0) {
+    pl->E0W0 = p->E - p->W;
+    pl->E0 = fabs(p->E);
+  }
+  if (fabs(p->T) > pl->maxT) pl->maxT = fabs(p->T);
+  if (fabs(p->V) > pl->maxV) pl->maxV = fabs(p->V);
+}
+
+/* ---- the commands ------------------------------------------------------------------------ */
 /* A column title: the names are identifiers, but never trust a quote. */
-static void title(FILE *f, const char *name) {
+static void title(FILE *f, const char *name, const char *suffix) {
   fputs(" title '", f);
   for (const char *p = name; *p; p++)
     if (*p != '\'' && *p != '\\' && (unsigned char)*p >= 0x20) fputc(*p, f);
+  fputs(suffix, f);
   fputc('\'', f);
 }
 
-static void commands(FILE *f, int term, const num_system *s) {
-  size_t n = s->n, m = s->m;
-  int h = m ? 900 : 640;
+/* One panel of the chosen coordinates (rates = 0) or rates (1). */
+static void var_panel(FILE *f, const cli_plot *pl, int rates) {
+  size_t n = pl->s->n, k = 0;
+  fprintf(f, "set title '%s'\nset ylabel '%s'\nplot ", rates ? "rates" : "coordinates",
+          rates ? "q'" : "q");
+  for (size_t i = 0; i < n; i++) {
+    if (!pl->show[rates * n + i]) continue;
+    fprintf(f, "%s$data using 1:%zu with lines", k++ ? ", " : "", 2 + rates * n + i);
+    title(f, pl->s->coord_names[i], rates ? "''" : "");
+  }
+  fputc('\n', f);
+}
+
+/* ((E - W) - (E0 - W0)) / scale, scale = max(|E0|, max |T|, max |V|). */
+static void energy_panel(FILE *f, const cli_plot *pl) {
+  size_t n = pl->s->n, m = pl->s->m;
+  double scale = pl->E0;
+  if (pl->maxT > scale) scale = pl->maxT;
+  if (pl->maxV > scale) scale = pl->maxV;
+  if (scale > 0)
+    fputs("set title 'energy error: ((E - W) - (E0 - W0)) / max(|E0|, |T|, |V|)'\n"
+          "set ylabel 'relative'\n", f);
+  else
+    fputs("set title 'energy error: (E - W) - (E0 - W0)'\nset ylabel 'absolute'\n", f);
+  fputs("set format y '%.1e'\n", f);
+  fprintf(f, "plot $data using 1:((column(%zu) - column(%zu) - (%.17g)) / %.17g) with lines "
+             "title 'E - W'\nset format y '%% g'\n",
+          2 * n + 4, 2 * n + 5 + m, pl->E0W0, scale > 0 ? scale : 1.0);
+}
+
+/* |C_i| on a log scale; exact zeros are drawn at 1e-17. */
+static void residual_panel(FILE *f, const cli_plot *pl) {
+  size_t n = pl->s->n, m = pl->s->m;
+  fputs("set title 'constraint residuals'\nset ylabel '|C|'\nset logscale y\n"
+        "set format y '10^{%T}'\nplot ", f);
+  for (size_t r = 0; r < m; r++) {
+    size_t col = 2 * n + 5 + r;
+    fprintf(f, "%s$data using 1:(abs(column(%zu)) > 1e-17 ? abs(column(%zu)) : 1e-17) "
+               "with lines title 'C%zu'", r ? ", " : "", col, col, r + 1);
+  }
+  fputs("\nunset logscale y\nset format y '% g'\n", f);
+}
+
+/* The tracks of the --plot-xy points, x against y, equal scales. */
+static void xy_panel(FILE *f, const cli_plot *pl, lang_model *lm) {
+  size_t base = 2 * pl->s->n + 6 + pl->s->m;
+  fputs("set title 'seen from above'\nset xlabel 'x'\nset ylabel 'y'\nset size ratio -1\nplot ", f);
+  for (size_t k = 0; k < pl->nxy; k++) {
+    fprintf(f, "%s$data using %zu:%zu with lines", k ? ", " : "", base + 2 * k,
+            base + 2 * k + 1);
+    title(f, mech_point_name(lm->mech, (size_t)pl->xy[k]), "");
+  }
+  fputs("\nset size noratio\nset xlabel 't'\n", f);
+}
+
+static int count_panels(const cli_plot *pl, int *has) {
+  size_t n = pl->s->n;
+  has[0] = has[1] = 0;
+  for (size_t i = 0; i < n; i++) {
+    has[0] |= pl->show[i];
+    has[1] |= pl->show[n + i];
+  }
+  return has[0] + has[1] + 1 + (pl->s->m > 0) + (pl->nxy > 0);
+}
+
+static void commands(cli_plot *pl, int term, lang_model *lm) {
+  FILE *f = pl->script;
+  int has[2], panels = count_panels(pl, has), h = 260 * panels + (pl->nxy ? 200 : 0);
   fputs("EOD\nset terminal ", f);
   if (term == 2) fprintf(f, terminals[term].terminal, h / 100.0); /* inches */
   else fprintf(f, terminals[term].terminal, h);
   fprintf(f, "\nset datafile separator ','\nset key outside right\nset grid\n"
-             "set multiplot layout %d,1\nset xlabel 't'\n", m ? 3 : 2);
-  fputs("set title 'coordinates'\nset ylabel 'q'\nplot ", f);
-  for (size_t i = 0; i < n; i++) {
-    fprintf(f, "%s$data using 1:%zu with lines", i ? ", " : "", i + 2);
-    title(f, s->coord_names[i]);
-  }
-  fprintf(f, "\nset title 'energy'\nset ylabel 'E = T + V'\n"
-             "plot $data using 1:%zu with lines title 'T', $data using 1:%zu with lines "
-             "title 'V', $data using 1:%zu with lines title 'E'\n",
-          2 * n + 2, 2 * n + 3, 2 * n + 4);
-  if (m) {
-    fputs("set title 'constraint residuals'\nset ylabel 'C'\nset format y '%.1e'\nplot ", f);
-    for (size_t r = 0; r < m; r++)
-      fprintf(f, "%s$data using 1:%zu with lines title 'C%zu'", r ? ", " : "", 2 * n + 5 + r,
-              r + 1);
-    fputc('\n', f);
-  }
+             "set multiplot layout %d,1\nset xlabel 't'\n", panels);
+  if (has[0]) var_panel(f, pl, 0);
+  if (has[1]) var_panel(f, pl, 1);
+  energy_panel(f, pl);
+  if (pl->s->m) residual_panel(f, pl);
+  if (pl->nxy) xy_panel(f, pl, lm);
   fputs("unset multiplot\n", f);
 }
 
@@ -110,23 +307,23 @@ static void first_lines(FILE *err, char *buf, size_t n) {
     if (*p == '\n') *p = p[1] ? ' ' : 0;
 }
 
-int cli_plot_draw(FILE *script, const char *path, int out_fd, const num_system *s) {
+int cli_plot_draw(cli_plot *pl, const char *path, int out_fd, lang_model *lm) {
   int term = terminal_index(path), status = 0, e = EIO;
-  FILE *err = tmpfile();
-  if (term >= 0 && err) commands(script, term, s);
+  FILE *err = tmpfile(), *script = pl->script;
+  if (term >= 0 && err) commands(pl, term, lm);
   if (term >= 0 && err && fflush(script) == 0 && !ferror(script) &&
       lseek(fileno(script), 0, SEEK_SET) == 0)
     e = spawn_gnuplot(fileno(script), out_fd, fileno(err), &status);
   if (e == ENOENT) {
-    fprintf(stderr, "lagrange simulate: cannot draw '%s': gnuplot is not installed "
+    fprintf(stderr, "lagrange: cannot draw '%s': gnuplot is not installed "
                     "(apt-get install gnuplot-nox, or run scripts/install-deps.sh)\n", path);
   } else if (e) {
-    fprintf(stderr, "lagrange simulate: cannot draw '%s': cannot run gnuplot: %s\n", path,
+    fprintf(stderr, "lagrange: cannot draw '%s': cannot run gnuplot: %s\n", path,
             strerror(e));
   } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     char msg[400];
     first_lines(err, msg, sizeof msg);
-    fprintf(stderr, "lagrange simulate: gnuplot could not draw '%s': %s\n", path,
+    fprintf(stderr, "lagrange: gnuplot could not draw '%s': %s\n", path,
             msg[0] ? msg : "it failed without a message");
     e = EIO;
   }

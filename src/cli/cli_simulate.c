@@ -18,7 +18,9 @@ static double wall_now(void) {
 
 /* ---- output rows ---------------------------------------------------------------------- */
 typedef struct sink {
-  FILE *csv, *plot;
+  FILE *csv;
+  cli_plot *plot;
+  cli_sim_client *client;
   const num_system *s;
   double start, last_report, tf;
   int tty;
@@ -47,9 +49,10 @@ static void row(FILE *f, const num_system *s, const num_sim_point *p) {
 
 static int on_output(void *ud, const num_sim_point *p) {
   sink *k = ud;
-  if (ferror(k->csv)) return 1; /* a failed write stops the run; reported at the end */
+  if (k->csv && ferror(k->csv)) return 1; /* a failed write stops the run; reported at the end */
   if (k->csv) row(k->csv, k->s, p);
-  if (k->plot) row(k->plot, k->s, p);
+  if (k->plot) cli_plot_row(k->plot, p);
+  if (k->client && k->client->row(k->client, p)) return 1;
   double now = wall_now();
   if (k->tty && now - k->start > 1 && now - k->last_report > 0.2) {
     fprintf(stderr, "\rsimulating: t = %-12.6g (%3.0f%%)", p->t, 100 * p->t / k->tf);
@@ -100,27 +103,49 @@ static int report_failure(const cli_opts *o, const lang_model *lm, const mech_eo
   return cli_report(d, lm, o->model);
 }
 
-static int run_sim(const cli_opts *o, const cli_sim *S, double *q, double *qd) {
+/* The CSV, the plot and the client, ready for rows. */
+static int open_outputs(const cli_opts *o, lang_model *lm, const num_system *s,
+                        const num_sim_opts *so, cli_sim_client *client, sink *k,
+                        cli_sim_out *out) {
+  *k = (sink){.s = s, .tf = so->tf, .tty = isatty(2), .client = client};
+  int rc = cli_sim_out_open(o, lm, s, out);
+  if (rc != CLI_EXIT_OK) return rc;
+  if (client && (rc = client->start(client, o, lm, s, so->t0, so->tf)) != CLI_EXIT_OK) {
+    cli_sim_out_finish(o, out, lm, rc);
+    return rc;
+  }
+  k->csv = out->csv;
+  k->plot = out->plot;
+  if (k->csv) header(k->csv, s);
+  k->start = wall_now();
+  return CLI_EXIT_OK;
+}
+
+/* After the run: the plot and CSV, then the client. */
+static int close_outputs(const cli_opts *o, lang_model *lm, cli_sim_client *client,
+                         cli_sim_out *out, int rc) {
+  rc = cli_sim_out_finish(o, out, lm, rc);
+  return client ? client->finish(client, rc) : rc;
+}
+
+static int run_sim(const cli_opts *o, const cli_sim *S, double *q, double *qd,
+                   cli_sim_client *client) {
   const num_system *s = S->s;
   const num_sim_opts so = S->so;
   int rc = CLI_EXIT_OK;
-  sink k = {.s = s, .tf = so.tf, .tty = isatty(2)};
+  sink k;
   cli_sim_out out;
-  if ((rc = cli_sim_out_open(o, &out)) != CLI_EXIT_OK) return rc;
-  k.csv = out.csv;
-  k.plot = out.plot;
-  header(k.csv, s);
-  k.start = wall_now();
+  if ((rc = open_outputs(o, S->lm, s, &so, client, &k, &out)) != CLI_EXIT_OK) return rc;
   num_sim_stats st;
   lg_diag d;
   lg_diag_clear(&d);
   lg_status status = num_simulate(s, &so, q, qd, on_output, &k, &st, &d);
   summary(o, s, &so, &st, wall_now() - k.start, k.tty);
   if (status != LG_OK) rc = report_failure(o, S->lm, S->e, s, &st, &d);
-  return cli_sim_out_finish(o, &out, s, rc);
+  return close_outputs(o, S->lm, client, &out, rc);
 }
 
-static int integrate(const cli_opts *o, cli_sim *S) {
+static int integrate(const cli_opts *o, cli_sim *S, cli_sim_client *client) {
   size_t n = S->s->n;
   double *q = lg_malloc((2 * n + 1) * sizeof *q), *qd = q ? q + n : NULL;
   if (!q) return CLI_EXIT_MODEL;
@@ -133,7 +158,7 @@ static int integrate(const cli_opts *o, cli_sim *S) {
   lg_str_free(&msg);
   if (rc == CLI_EXIT_OK) {
     cli_sim_accelerate(o, S);
-    rc = run_sim(o, S, q, qd);
+    rc = run_sim(o, S, q, qd, client);
   }
   lg_free(q);
   return rc;
@@ -141,7 +166,7 @@ static int integrate(const cli_opts *o, cli_sim *S) {
 
 /* Kane's equations in their own state [q; u]: the initial speeds come from
  * the initial q' through the kinematical equations. */
-static int integrate_kane(const cli_opts *o, cli_sim *S) {
+static int integrate_kane(const cli_opts *o, cli_sim *S, cli_sim_client *client) {
   lang_model *lm = S->lm;
   const mech_kane *k = S->k;
   const num_system *s = S->s;
@@ -162,13 +187,9 @@ static int integrate_kane(const cli_opts *o, cli_sim *S) {
     rc = cli_report(&d, lm, o->model);
   } else {
     double *q = lm->q0;
-    sink snk = {.s = s, .tf = so.tf, .tty = isatty(2)};
+    sink snk;
     cli_sim_out out;
-    if ((rc = cli_sim_out_open(o, &out)) == CLI_EXIT_OK) {
-      snk.csv = out.csv;
-      snk.plot = out.plot;
-      header(snk.csv, s);
-      snk.start = wall_now();
+    if ((rc = open_outputs(o, lm, s, &so, client, &snk, &out)) == CLI_EXIT_OK) {
       num_sim_stats st;
       lg_diag_clear(&d);
       double *u0 = lg_calloc(ks->p + 1, sizeof *u0); /* Kane's speeds over time */
@@ -182,7 +203,7 @@ static int integrate_kane(const cli_opts *o, cli_sim *S) {
       lg_free(u0);
       summary(o, s, &so, &st, wall_now() - snk.start, snk.tty);
       if (status != LG_OK) rc = report_failure(o, lm, S->e, s, &st, &d);
-      rc = cli_sim_out_finish(o, &out, s, rc);
+      rc = close_outputs(o, lm, client, &out, rc);
     }
     num_kane_result_free(&r);
   }
@@ -191,12 +212,14 @@ static int integrate_kane(const cli_opts *o, cli_sim *S) {
   return rc;
 }
 
-int cli_simulate(const cli_opts *o) {
+int cli_simulate(const cli_opts *o) { return cli_simulate_with(o, NULL); }
+
+int cli_simulate_with(const cli_opts *o, cli_sim_client *client) {
   cli_sim S;
   int rc = cli_sim_load(o, "simulate", &S);
   if (rc != CLI_EXIT_OK) return rc;
   rc = cli_sim_options(o, &S);
-  if (rc == CLI_EXIT_OK) rc = S.k ? integrate_kane(o, &S) : integrate(o, &S);
+  if (rc == CLI_EXIT_OK) rc = S.k ? integrate_kane(o, &S, client) : integrate(o, &S, client);
   cli_sim_free(&S);
   return rc;
 }

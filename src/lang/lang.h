@@ -15,6 +15,15 @@
  * (lang_scalar_of_text); layer-internal. */
 typedef struct lang_scope lang_scope;
 
+/* A `draw` statement (README: extensions of the model language): what the
+ * animation shows beyond its default. */
+typedef enum lang_draw_kind { LANG_DRAW_SEGMENT, LANG_DRAW_TRAIL } lang_draw_kind;
+typedef struct lang_draw {
+  lang_draw_kind kind;
+  int p, q;             /* point indices (q: SEGMENT only) */
+  int line, col;
+} lang_draw;
+
 typedef struct lang_model {
   char *file;           /* path as given (for diagnostics) */
   sym_ctx *ctx;
@@ -35,6 +44,8 @@ typedef struct lang_model {
   char **notes;         /* remarks for stderr (e.g. dropped zero rows) */
   size_t nnotes;
   lang_scope *scope;    /* every declared name (owned) */
+  lang_draw *draws;     /* `draw` statements in file order (owned) */
+  size_t ndraws;
 } lang_model;
 
 /* Read and build a model. On error returns LG_ERR_MODEL (or IO/NOMEM)

@@ -39,7 +39,8 @@ enum {
   X(FRAME, "frame") X(POINT, "point") X(PARTICLE, "particle") X(BODY, "body")   \
   X(GRAVITY, "gravity") X(FORCE, "force") X(TORQUE, "torque")                   \
   X(CONSTRAINT, "constraint") X(SPEEDS, "speeds") X(KINEMATICS, "kinematics")   \
-  X(DEPENDENT, "dependent") X(INITIAL, "initial") X(SIMULATE, "simulate")
+  X(DEPENDENT, "dependent") X(INITIAL, "initial") X(SIMULATE, "simulate")         \
+  X(DRAW, "draw")
 
 /* The functions. The elementary ones (sin ... sign) are the symbolic core's
  * own table, SYM_FUNCS in sym.h, so that lang_func and sym_fn agree on them
@@ -211,6 +212,7 @@ struct lang_stmt {
     struct { lang_equation *v; size_t n; } kinematics; /* KINEMATICS */
     struct { lang_init *v; size_t n; } initial;       /* INITIAL */
     struct { lang_expr *start, *stop, *step; } simulate; /* SIMULATE; step may be NULL */
+    struct { lang_ident what; lang_ident *v; size_t n; } draw; /* DRAW: segment P Q, trail P, Q */
   } u;
 };
 

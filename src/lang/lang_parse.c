@@ -732,6 +732,31 @@ static bool simulate_stmt(parser *P, lang_stmt *st) {
   return true;
 }
 
+/* draw segment P Q / draw trail P, Q: what the animation shows besides
+ * its default (README: extensions of the model language). */
+static bool draw_stmt(parser *P, lang_stmt *st) {
+  static const char usage[] = "draw segment P Q, or draw trail P";
+  lang_ident *w = &st->u.draw.what;
+  if (!ident(P, "'segment' or 'trail'", w)) return false;
+  int segment = !strcmp(w->text, "segment");
+  if (!segment && strcmp(w->text, "trail"))
+    return fail_at(P, w->line, w->col, usage, "unknown drawing '%.40s' (draw segment or draw "
+                   "trail)", w->text), false;
+  size_t mark = P->stack.len;
+  for (;;) {
+    lang_ident id;
+    if (!ident(P, "a point name", &id) || !push(P, &id, sizeof id)) return false;
+    if (accept(P, ',')) continue;
+    if (P->tok.kind != LANG_TK_NAME) break;
+  }
+  if (!at_end(P)) return expected(P, usage, "a point name or the end of the statement"), false;
+  st->u.draw.v = pop(P, mark, sizeof(lang_ident), &st->u.draw.n);
+  if (st->u.draw.v && segment && st->u.draw.n != 2)
+    return fail_at(P, w->line, w->col, usage, "'draw segment' joins two points, found %zu",
+                   st->u.draw.n), false;
+  return st->u.draw.v != NULL;
+}
+
 /* ---- statements: dispatch ------------------------------------------------------- */
 typedef bool (*stmt_parser)(parser *, lang_stmt *);
 
@@ -745,7 +770,8 @@ static const stmt_parser body_of[LANG_STMT_COUNT] = {
     [LANG_STMT_TORQUE] = load_stmt,           [LANG_STMT_CONSTRAINT] = constraint_stmt,
     [LANG_STMT_SPEEDS] = names_stmt,          [LANG_STMT_KINEMATICS] = kinematics_stmt,
     [LANG_STMT_DEPENDENT] = names_stmt,
-    [LANG_STMT_INITIAL] = initial_stmt,       [LANG_STMT_SIMULATE] = simulate_stmt};
+    [LANG_STMT_INITIAL] = initial_stmt,       [LANG_STMT_SIMULATE] = simulate_stmt,
+    [LANG_STMT_DRAW] = draw_stmt};
 
 static const char stmt_hint[] =
     "a statement starts with a keyword such as 'frame', or assigns a name: r = ...";

@@ -147,6 +147,7 @@ void lang_model_free(lang_model *m) {
   lg_free(m->qd0);
   lg_free(m->u0);
   lg_free(m->u0_set);
+  lg_free(m->draws);
   lg_free(m->file);
   lg_free(m);
 }

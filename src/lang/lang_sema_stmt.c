@@ -311,6 +311,17 @@ static int location(sema *S, const lang_stmt *st, mech_vec *pos) {
   return 1;
 }
 
+/* The point a location starts from, as written (`C + l*A.y` -> C), for
+ * the animation's segments; -1 when it does not start with a point name.
+ * The descent follows first operands of sums only: bounded by the tree's
+ * depth limit. */
+static int located_from(sema *S, const lang_expr *e) {
+  while (e && e->kind == LANG_EXPR_SUM) e = e->u.chain.terms[0].e;
+  if (!e || e->kind != LANG_EXPR_NAME) return -1;
+  sema_entry *en = sema_lookup(S, e->u.name);
+  return en && en->kind == SEMA_POINT ? en->index : -1;
+}
+
 static lg_status point(sema *S, const lang_stmt *st) {
   const lang_named *d = &st->u.named;
   mech_vec pos = mech_vec_zero();
@@ -325,6 +336,7 @@ static lg_status point(sema *S, const lang_stmt *st) {
   sema_entry *en = sema_declare(S, d->name.text, SEMA_POINT, d->name.line, d->name.col);
   if (!en) return LG_ERR_MODEL;
   mech_point_set_pos(S->m, p, pos);
+  mech_point_set_from(S->m, (size_t)p, S->npoints > 0 ? located_from(S, d->value) : -1);
   en->index = p;
   S->npoints++;
   return LG_OK;
@@ -422,6 +434,28 @@ static lg_status torque(sema *S, const lang_stmt *st) {
   return LG_OK;
 }
 
+/* ---- draw (the animation) -------------------------------------------------------------- */
+static lg_status draw(sema *S, const lang_stmt *st) {
+  lang_model *lm = S->out;
+  int segment = !strcmp(st->u.draw.what.text, "segment");
+  int pts[2] = {-1, -1};
+  for (size_t i = 0; i < st->u.draw.n; i++) {
+    const lang_ident *id = &st->u.draw.v[i];
+    int p = named(S, id, SEMA_POINT, "point");
+    if (p < 0 && !S->diag->hint[0]) lg_diag_hint(S->diag, "draw names points: draw trail P");
+    if (p < 0) return LG_ERR_MODEL;
+    if (segment && i < 2) pts[i] = p;
+    if (segment && i < 1) continue;
+    lang_draw d = {segment ? LANG_DRAW_SEGMENT : LANG_DRAW_TRAIL, segment ? pts[0] : p,
+                   segment ? pts[1] : -1, st->line, st->col};
+    lang_draw *v = lg_realloc(lm->draws, (lm->ndraws + 1) * sizeof *v);
+    if (!v) return LG_ERR_NOMEM;
+    lm->draws = v;
+    lm->draws[lm->ndraws++] = d;
+  }
+  return LG_OK;
+}
+
 /* ---- dispatch --------------------------------------------------------------------------- */
 /* What each statement's expressions are, for messages about them. */
 static const char *what_of(const lang_stmt *st) {
@@ -466,6 +500,7 @@ lg_status sema_statement(sema *S, const lang_stmt *st) {
   case LANG_STMT_KINEMATICS: return sema_kinematics(S, st);
   case LANG_STMT_INITIAL: return sema_initial(S, st);
   case LANG_STMT_SIMULATE: return sema_simulate(S, st);
+  case LANG_STMT_DRAW: return draw(S, st);
   default: return LG_OK;
   }
 }

@@ -138,6 +138,29 @@ int mech_has_energy_terms(const mech_model *m); /* T, V, gravity, bodies, partic
  * grow)? Then the model is incomplete. */
 int mech_model_oom(const mech_model *m);
 
+/* ---- what there is to draw (mech_scene.c) ------------------------------------------ */
+size_t mech_npoints(const mech_model *m);
+const char *mech_point_name(const mech_model *m, size_t i);
+/* The point that `point` was located from (-1 for the origin or when not
+ * known); the language sets it to the point its location starts from. */
+int mech_point_from(const mech_model *m, size_t point);
+void mech_point_set_from(mech_model *m, size_t point, int from);
+/* Index of the point named `name`, or -1. */
+int mech_point_index(const mech_model *m, const char *name);
+size_t mech_nparticles(const mech_model *m);
+int mech_particle_point(const mech_model *m, size_t i);
+size_t mech_nbodies(const mech_model *m);
+/* Body i: its frame, mass centre, mass and inertia (Ixx Iyy Izz Ixy Iyz Izx,
+ * any pointer may be NULL). */
+void mech_body_info(const mech_model *m, size_t i, int *frame, int *point,
+                    const sym_node **mass, const sym_node **inertia);
+const char *mech_frame_name(const mech_model *m, int frame);
+/* res[9] (row-major): v_frame = res v_inertial; 0 on OOM. */
+int mech_frame_rotation(mech_model *m, int frame, const sym_node **res);
+/* The gravity vector's measure numbers in the inertial frame (zeros without
+ * gravity); 0 on OOM. */
+int mech_gravity_inertial(mech_model *m, const sym_node **res);
+
 /* ---- numeric parameter values ------------------------------------------------------ */
 /* name=value overrides (--set) for parameters and inputs */
 typedef struct mech_setting {

@@ -16,7 +16,8 @@ typedef struct mech_frame {
   const sym_node *angle;
 } mech_frame;
 
-typedef struct mech_point { const char *name; mech_vec pos; mech_vec vel; int vel_done; } mech_point;
+/* from: the point it was located from (-1: the origin, or not known) */
+typedef struct mech_point { const char *name; mech_vec pos; mech_vec vel; int vel_done; int from; } mech_point;
 typedef struct mech_particle { int point; const sym_node *mass; } mech_particle;
 typedef struct mech_body {
   int frame, point;

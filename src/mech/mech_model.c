@@ -211,6 +211,7 @@ mech_vec mech_frame_angvel(mech_model *m, int frame) {
 int mech_add_point(mech_model *m, const char *name, int from, mech_vec offset) {
   mech_point p = {0};
   p.name = mech_strdup(m, name);
+  p.from = m->points.n == 0 ? -1 : from;
   p.pos = m->points.n == 0 ? mech_vec_zero()
                            : mech_vec_add(m, m->points.v[from].pos, offset);
   return p.name ? MECH_PUSH(m, m->points, p) : -1;

@@ -456,26 +456,33 @@ static void add_matrix(roots *r, const sym_matrix *m) {
   if (m) add_roots(r, m->e, m->rows * m->cols);
 }
 
+/* e or k may be NULL (mech_print_simplify takes one at a time) */
+static void add_printed_roots(roots *r, const mech_eom *e, const mech_kane *k) {
+  if (e) {
+    add_roots(r, &e->T, 1);
+    add_roots(r, &e->V, 1);
+    add_roots(r, e->p, e->n);
+  }
+  if (k) {
+    add_roots(r, k->udep_expr, k->ndep);
+    add_roots(r, k->kq, k->n);
+    add_matrix(r, k->M);
+    add_roots(r, k->C, k->p);
+    add_roots(r, k->F, k->p);
+    add_matrix(r, k->mass_matrix_full);
+    add_roots(r, k->forcing_full, k->n + k->p);
+  } else if (e) {
+    add_matrix(r, e->mass_matrix);
+    add_roots(r, e->f, e->n);
+    add_roots(r, e->gc, e->m);
+    add_matrix(r, e->mass_matrix_full);
+    add_roots(r, e->forcing_full, 2 * e->n + e->m);
+  }
+}
+
 static lg_status plan_sharing(writer *w, const mech_eom *e, const mech_kane *k) {
   roots r = {0};
-  add_roots(&r, &e->T, 1);
-  add_roots(&r, &e->V, 1);
-  add_roots(&r, e->p, e->n);
-  if (k) {
-    add_roots(&r, k->udep_expr, k->ndep);
-    add_roots(&r, k->kq, k->n);
-    add_matrix(&r, k->M);
-    add_roots(&r, k->C, k->p);
-    add_roots(&r, k->F, k->p);
-    add_matrix(&r, k->mass_matrix_full);
-    add_roots(&r, k->forcing_full, k->n + k->p);
-  } else {
-    add_matrix(&r, e->mass_matrix);
-    add_roots(&r, e->f, e->n);
-    add_roots(&r, e->gc, e->m);
-    add_matrix(&r, e->mass_matrix_full);
-    add_roots(&r, e->forcing_full, 2 * e->n + e->m);
-  }
+  add_printed_roots(&r, e, k);
   lg_status st = r.oom ? LG_ERR_NOMEM
                        : sym_share_plan(w->ctx, r.v, r.count, SHARE_MIN_CHARS, SHARE_BUDGET,
                                         &w->share);
@@ -549,9 +556,19 @@ int mech_print_wants_simplify(const sym_ctx *c, int kane) {
   return sym_ctx_node_count(c) < (kane ? 4u : 1u) * SIMPLIFY_MAX_NODES;
 }
 
-/* Every system is collected for reading (linear time); small ones are
- * also expanded first, where expansion finds cancellations. */
+/* Every system is collected for reading (linear time, but a large
+ * constant: the Whipple bicycle's Kane equations, 10^6 nodes, took 45 s);
+ * small ones are also expanded first, where expansion finds
+ * cancellations. Past COLLECT_MAX_DAG nodes the equations are printed as
+ * derived, their shared parts named. */
+enum { COLLECT_MAX_DAG = 200000 };
+
 void mech_print_simplify(mech_model *mm, mech_eom *e, mech_kane *k) {
+  roots r = {0};
+  add_printed_roots(&r, e, k);
+  size_t dag = r.oom ? SIZE_MAX : sym_dag_size_many(r.count, r.v);
+  lg_free(r.v);
+  if (dag > COLLECT_MAX_DAG) return;
   if (e) mech_eom_simplify(mm, e, mech_print_wants_simplify(mech_ctx(mm), 0) ? SIMPLIFY_MAX_DAG : 0);
   if (k) mech_kane_simplify(mm, k, mech_print_wants_simplify(mech_ctx(mm), 1) ? SIMPLIFY_MAX_DAG : 0);
 }

@@ -130,6 +130,28 @@ double num_aux_event(const num_aux *a, num_aux_work *w, double t, const double *
 /* "conservative: W = 0" or "work by dissipation D, ..." */
 void num_aux_describe(const num_aux *a, char *buf, size_t size);
 
+/* ---- the geometry (num_scene.c) -------------------------------------------------------
+ * Every point's position and every body's orientation in the inertial
+ * frame at (t, q), from one tape over [t, q, params]. Outputs: 3 per point
+ * (x, y, z in the inertial frame), from o_rot 9 per body (R, row-major:
+ * v_body = R v_inertial), from o_gravity the gravity vector (3), from
+ * o_mass 7 per body (mass, Ixx Iyy Izz Ixy Iyz Izx). Immutable. */
+typedef struct num_scene {
+  size_t n, np, npoints, nbodies, nin, nout;
+  size_t o_rot, o_gravity, o_mass;
+  double *params;
+  sym_tape *tape;
+} num_scene;
+
+lg_status num_scene_build(mech_model *mm, const num_setting *set, size_t nset,
+                          num_scene **out, lg_diag *diag);
+void num_scene_free(num_scene *sc);
+/* Scratch for num_scene_eval (lg_free it); NULL on OOM. */
+double *num_scene_work(const num_scene *sc);
+/* res[nout] at (t, q). */
+void num_scene_eval(const num_scene *sc, double *work, double t, const double *q,
+                    double *res);
+
 /* ---- integration ------------------------------------------------------------------- */
 typedef enum num_integrator {
   NUM_INT_ERK,      /* explicit Runge-Kutta, the table chosen by the tolerance */

@@ -30,6 +30,77 @@ static int all_finite(const double *x, size_t n) {
   return 1;
 }
 
+/* Cholesky solve of the column-major N x N matrix A (lower triangle read
+ * and overwritten) and b, in place; nonzero (1 + the column) when A is
+ * not positive definite. For the small matrices of most models the
+ * reference LAPACK's dposv costs several times its arithmetic in calls
+ * (dpotrf2's recursion, dtrsm, dsyrk, lsame, ilaenv): this plain loop is
+ * what a right-hand side call wants below SMALL_N (and small_lu below,
+ * for dgesv's dgetrf2, dtrsm, dgemm, dlaswp). */
+#define SMALL_N 24
+static lapack_int small_cholesky(size_t N, double *A, double *b) {
+  for (size_t j = 0; j < N; j++) {
+    double d = A[j * N + j];
+    for (size_t k = 0; k < j; k++) d -= A[k * N + j] * A[k * N + j];
+    if (!(d > 0)) return (lapack_int)j + 1;
+    double l = sqrt(d);
+    A[j * N + j] = l;
+    for (size_t i = j + 1; i < N; i++) {
+      double v = A[j * N + i];
+      for (size_t k = 0; k < j; k++) v -= A[k * N + i] * A[k * N + j];
+      A[j * N + i] = v / l;
+    }
+  }
+  for (size_t i = 0; i < N; i++) { /* L y = b */
+    double v = b[i];
+    for (size_t k = 0; k < i; k++) v -= A[k * N + i] * b[k];
+    b[i] = v / A[i * N + i];
+  }
+  for (size_t i = N; i-- > 0;) { /* L^T x = y */
+    double v = b[i];
+    for (size_t k = i + 1; k < N; k++) v -= A[i * N + k] * b[k];
+    b[i] = v / A[i * N + i];
+  }
+  return 0;
+}
+
+/* LU with partial pivoting (the first largest magnitude, as LAPACK's
+ * idamax picks) of the column-major N x N matrix A and the solve of b, in
+ * place, for N <= SMALL_N: dgesv's answer without its calls. Returns 0,
+ * or 1 + the first column whose pivot is exactly zero (dgetrf's info). */
+static lapack_int small_lu(size_t N, double *A, double *b) {
+  for (size_t j = 0; j < N; j++) {
+    size_t p = j;
+    for (size_t i = j + 1; i < N; i++)
+      if (fabs(A[j * N + i]) > fabs(A[j * N + p])) p = i;
+    if (A[j * N + p] == 0) return (lapack_int)j + 1;
+    if (p != j) {
+      for (size_t k = 0; k < N; k++) {
+        double x = A[k * N + j];
+        A[k * N + j] = A[k * N + p];
+        A[k * N + p] = x;
+      }
+      double x = b[j];
+      b[j] = b[p];
+      b[p] = x;
+    }
+    double inv = 1 / A[j * N + j];
+    for (size_t i = j + 1; i < N; i++) A[j * N + i] *= inv;
+    for (size_t k = j + 1; k < N; k++) {
+      double a = A[k * N + j];
+      if (a != 0)
+        for (size_t i = j + 1; i < N; i++) A[k * N + i] -= A[j * N + i] * a;
+    }
+    for (size_t i = j + 1; i < N; i++) b[i] -= A[j * N + i] * b[j];
+  }
+  for (size_t i = N; i-- > 0;) {
+    double v = b[i];
+    for (size_t k = i + 1; k < N; k++) v -= A[k * N + i] * b[k];
+    b[i] = v / A[i * N + i];
+  }
+  return 0;
+}
+
 lg_status num_solve_accel(const num_system *s, num_work *w, double *qdd, double *lam,
                           lg_diag *diag) {
   size_t n = s->n, m = s->m, N = n + m;
@@ -42,11 +113,13 @@ lg_status num_solve_accel(const num_system *s, num_work *w, double *qdd, double 
   }
   lapack_int info = 1;
   if (!m) { /* M is symmetric, positive definite for a physical system: Cholesky */
-    info = LAPACKE_dposv_work(LAPACK_COL_MAJOR, 'L', (lapack_int)N, 1, w->A, (lapack_int)N,
-                              w->b, (lapack_int)N);
+    if (N <= SMALL_N) info = small_cholesky(N, w->A, w->b);
+    else info = LAPACKE_dposv_work(LAPACK_COL_MAJOR, 'L', (lapack_int)N, 1, w->A,
+                                   (lapack_int)N, w->b, (lapack_int)N);
     if (info != 0) assemble(s, w); /* not positive definite: fall back to LU */
   }
-  if (info != 0)
+  if (info != 0 && N <= SMALL_N) info = small_lu(N, w->A, w->b);
+  else if (info != 0)
     info = LAPACKE_dgesv_work(LAPACK_COL_MAJOR, (lapack_int)N, 1, w->A, (lapack_int)N,
                               w->ipiv, w->b, (lapack_int)N);
   w->broke_at = info > 0 ? (long)info - 1 : -1;

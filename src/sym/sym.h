@@ -173,8 +173,9 @@ int sym_has(const sym_node *e, const sym_node *x);
 int sym_has_coord_order(const sym_node *e, int order);
 /* Canonical-form invariants hold for e and its subterms (debug checks). */
 int sym_is_canonical(const sym_node *e);
-/* Number of distinct nodes in the DAG of e. */
+/* Number of distinct nodes in the DAG of e (of all the roots). */
 size_t sym_dag_size(const sym_node *e);
+size_t sym_dag_size_many(size_t n, const sym_node *const *roots);
 
 /* ---- calculus ----------------------------------------------------------- */
 /* Partial derivative with respect to an atom (SYMBOL, COORD of any order,

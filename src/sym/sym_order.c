@@ -167,3 +167,9 @@ size_t sym_dag_size(const sym_node *e) {
   sym_postorder(e, count_visit, &n);
   return n;
 }
+
+size_t sym_dag_size_many(size_t n, const sym_node *const *roots) {
+  size_t k = 0;
+  sym_postorder_many(n, roots, count_visit, &k);
+  return k;
+}

@@ -152,15 +152,22 @@ def killed(L, tag):
     for sig in (signal.SIGTERM, signal.SIGINT):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "long.csv")
+            # as from a terminal: a shell's background job (make check &)
+            # passes SIGINT on ignored, and lagrange keeps an ignored SIGINT
             p = subprocess.Popen([L, "simulate", CART, "--tf", "1e5", "--max-rows", "1e8",
-                                  "--out", out], stderr=subprocess.DEVNULL)
+                                  "--out", out], stderr=subprocess.DEVNULL,
+                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
             deadline = time.time() + 60
             while time.time() < deadline and not files(d) and p.poll() is None:
                 time.sleep(0.05)
             seen = files(d)
             time.sleep(0.3)
             p.send_signal(sig)
-            code = p.wait(60)
+            try:
+                code = p.wait(60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                code = p.wait()
             check(f"{tag}: {sig.name} during a long run leaves no temporary and no FILE",
                   seen and seen[0].startswith(".long.csv-") and code == -sig
                   and files(d) == [], (seen, code, files(d)))
