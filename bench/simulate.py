@@ -37,6 +37,8 @@ def jit_vs_tape(binary, n, tf, timeout):
         model = os.path.join(tmp, f"chain{n}.lag")
         with open(model, "w") as f:
             f.write(lag_model("chain", n))
+        # a private, empty cache: the first --jit run compiles, the second loads
+        os.environ["LAGRANGE_CACHE_DIR"] = os.path.join(tmp, "jit-cache")
         for label, extra in (("tape", []), ("--jit (first run)", ["--jit"]),
                              ("--jit (second run)", ["--jit"])):
             note(f"simulate: chain n = {n} {label}")
@@ -44,6 +46,7 @@ def jit_vs_tape(binary, n, tf, timeout):
             rows.append([label, fmt(r.get("wall", r.get("status")), ".3f"), fmt(r.get("cpu"), ".3f", ""),
                          fmt(r.get("integrate_s"), ".3f", ""), fmt(r.get("nfev"), ",", ""),
                          fmt(r.get("rss_mb"), ",.0f", "")])
+        del os.environ["LAGRANGE_CACHE_DIR"]
     print(f"### `simulate`, {n}-link chain, {tf:g} s, default tolerances: tape vs --jit (whole process)\n")
     print(table(["run", "wall s", "CPU s", "integration s (reported)", "RHS evaluations", "peak MB"],
                 rows))

@@ -28,25 +28,34 @@ typedef struct carrier {
 
 typedef struct asm_ctx {
   mech_model *m;
-  mech_eom *e;
-  size_t n;
-  const sym_node **zeros; /* n zeros: q'' -> 0 */
-  sym_subst_cache drop_qdd; /* that substitution, shared by all carriers */
+  size_t n;                  /* speeds */
+  const sym_node *const *u;  /* the speeds: q' (Lagrange) or Kane's u */
+  mech_map_fn map;           /* velocities in the speeds (NULL: as they are) */
+  void *map_ud;
+  sym_subst_cache drop_ud;   /* the speeds' derivatives -> 0, for every carrier */
 } asm_ctx;
 
-static const sym_node *drop_qdd_cb(void *ud, const sym_node *x) {
+static const sym_node *drop_ud_cb(void *ud, const sym_node *x) {
   asm_ctx *A = ud;
-  return sym_subst_cached(A->m->c, &A->drop_qdd, x);
+  return sym_subst_cached(A->m->c, &A->drop_ud, x);
+}
+
+static mech_vec in_speeds(asm_ctx *A, mech_vec v) {
+  return A->map ? mech_vec_map(A->m, v, A->map, A->map_ud) : v;
+}
+
+static const sym_node *in_speeds1(asm_ctx *A, const sym_node *x) {
+  return A->map ? A->map(A->map_ud, x) : x;
 }
 
 static int carrier_point(asm_ctx *A, int point, const sym_node *mass, carrier *cr) {
   mech_model *m = A->m;
   cr->mass = mass;
-  cr->v = mech_point_vel(m, point);
-  cr->a0 = mech_vec_map(m, mech_vec_dt(m, cr->v), drop_qdd_cb, A);
+  cr->v = in_speeds(A, mech_point_vel(m, point));
+  cr->a0 = mech_vec_map(m, in_speeds(A, mech_vec_dt(m, cr->v)), drop_ud_cb, A);
   cr->vr = lg_arena_alloc(&m->arena, (A->n ? A->n : 1) * sizeof *cr->vr);
   if (!cr->vr) return 0;
-  for (size_t r = 0; r < A->n; r++) cr->vr[r] = mech_vec_diff(m, cr->v, A->e->qd[r]);
+  for (size_t r = 0; r < A->n; r++) cr->vr[r] = mech_vec_diff(m, cr->v, A->u[r]);
   return !m->oom;
 }
 
@@ -176,9 +185,10 @@ static void inertia_times(sym_ctx *c, const sym_node *const *I, const sym_node *
 static int body_rotation(asm_ctx *A, const mech_body *b, rot *R) {
   mech_model *m = A->m;
   sym_ctx *c = m->c;
-  if (!mech_vec_express(m, mech_frame_angvel(m, b->frame), b->frame, R->w)) return 0;
+  if (!mech_vec_express(m, in_speeds(A, mech_frame_angvel(m, b->frame)), b->frame, R->w))
+    return 0;
   const sym_node *al[3], *Ia[3];
-  for (int i = 0; i < 3; i++) al[i] = drop_qdd_cb(A, sym_dt(c, R->w[i]));
+  for (int i = 0; i < 3; i++) al[i] = drop_ud_cb(A, in_speeds1(A, sym_dt(c, R->w[i])));
   inertia_times(c, b->I, R->w, R->Iw);
   inertia_times(c, b->I, al, Ia);
   for (int i = 0; i < 3; i++) {
@@ -190,7 +200,7 @@ static int body_rotation(asm_ctx *A, const mech_body *b, rot *R) {
   R->wr = lg_arena_alloc(&m->arena, (A->n ? A->n : 1) * sizeof *R->wr);
   if (!R->wr) return 0;
   for (size_t r = 0; r < A->n; r++)
-    for (int i = 0; i < 3; i++) R->wr[r][i] = sym_diff(c, R->w[i], A->e->qd[r]);
+    for (int i = 0; i < 3; i++) R->wr[r][i] = sym_diff(c, R->w[i], A->u[r]);
   return !m->oom;
 }
 
@@ -250,6 +260,7 @@ static int assemble_f_p(asm_ctx *A, const carrier *cr, size_t nc, const rot *R, 
     for (size_t b = 0; b < nb; b++)
       if (!gather_put(g, sym_int(c, 1), dot3(c, R[b].wr[r], R[b].rhs), c)) return 0;
     f[r] = sym_sub(c, f[r], gather_sum(g, c));
+    if (!p) continue;
     for (size_t i = 0; i < nc; i++)
       if (!gather_dot(g, A->m, cr[i].mass, cr[i].vr[r], cr[i].v)) return 0;
     for (size_t b = 0; b < nb; b++)
@@ -285,19 +296,26 @@ const sym_node *mech_kinetic_energy(mech_model *m) {
   return T;
 }
 
-int mech_assemble_inertia(mech_model *m, mech_eom *e) {
-  asm_ctx A = {m, e, e->n, lg_arena_alloc(&m->arena, (e->n + 1) * sizeof *A.zeros), {{0}, {0}}};
-  if (!A.zeros) return 0;
-  for (size_t i = 0; i < e->n; i++) A.zeros[i] = sym_int(m->c, 0);
-  if (sym_subst_cache_init(&A.drop_qdd, e->n, e->qdd, A.zeros) != LG_OK) return 0;
+int mech_assemble_inertia_in(mech_model *m, size_t n, const sym_node *const *u,
+                             const sym_node *const *ud, mech_map_fn map, void *map_ud,
+                             sym_matrix *M, const sym_node **f, const sym_node **p) {
+  asm_ctx A = {m, n, u, map, map_ud, {{0}, {0}}};
+  const sym_node **zeros = lg_arena_alloc(&m->arena, (n + 1) * sizeof *zeros);
+  if (!zeros) return 0;
+  for (size_t i = 0; i < n; i++) zeros[i] = sym_int(m->c, 0);
+  if (sym_subst_cache_init(&A.drop_ud, n, ud, zeros) != LG_OK) return 0;
   carrier *cr;
   rot *R;
   size_t nc;
   gather g = {0};
   int ok = collect_carriers(&A, &cr, &nc, &R) &&
-           assemble_M(&A, cr, nc, R, m->bodies.n, e->M, &g) &&
-           assemble_f_p(&A, cr, nc, R, m->bodies.n, e->f, e->p, &g);
+           assemble_M(&A, cr, nc, R, m->bodies.n, M, &g) &&
+           assemble_f_p(&A, cr, nc, R, m->bodies.n, f, p, &g);
   gather_free(&g);
-  sym_subst_cache_free(&A.drop_qdd);
+  sym_subst_cache_free(&A.drop_ud);
   return ok && !m->oom;
+}
+
+int mech_assemble_inertia(mech_model *m, mech_eom *e) {
+  return mech_assemble_inertia_in(m, e->n, e->qd, e->qdd, NULL, NULL, e->M, e->f, e->p);
 }

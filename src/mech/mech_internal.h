@@ -78,6 +78,15 @@ const sym_node *const *mech_dcm_get(mech_model *m, int to, int from);
 /* Add the particles' and bodies' inertia to e->M, e->f and e->p from
  * their partial velocities (mech_assemble.c); 0 on OOM. */
 int mech_assemble_inertia(mech_model *m, mech_eom *e);
+/* The same in any speeds u (their derivatives ud): velocities pass through
+ * map first (Kane's: q' and the dependent speeds in the independent ones;
+ * NULL: as they are). Adds M_rs = sum m v_r . v_s + w_r . I w_s to M,
+ * -(m v_r . a0 + w_r . (I al0 + w x I w)) to f, and (p not NULL) the
+ * momenta. 0 on OOM. */
+typedef const sym_node *(*mech_map_fn)(void *ud, const sym_node *e);
+int mech_assemble_inertia_in(mech_model *m, size_t n, const sym_node *const *u,
+                             const sym_node *const *ud, mech_map_fn map, void *map_ud,
+                             sym_matrix *M, const sym_node **f, const sym_node **p);
 /* One entry made readable: expanded when it has at most max_dag nodes and
  * that does not grow it, then collected (sym_collect) at every size. */
 const sym_node *mech_simplify_entry(sym_ctx *c, const sym_node *x, size_t max_dag);

@@ -489,56 +489,6 @@ static lg_status coordinate_forces(kane_ctx *K, const sym_node **Qq, const sym_n
   return LG_OK;
 }
 
-/* F*_r of one point mass: -m a . v_r */
-static const sym_node *point_inertia(kane_ctx *K, int point, const sym_node *mass,
-                                     size_t r) {
-  mech_model *m = K->m;
-  mech_vec v = sigma_vec(K, mech_point_vel(m, point));
-  mech_vec a = sigma_vec(K, mech_vec_dt(m, v));
-  mech_vec vr = mech_vec_diff(m, v, K->k->u[r]);
-  return sym_neg(K->c, sym_mul(K->c, mass, mech_vec_dot(m, a, vr)));
-}
-
-/* F*_r of a body's rotation: -(I alpha + w x I w) . w_r, in the body frame */
-static const sym_node *rotation_inertia(kane_ctx *K, const mech_body *b, size_t r) {
-  sym_ctx *c = K->c;
-  const sym_node *w[3], *al[3], *Iw[3], *Ia[3];
-  if (!mech_vec_express(K->m, sigma_vec(K, mech_frame_angvel(K->m, b->frame)), b->frame, w))
-    return NULL;
-  const sym_node *const *I = b->I;
-  const sym_node *Im[9] = {I[0], I[3], I[5], I[3], I[1], I[4], I[5], I[4], I[2]};
-  for (int i = 0; i < 3; i++) al[i] = sigma(K, sym_dt(c, w[i]));
-  for (int i = 0; i < 3; i++) {
-    Iw[i] = sym_addv(c, 3, (const sym_node *[]){sym_mul(c, Im[3 * i], w[0]),
-                                                 sym_mul(c, Im[3 * i + 1], w[1]),
-                                                 sym_mul(c, Im[3 * i + 2], w[2])});
-    Ia[i] = sym_addv(c, 3, (const sym_node *[]){sym_mul(c, Im[3 * i], al[0]),
-                                                 sym_mul(c, Im[3 * i + 1], al[1]),
-                                                 sym_mul(c, Im[3 * i + 2], al[2])});
-  }
-  const sym_node *acc = sym_int(c, 0);
-  for (int i = 0; i < 3; i++) {
-    int j = (i + 1) % 3, l = (i + 2) % 3;
-    const sym_node *cross = sym_sub(c, sym_mul(c, w[j], Iw[l]), sym_mul(c, w[l], Iw[j]));
-    const sym_node *Ts = sym_neg(c, sym_add(c, Ia[i], cross));
-    acc = sym_add(c, acc, sym_mul(c, Ts, sym_diff(c, w[i], K->k->u[r])));
-  }
-  return acc;
-}
-
-static const sym_node *inertia_force(kane_ctx *K, size_t r) {
-  mech_model *m = K->m;
-  const sym_node *Fs = sym_int(K->c, 0);
-  for (size_t i = 0; i < m->particles.n; i++)
-    Fs = sym_add(K->c, Fs, point_inertia(K, m->particles.v[i].point, m->particles.v[i].mass, r));
-  for (size_t i = 0; i < m->bodies.n; i++) {
-    const mech_body *b = &m->bodies.v[i];
-    Fs = sym_add(K->c, Fs, point_inertia(K, b->point, b->mass, r));
-    Fs = sym_add(K->c, Fs, rotation_inertia(K, b, r));
-  }
-  return Fs;
-}
-
 /* ---- assembly ---------------------------------------------------------------------------- */
 static lg_status assemble(kane_ctx *K) {
   mech_kane *k = K->k;
@@ -553,11 +503,22 @@ static lg_status assemble(kane_ctx *K) {
   if (!Qq || !Iq || !zeros || !k->M || !k->C || !k->F || !k->f || !k->qdd)
     return LG_ERR_NOMEM;
   coordinate_forces(K, Qq, Iq);
+  /* the particles' and bodies' -F*_r = M u' + C, assembled from shared
+   * partial velocities as Lagrange's are (there f = -C) */
+  const sym_node **minus_C = nodes(K, p);
+  if (!minus_C) return LG_ERR_NOMEM;
   for (size_t r = 0; r < p; r++) {
-    const sym_node *Fs = sym_add(c, inertia_force(K, r), along_q(K, Iq, r));
+    minus_C[r] = sym_int(c, 0);
+    for (size_t s = 0; s < p; s++) SYM_AT(k->M, r, s) = sym_int(c, 0);
+  }
+  if (!mech_assemble_inertia_in(K->m, p, k->u, k->ud, sigma_cb, K, k->M, minus_C, NULL))
+    return LG_ERR_NOMEM;
+  for (size_t r = 0; r < p; r++) { /* and the inertia of a written T or L */
+    const sym_node *Fq = along_q(K, Iq, r);
     k->F[r] = active_force(K, r, Qq);
-    for (size_t s = 0; s < p; s++) SYM_AT(k->M, r, s) = sym_neg(c, sym_diff(c, Fs, k->ud[s]));
-    k->C[r] = sym_neg(c, sym_subst(c, Fs, p, k->ud, zeros));
+    for (size_t s = 0; s < p; s++)
+      SYM_AT(k->M, r, s) = sym_sub(c, SYM_AT(k->M, r, s), sym_diff(c, Fq, k->ud[s]));
+    k->C[r] = sym_sub(c, sym_neg(c, minus_C[r]), sym_subst(c, Fq, p, k->ud, zeros));
     k->f[r] = sym_sub(c, k->F[r], k->C[r]);
   }
   for (size_t j = 0; j < n; j++) k->qdd[j] = sigma(K, sym_dt(c, k->kq[j]));

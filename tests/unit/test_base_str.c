@@ -3,7 +3,11 @@
 #include "lg_base.h"
 #include "test_util.h"
 
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void test_str(void) {
   lg_str b;
@@ -28,6 +32,34 @@ static void test_str(void) {
   lg_str_puts(&b, "also lost");
   CHECK(b.len == 0);
   lg_str_free(&b);
+}
+
+/* The definition: the first N = 1, 2, ... whose %.Ng reads back. */
+static void shortest_by_definition(char *buf, double x) {
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, LG_DOUBLE_CHARS, "%.*g", prec, x);
+    if (strtod(buf, NULL) == x) return;
+  }
+}
+
+/* lg_fmt_double takes three conversions, not up to seventeen: the same
+ * strings for random bit patterns (subnormals included), short decimals
+ * and values across the exponent range. */
+static void test_doubles_fast_equals_definition(void) {
+  char want[LG_DOUBLE_CHARS], got[LG_DOUBLE_CHARS];
+  uint64_t s = 0x9e3779b97f4a7c15u;
+  int bad = 0;
+  for (int i = 0; i < 300000; i++) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17; /* xorshift64 */
+    double x;
+    if (i % 3 == 0) memcpy(&x, &s, sizeof x);
+    else if (i % 3 == 1) x = (double)(s % 100000) / (double)(1 + s % 1000000000);
+    else x = ldexp((double)(s >> 11) / 9007199254740992.0, (int)(s % 2100) - 1074);
+    if (x != x || x - x != 0) continue; /* nan, inf */
+    shortest_by_definition(want, x);
+    bad += strcmp(want, lg_fmt_double(got, x)) != 0;
+  }
+  CHECK(bad == 0);
 }
 
 static void test_doubles(void) {
@@ -81,6 +113,7 @@ static void test_diag(void) {
 int main(void) {
   test_str();
   test_doubles();
+  test_doubles_fast_equals_definition();
   test_arena();
   test_diag();
   return tu_summary("test_base_str");
