@@ -17,6 +17,7 @@ typedef enum cli_format { CLI_TEXT, CLI_LATEX, CLI_JSON } cli_format;
 
 /* Options shared by the subcommands (unused ones stay at defaults). */
 typedef struct cli_opts {
+  const char *command;      /* the subcommand, for messages ("simulate") */
   const char *model;
   num_setting *set;
   size_t nset;

@@ -142,6 +142,7 @@ static int apply(const char *cmd, const char *opt, const char *val, cli_opts *o)
 
 int cli_parse_opts(const char *cmd, int argc, char **argv, cli_opts *o) {
   memset(o, 0, sizeof *o);
+  o->command = cmd;
   o->method = "lagrange";
   o->rtol = 1e-10;
   o->atol = 1e-10;
