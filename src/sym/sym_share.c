@@ -57,6 +57,10 @@ static void choose_prefix(sym_share *s, const planner *p) {
 
 static size_t sat_add(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
 
+/* sizes per node are kept in 32 bits (saturating): the plan's arrays are
+ * as long as the context, millions of nodes for a large system */
+static uint32_t sat32(size_t a) { return a > UINT32_MAX ? UINT32_MAX : (uint32_t)a; }
+
 /* Printed length of a node's own symbols (names, operators, parentheses,
  * coefficients), without its children. */
 static size_t own_chars(const sym_node *e) {
@@ -92,7 +96,7 @@ lg_status sym_share_plan(sym_ctx *c, const sym_node *const *roots, size_t nroots
   memset(out, 0, sizeof *out);
   size_t ids = sym_ctx_node_count(c);
   planner p = {NULL, 0, 0, lg_calloc(ids ? ids : 1, sizeof *p.uses)};
-  size_t *chars = lg_calloc(ids ? ids : 1, sizeof *chars);
+  uint32_t *chars = lg_calloc(ids ? ids : 1, sizeof *chars);
   out->name_of = lg_calloc(ids ? ids : 1, sizeof *out->name_of);
   out->ids = ids;
   lg_status st = LG_ERR_NOMEM;
@@ -113,7 +117,7 @@ lg_status sym_share_plan(sym_ctx *c, const sym_node *const *roots, size_t nroots
     const sym_node *e = p.order[i];
     size_t s = own_chars(e);
     for (uint32_t a = 0; a < e->nargs; a++) s = sat_add(s, chars[e->args[a]->id]);
-    chars[e->id] = s;
+    chars[e->id] = sat32(s);
   }
   for (size_t r = 0; r < nroots; r++) total = sat_add(total, chars[roots[r]->id]);
   st = LG_OK;
@@ -126,7 +130,7 @@ lg_status sym_share_plan(sym_ctx *c, const sym_node *const *roots, size_t nroots
       const sym_node *ch = e->args[a];
       s = sat_add(s, out->name_of[ch->id] ? name_chars(out->name_of[ch->id]) : chars[ch->id]);
     }
-    chars[e->id] = s;
+    chars[e->id] = sat32(s);
     if (p.uses[e->id] < 2 || s < min_chars || !nameable(e)) continue;
     if (!lg_grow((void **)&out->named, &out->cap, out->count + 1, sizeof *out->named)) {
       st = LG_ERR_NOMEM;
