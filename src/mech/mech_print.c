@@ -571,6 +571,7 @@ void mech_print_simplify(mech_model *mm, mech_eom *e, mech_kane *k) {
   if (dag > COLLECT_MAX_DAG) return;
   if (e) mech_eom_simplify(mm, e, mech_print_wants_simplify(mech_ctx(mm), 0) ? SIMPLIFY_MAX_DAG : 0);
   if (k) mech_kane_simplify(mm, k, mech_print_wants_simplify(mech_ctx(mm), 1) ? SIMPLIFY_MAX_DAG : 0);
+  sym_ctx_forget_rewrites(mech_ctx(mm)); /* printing needs the results only */
 }
 
 lg_status mech_print(mech_model *mm, const mech_eom *e, const mech_kane *k, mech_format fmt,

@@ -125,6 +125,9 @@ void sym_memo_free(sym_memo *m);
 sym_ctx *sym_ctx_new(void);
 void sym_ctx_free(sym_ctx *c);
 size_t sym_ctx_node_count(const sym_ctx *c);
+/* Drop the caches of expansion, simplification and collection (a large
+ * system's take tens of MB); later calls fill them again. */
+void sym_ctx_forget_rewrites(sym_ctx *c);
 /* Why the last constructor returned NULL: LG_ERR_NOMEM or LG_ERR_MODEL
  * (too deep). LG_OK when nothing failed. */
 lg_status sym_ctx_error(const sym_ctx *c);

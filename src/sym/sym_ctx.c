@@ -204,6 +204,12 @@ const sym_node *sym_find(const sym_ctx *c, const sym_node *tmpl) {
   return NULL;
 }
 
+void sym_ctx_forget_rewrites(sym_ctx *c) {
+  sym_memo_free(&c->expand_memo);
+  sym_memo_free(&c->simplify_memo);
+  sym_memo_free(&c->collect_memo);
+}
+
 /* ---- memo tables --------------------------------------------------------- */
 const sym_node *sym_memo_get(const sym_memo *m, uint64_t key) {
   if (!m->cap) return NULL;
