@@ -5,6 +5,7 @@
  * sharing its scratch pool, and out-of-memory on a fresh system. */
 #include "lagrange.h"
 #include "lg_base.h"
+#include "test_models.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -12,30 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char CART[] =
-    "coordinates x theta\n"
-    "parameters m = 1, M = 0.5, l = 0.8, g = 9.81\n"
-    "frame N\n"
-    "frame A = rotate(N, N.z, -theta)\n"
-    "point O\n"
-    "point C = O + x*N.x\n"
-    "point P = C + l*A.y\n"
-    "particle C mass m\n"
-    "particle P mass M\n"
-    "gravity -g*N.y\n"
-    "initial theta = 0.1\n";
 
-/* a particle on a sphere: one holonomic constraint */
-static const char BOWL[] =
-    "coordinates q1 q2 q3\n"
-    "parameters m = 1, g = 9.81, r = 1\n"
-    "frame N\n"
-    "point O\n"
-    "point P = O + q1*N.x + q2*N.y + q3*N.z\n"
-    "particle P mass m\n"
-    "gravity -g*N.z\n"
-    "constraint q1^2 + q2^2 + q3^2 = r^2\n"
-    "initial q1 = 0.6, q3 = -0.8, q2' = 1\n";
 
 /* driven by sin(t); singular where x = 1 */
 static const char DRIVEN[] =
