@@ -12,25 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-
 static const char SPRING[] =
     "coordinates x\n"
     "parameters m = 2, k = 8\n"
     "T = 1/2*m*x'^2\n"
     "V = 1/2*k*x^2\n"
     "initial x = 0.3\n";
-
-static lg_system *derive_text(const char *name, const char *text, lg_method method) {
-  lg_model *m = NULL;
-  lg_system *s = NULL;
-  lg_diag d = {0};
-  if (lg_model_load_string(name, text, strlen(text), &m, &d) != LG_OK ||
-      lg_derive(m, method, &s, &d) != LG_OK)
-    fprintf(stderr, "derive %s: %s\n", name, lg_diag_text(&d));
-  lg_model_free(m);
-  return s;
-}
 
 /* ---- results ----------------------------------------------------------------------- */
 static void test_version(void) {

@@ -13,25 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-
 /* driven by sin(t); singular where x = 1 */
 static const char DRIVEN[] =
     "coordinates x\n"
     "parameters m = 2\n"
     "T = 1/2*m*(1 - x)^2*x'^2\n"
     "force x: sin(t)\n";
-
-static lg_system *derive_text(const char *name, const char *text, lg_method method) {
-  lg_model *m = NULL;
-  lg_system *s = NULL;
-  lg_diag d = {0};
-  if (lg_model_load_string(name, text, strlen(text), &m, &d) != LG_OK ||
-      lg_derive(m, method, &s, &d) != LG_OK)
-    fprintf(stderr, "derive %s: %s\n", name, lg_diag_text(&d));
-  lg_model_free(m);
-  return s;
-}
 
 #define MAXN 4
 #define MAXREC 512
