@@ -80,7 +80,11 @@ mech_vec mech_vec_sub(mech_model *m, mech_vec a, mech_vec b) {
 
 mech_vec mech_vec_map(mech_model *m, mech_vec a,
                       const sym_node *(*f)(void *ud, const sym_node *e), void *ud) {
-  mech_vterm *t = a.n ? lg_arena_alloc(&m->arena, a.n * sizeof *t) : NULL;
+  /* mapped into a scratch buffer, kept in the arena at their final count:
+   * a partial velocity of a chain's k-th point keeps one of its k terms,
+   * and reserving k made the 160-link chain's partial velocities O(n^3)
+   * (68 MB of its 300) */
+  mech_vterm small[8], *t = a.n <= 8 ? small : lg_malloc(a.n * sizeof *t);
   if (a.n && !t) {
     m->oom = 1;
     return mech_vec_zero();
@@ -93,7 +97,14 @@ mech_vec mech_vec_map(mech_model *m, mech_vec a,
      * the frames it moves in, so its dot products stay short */
     n += !(sym_is_zero(t[n].c[0]) && sym_is_zero(t[n].c[1]) && sym_is_zero(t[n].c[2]));
   }
-  return (mech_vec){n, t};
+  mech_vterm *kept = n ? lg_arena_alloc(&m->arena, n * sizeof *kept) : NULL;
+  if (kept) memcpy(kept, t, n * sizeof *kept);
+  if (t != small) lg_free(t);
+  if (n && !kept) {
+    m->oom = 1;
+    return mech_vec_zero();
+  }
+  return (mech_vec){n, kept};
 }
 
 static const sym_node *diff_one(void *ud, const sym_node *e) {
@@ -307,17 +318,51 @@ const sym_node *mech_vec_norm(mech_model *m, mech_vec a) {
 }
 
 /* ---- inertial time derivative: d/dt v = sum (c' + w_F x c) in F --------------------- */
-mech_vec mech_vec_dt(mech_model *m, mech_vec a) {
-  mech_vec acc = mech_vec_zero();
-  for (size_t i = 0; i < a.n; i++) {
-    const mech_vterm *t = &a.t[i];
-    mech_vec term = mech_vec_from(m, t->frame, sym_dt(m->c, t->c[0]),
-                                  sym_dt(m->c, t->c[1]), sym_dt(m->c, t->c[2]));
-    acc = mech_vec_add(m, acc, term);
-    if (t->frame == 0) continue;
-    mech_vec w = mech_frame_angvel(m, t->frame);
-    mech_vec here = {1, t};
-    acc = mech_vec_add(m, acc, mech_vec_cross(m, w, here));
+/* Appends v's terms to the growable buf (count *n, capacity *cap). */
+static int append_terms(mech_vterm **buf, size_t *n, size_t *cap, mech_vec v) {
+  if (!lg_grow((void **)buf, cap, *n + v.n, sizeof **buf)) return 0;
+  if (v.n) memcpy(*buf + *n, v.t, v.n * sizeof **buf);
+  *n += v.n;
+  return 1;
+}
+
+/* The sum of n terms, same frames merged, in the arena. One allocation of
+ * the final size: summing k parts pairwise (mech_vec_add) left O(k^2) of
+ * intermediate terms behind, 25 MB of the 160-link chain's velocities. */
+static mech_vec merged(mech_model *m, const mech_vterm *t, size_t n) {
+  mech_vterm *r = n ? lg_arena_alloc(&m->arena, n * sizeof *r) : NULL;
+  if (n && !r) {
+    m->oom = 1;
+    return mech_vec_zero();
   }
-  return acc;
+  size_t k = 0;
+  for (size_t j = 0; j < n; j++) {
+    size_t i = 0;
+    while (i < k && r[i].frame != t[j].frame) i++;
+    if (i == k) {
+      r[k++] = t[j];
+      continue;
+    }
+    for (int c = 0; c < 3; c++) r[i].c[c] = sym_add(m->c, r[i].c[c], t[j].c[c]);
+  }
+  return (mech_vec){k, r};
+}
+
+mech_vec mech_vec_dt(mech_model *m, mech_vec a) {
+  mech_vterm *buf = NULL;
+  size_t n = 0, cap = 0;
+  int ok = 1;
+  for (size_t i = 0; ok && i < a.n; i++) {
+    const mech_vterm *t = &a.t[i];
+    ok = append_terms(&buf, &n, &cap,
+                      mech_vec_from(m, t->frame, sym_dt(m->c, t->c[0]),
+                                    sym_dt(m->c, t->c[1]), sym_dt(m->c, t->c[2])));
+    if (!ok || t->frame == 0) continue;
+    mech_vec here = {1, t};
+    ok = append_terms(&buf, &n, &cap, mech_vec_cross(m, mech_frame_angvel(m, t->frame), here));
+  }
+  mech_vec r = ok ? merged(m, buf, n) : mech_vec_zero();
+  if (!ok) m->oom = 1;
+  lg_free(buf);
+  return r;
 }
