@@ -275,15 +275,22 @@ def usage(L, tag):
 def interrupt(L, tag):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "long.csv")
+        # as from a terminal: a background job (make check &) inherits
+        # SIGINT ignored, and lagrange keeps an ignored SIGINT
         p = subprocess.Popen([L, "sweep", CART, "--vary", "m=0.5:2:400", "--tf", "2000",
-                              "--jobs", "2", "--out", out], stderr=subprocess.DEVNULL)
+                              "--jobs", "2", "--out", out], stderr=subprocess.DEVNULL,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.time() + 60
         while time.time() < deadline and not os.listdir(d) and p.poll() is None:
             time.sleep(0.05)
         seen = os.listdir(d)
         time.sleep(0.5)
         p.send_signal(signal.SIGINT)
-        code = p.wait(60)
+        try:
+            code = p.wait(60)
+        except subprocess.TimeoutExpired:  # never leave it running
+            p.kill()
+            code = p.wait()
         check(f"{tag}: SIGINT during a sweep leaves no FILE and no temporary",
               seen and seen[0].startswith(".long.csv-") and code == -signal.SIGINT and
               os.listdir(d) == [], (seen, code, os.listdir(d)))
