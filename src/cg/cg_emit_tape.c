@@ -19,6 +19,7 @@ enum { PIECE = 1500, SPLIT_ABOVE = 3000 };
 typedef struct spelling {
   const uint32_t *piece_of; /* register -> the piece computing it */
   const uint32_t *place_of; /* register -> its place in w (UINT32_MAX: none) */
+  const uint8_t *read_here; /* register -> read by the piece computing it */
   uint32_t piece;           /* the piece being written */
 } spelling;
 
@@ -81,7 +82,10 @@ static void emit_instr(const cg_ctx *G, lg_str *o, const sym_instr *s, const cha
     lg_str_puts(o, ";\n");
     return;
   }
-  lg_str_printf(o, "  const double v%u = ", s->r);
+  int later = sp->piece_of && sp->place_of[s->r] != UINT32_MAX; /* a later piece reads it */
+  if (!later || sp->read_here[s->r]) lg_str_printf(o, "  const double v%u = ", s->r);
+  else lg_str_puts(o, "  ");
+  if (later) lg_str_printf(o, "w[%u] = ", sp->place_of[s->r]);
   switch (s->op) {
   case SYM_OP_CONST: cg_literal(o, s->k); break;
   case SYM_OP_INPUT: input_source(G, o, s->a); break;
@@ -97,8 +101,6 @@ static void emit_instr(const cg_ctx *G, lg_str *o, const sym_instr *s, const cha
     call(o, sp, sym_fn_c_name((sym_fn)s->fn), s->a, sym_fn_arity((sym_fn)s->fn) == 2, s->b);
   }
   lg_str_puts(o, ";\n");
-  if (sp->piece_of && sp->place_of[s->r] != UINT32_MAX)
-    lg_str_printf(o, "  w[%u] = v%u;\n", sp->place_of[s->r], s->r);
 }
 
 /* The registers instruction s reads (up to two). */
@@ -118,15 +120,16 @@ static int reads(const sym_instr *s, uint32_t r[2]) {
  * later piece (places reused after the last piece reading them). Returns
  * the number of places, or -1 without memory. */
 static long plan_pieces(const sym_tape *t, uint32_t *piece_of, uint32_t *place_of,
-                        uint32_t *last) {
+                        uint32_t *last, uint8_t *read_here) {
   size_t nreg = t->nslots;
-  for (size_t r = 0; r < nreg; r++) place_of[r] = UINT32_MAX, last[r] = 0;
+  for (size_t r = 0; r < nreg; r++) place_of[r] = UINT32_MAX, last[r] = 0, read_here[r] = 0;
   for (size_t i = 0; i < t->ninstr; i++) {
     const sym_instr *s = &t->code[i];
     uint32_t rd[2], p = (uint32_t)(i / PIECE);
     if (s->op != SYM_OP_OUT) piece_of[s->r] = p;
     for (int k = reads(s, rd); k-- > 0;)
       if (piece_of[rd[k]] != p) last[rd[k]] = p;
+      else read_here[rd[k]] = 1;
   }
   /* free[0..nfree) are places whose values are dead before the current piece */
   uint32_t *free_places = lg_malloc((nreg + 1) * sizeof *free_places);
@@ -211,18 +214,22 @@ static void emit_pieces(cg_ctx *G, const sym_tape *t, const char *out, size_t fn
 }
 
 void cg_emit_tape(cg_ctx *G, const sym_tape *t, const char *out, size_t fn_start) {
-  spelling sp = {NULL, NULL, 0};
+  spelling sp = {NULL, NULL, NULL, 0};
   uint32_t *piece_of = NULL, *place_of = NULL, *last = NULL;
+  uint8_t *read_here = NULL;
   long nplaces = -1;
   if (t->flops >= SPLIT_ABOVE && strcmp(out, "uu")) {
     piece_of = lg_calloc(t->nslots + 1, sizeof *piece_of);
     place_of = lg_malloc((t->nslots + 1) * sizeof *place_of);
     last = lg_malloc((t->nslots + 1) * sizeof *last);
-    if (piece_of && place_of && last) nplaces = plan_pieces(t, piece_of, place_of, last);
+    read_here = lg_malloc(t->nslots + 1);
+    if (piece_of && place_of && last && read_here)
+      nplaces = plan_pieces(t, piece_of, place_of, last, read_here);
   }
   if (nplaces >= 0) { /* else one piece: a failed allocation only costs compile time */
     sp.piece_of = piece_of;
     sp.place_of = place_of;
+    sp.read_here = read_here;
     emit_pieces(G, t, out, fn_start, &sp, nplaces);
   } else {
     for (size_t i = 0; i < t->ninstr; i++) emit_instr(G, G->src, &t->code[i], out, &sp);
@@ -230,4 +237,5 @@ void cg_emit_tape(cg_ctx *G, const sym_tape *t, const char *out, size_t fn_start
   lg_free(piece_of);
   lg_free(place_of);
   lg_free(last);
+  lg_free(read_here);
 }

@@ -152,8 +152,9 @@ int cli_sim_check_initial(const cli_opts *o, const cli_sim *S, const num_system 
 static void use_jit(const cli_opts *o, cli_sim *S) {
   num_sim_opts *so = &S->so;
   if (so->integrator == NUM_INT_IDA || so->stabilize == NUM_STAB_BAUMGARTE) {
-    fprintf(stderr, "%s: note: --jit compiles the right-hand side of dopri and bdf (without "
-                    "Baumgarte terms); this run evaluates the tape\n", o->model);
+    fprintf(stderr, "%s: note: --jit compiles the right-hand side of the ODE integrators "
+                    "(adams, dopri, bdf, ...; without Baumgarte terms); this run evaluates the "
+                    "tape\n", o->model);
     return;
   }
   lg_diag d;
