@@ -88,6 +88,13 @@ static uint32_t vn_find(lowering *L, sym_instr *in, size_t *slot) {
 
 static uint32_t emit(lowering *L, sym_instr in) {
   size_t slot = 0;
+  /* after a failed allocation nothing more is emitted: the value numbering
+   * must never name an instruction the code array does not hold */
+  if (L->oom) return 0;
+  if (!lg_grow((void **)&L->code, &L->cap, L->n + 1, sizeof *L->code)) {
+    L->oom = 1;
+    return 0;
+  }
   if (in.op != SYM_OP_OUT) {
     uint32_t r = vn_find(L, &in, &slot);
     if (r == UINT32_MAX - 1) {
@@ -98,10 +105,6 @@ static uint32_t emit(lowering *L, sym_instr in) {
     L->vn_key[slot] = instr_key(&in);
     L->vn_reg[slot] = (uint32_t)L->n;
     L->vn_count++;
-  }
-  if (!lg_grow((void **)&L->code, &L->cap, L->n + 1, sizeof *L->code)) {
-    L->oom = 1;
-    return 0;
   }
   in.r = (uint32_t)L->n;
   L->code[L->n++] = in;
