@@ -4,31 +4,13 @@
  * subexpressions, so the DAG is the common-subexpression elimination), then
  * virtual registers are mapped to a small set of reused slots by liveness
  * (CasADi's live-variable allocator). */
-#include "sym_internal.h"
+#include "sym_tape_lower.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct lowering {
-  sym_ctx *c;
-  sym_instr *code;
-  size_t n, cap;
-  uint32_t *reg_of; /* node id -> virtual register + 1 (0: not lowered) */
-  uint32_t *input_of; /* node id -> input index + 1 */
-  const sym_node *missing;
-  size_t flops;
-  int oom;
-  uint32_t *uses; /* node id -> how many sums and products hold it */
-  uint32_t *sin_of, *cos_of; /* sum-of-angles node id -> register + 1;
-                                sin_of UINT32_MAX: it does not split */
-  /* value numbering: an identical instruction is computed once */
-  uint64_t *vn_key;
-  uint32_t *vn_reg;
-  size_t vn_cap, vn_count;
-  struct sum_record *recent; /* the last SUM_WINDOW sums (sym_tape.c, sums) */
-  size_t nrecent;
-} lowering;
+
 
 static uint64_t instr_key(const sym_instr *in) {
   uint64_t kbits;
@@ -125,6 +107,13 @@ static uint32_t reg(const lowering *L, const sym_node *n) {
   return L->reg_of[n->id] - 1;
 }
 
+uint32_t sym_tape_emit(lowering *L, sym_instr in) { return emit(L, in); }
+uint32_t sym_tape_emit2(lowering *L, sym_op op, uint32_t a, uint32_t b) {
+  return emit2(L, op, a, b);
+}
+uint32_t sym_tape_emit_const(lowering *L, double k) { return emit_const(L, k); }
+uint32_t sym_tape_reg(const lowering *L, const sym_node *n) { return reg(L, n); }
+
 /* Integer powers up to this magnitude become POWI (its count is an int32);
  * larger ones, and INT64_MIN whose magnitude has no int64, stay POW. */
 #define POWI_MAX ((int64_t)1 << 20)
@@ -171,203 +160,6 @@ static uint32_t lower_mul(lowering *L, const sym_node *e) {
   else if (k == -1) acc = emit(L, (sym_instr){.op = SYM_OP_NEG, .a = acc});
   else if (k != 1) acc = emit2(L, SYM_OP_MUL, emit_const(L, k), acc);
   return den == UINT32_MAX ? acc : emit2(L, SYM_OP_DIV, acc, den);
-}
-
-/* The order in which a sum's terms (or a product's factors) are
- * accumulated: the most used first (ties: as stored). Value numbering then
- * shares the partial sums: the terms common to many sums form a prefix
- * that is computed once (M_rs and M_r+1,s of a chain share all but a few
- * terms). Returns a heap array (NULL: stored order). */
-typedef struct ranked { uint32_t uses, index; } ranked;
-
-static int by_uses(const void *x, const void *y) { /* most used first, then as stored */
-  const ranked *a = x, *b = y;
-  if (a->uses != b->uses) return a->uses > b->uses ? -1 : 1;
-  return (a->index > b->index) - (a->index < b->index);
-}
-
-static uint32_t *use_order(const lowering *L, const sym_node *e) {
-  if (!L->uses || e->nargs < 3) return NULL;
-  /* a sort, not an insertion: the Whipple bicycle's Kane equations hold
-   * sums of tens of thousands of terms (insertion took 12 s of 19) */
-  ranked *r = lg_malloc(e->nargs * sizeof *r);
-  uint32_t *ix = lg_malloc(e->nargs * sizeof *ix);
-  if (!r || !ix) {
-    lg_free(r);
-    lg_free(ix);
-    return NULL;
-  }
-  for (uint32_t i = 0; i < e->nargs; i++) r[i] = (ranked){L->uses[e->args[i]->id], i};
-  qsort(r, e->nargs, sizeof *r, by_uses);
-  for (uint32_t i = 0; i < e->nargs; i++) ix[i] = r[i].index;
-  lg_free(r);
-  return ix;
-}
-
-/* ---- sums: sharing the sums computed before ------------------------------------------ *
- * Value numbering shares a common prefix of two sums, but the entries of a
- * chain's mass matrix in relative angles nest in two directions: M_rs is
- * M_(r+1)s plus row r's terms, and those are row r's terms of M_r(s+1)
- * plus one. So a sum is lowered as the largest recently lowered sum whose
- * terms (with equal coefficients) it contains, plus the rest, found the
- * same way; each partial result is remembered in turn. Outputs are lowered
- * last first, so the smaller sums of such families come before the larger.
- * The relative chain's right-hand side fell from 14,405 / 75,250 to
- * 6,545 / 18,166 operations at n = 24 / 40 (growth n^3.2 -> n^2.0). */
-typedef struct sum_term { uint32_t reg; double k; } sum_term;
-typedef struct sum_record {
-  uint32_t reg, count;
-  uint64_t sig; /* a bit per term (reg mod 64): a subset's bits are a subset */
-  sum_term *t;
-} sum_record;
-
-enum { SUM_WINDOW = 512, SUM_MAX_SEARCH = 4096, SUM_MAX_PARTS = 8 };
-
-static uint64_t term_bit(uint32_t reg) { return (uint64_t)1 << (lg_hash_mix(reg, 7) & 63); }
-
-/* k1 t1 + k2 t2 + ... in the given order (UINT32_MAX: no terms) */
-static uint32_t accumulate(lowering *L, const sum_term *t, size_t n) {
-  uint32_t acc = UINT32_MAX;
-  for (size_t i = 0; i < n; i++) {
-    double k = t[i].k;
-    uint32_t x = t[i].reg;
-    if (acc == UINT32_MAX) {
-      acc = k == 1 ? x : k == -1 ? emit(L, (sym_instr){.op = SYM_OP_NEG, .a = x})
-                                 : emit2(L, SYM_OP_MUL, emit_const(L, k), x);
-    } else if (k == 1 || k == -1) {
-      acc = emit2(L, k == 1 ? SYM_OP_ADD : SYM_OP_SUB, acc, x);
-    } else {
-      acc = emit2(L, SYM_OP_ADD, acc, emit2(L, SYM_OP_MUL, emit_const(L, k), x));
-    }
-  }
-  return acc;
-}
-
-/* The terms as a set: reg -> index, open addressing (size a power of 2). */
-typedef struct term_set { uint32_t *slot; size_t mask; } term_set;
-
-static int set_build(term_set *S, const sum_term *t, size_t n) {
-  size_t cap = 16;
-  while (cap < 2 * n) cap *= 2;
-  S->slot = lg_malloc(cap * sizeof *S->slot);
-  if (!S->slot) return 0;
-  memset(S->slot, 0xff, cap * sizeof *S->slot);
-  S->mask = cap - 1;
-  for (size_t i = 0; i < n; i++) {
-    size_t j = lg_hash_mix(t[i].reg, 1) & S->mask;
-    while (S->slot[j] != UINT32_MAX) j = (j + 1) & S->mask;
-    S->slot[j] = (uint32_t)i;
-  }
-  return 1;
-}
-
-static long set_find(const term_set *S, const sum_term *t, uint32_t reg) {
-  for (size_t j = lg_hash_mix(reg, 1) & S->mask; S->slot[j] != UINT32_MAX; j = (j + 1) & S->mask)
-    if (t[S->slot[j]].reg == reg) return S->slot[j];
-  return -1;
-}
-
-/* The largest remembered sum inside the terms not yet covered (part < 0),
- * with equal coefficients; -1 if none. */
-static long largest_inside(const lowering *L, const sum_term *t, const term_set *S,
-                           const int *part, size_t left, uint64_t sig) {
-  long best = -1;
-  for (size_t r = 0; r < L->nrecent; r++) {
-    const sum_record *R = &L->recent[r];
-    if (R->count < 2 || R->count > left || (best >= 0 && R->count <= L->recent[best].count) ||
-        (R->sig & ~sig))
-      continue;
-    size_t i = 0;
-    for (; i < R->count; i++) {
-      long at = set_find(S, t, R->t[i].reg);
-      if (at < 0 || part[at] >= 0 || t[at].k != R->t[i].k) break;
-    }
-    if (i == R->count) best = (long)r;
-  }
-  return best;
-}
-
-/* Remember the terms of t whose part is < 0 or >= from as the sum in reg. */
-static void remember(lowering *L, const sum_term *t, const int *part, size_t n, int from,
-                     uint32_t reg) {
-  size_t count = 0;
-  for (size_t i = 0; i < n; i++) count += part[i] < 0 || part[i] >= from;
-  if (count < 2 || count > SUM_MAX_SEARCH || !L->recent) return;
-  sum_term *copy = lg_malloc(count * sizeof *copy);
-  if (!copy) return;
-  uint64_t sig = 0;
-  for (size_t i = 0, c = 0; i < n; i++)
-    if (part[i] < 0 || part[i] >= from) {
-      copy[c++] = t[i];
-      sig |= term_bit(t[i].reg);
-    }
-  if (L->nrecent == SUM_WINDOW) { /* drop the oldest */
-    lg_free(L->recent[0].t);
-    memmove(L->recent, L->recent + 1, (SUM_WINDOW - 1) * sizeof *L->recent);
-    L->nrecent--;
-  }
-  L->recent[L->nrecent++] = (sum_record){reg, (uint32_t)count, sig, copy};
-}
-
-/* The sum of n terms (n >= 3), through remembered sums where they fit. */
-static uint32_t lower_terms(lowering *L, sum_term *t, size_t n) {
-  term_set S = {0};
-  int *part = lg_malloc(n * sizeof *part);
-  sum_term *rest = lg_malloc(n * sizeof *rest);
-  if (!part || !rest || n > SUM_MAX_SEARCH || !L->recent || !set_build(&S, t, n)) {
-    uint32_t r = accumulate(L, t, n);
-    lg_free(part);
-    lg_free(rest);
-    lg_free(S.slot);
-    return r;
-  }
-  uint32_t parts[SUM_MAX_PARTS];
-  int nparts = 0;
-  size_t left = n;
-  uint64_t sig = 0;
-  for (size_t i = 0; i < n; i++) part[i] = -1, sig |= term_bit(t[i].reg);
-  while (nparts < SUM_MAX_PARTS && left >= 2) {
-    long r = largest_inside(L, t, &S, part, left, sig);
-    if (r < 0) break;
-    const sum_record *R = &L->recent[r];
-    for (size_t i = 0; i < R->count; i++) part[set_find(&S, t, R->t[i].reg)] = nparts;
-    parts[nparts++] = R->reg;
-    left -= R->count;
-    sig = 0;
-    for (size_t i = 0; i < n; i++) if (part[i] < 0) sig |= term_bit(t[i].reg);
-  }
-  size_t nr = 0;
-  for (size_t i = 0; i < n; i++) if (part[i] < 0) rest[nr++] = t[i];
-  uint32_t acc = accumulate(L, rest, nr);
-  remember(L, t, part, n, nparts, acc);
-  for (int p = nparts - 1; p >= 0; p--) { /* innermost (last found) first */
-    acc = acc == UINT32_MAX ? parts[p] : emit2(L, SYM_OP_ADD, acc, parts[p]);
-    remember(L, t, part, n, p, acc);
-  }
-  lg_free(part);
-  lg_free(rest);
-  lg_free(S.slot);
-  return acc;
-}
-
-static uint32_t lower_add(lowering *L, const sym_node *e) {
-  uint32_t *ix = use_order(L, e);
-  sum_term *t = lg_malloc((e->nargs + 1) * sizeof *t);
-  if (!t) {
-    lg_free(ix);
-    L->oom = 1;
-    return 0;
-  }
-  for (uint32_t n = 0; n < e->nargs; n++) {
-    uint32_t i = ix ? ix[n] : n;
-    t[n] = (sum_term){reg(L, e->args[i]), sym_number_value(e->coefs[i])};
-  }
-  lg_free(ix);
-  uint32_t acc = e->nargs >= 3 ? lower_terms(L, t, e->nargs) : accumulate(L, t, e->nargs);
-  lg_free(t);
-  if (!sym_is_zero(e->coef))
-    acc = emit2(L, SYM_OP_ADD, acc, emit_const(L, sym_number_value(e->coef)));
-  return acc;
 }
 
 /* ---- sin and cos of sums of angles ---------------------------------------------------- *
@@ -485,7 +277,7 @@ static int lower_visit(void *ud, const sym_node *e) {
       r = emit_const(L, NAN);
     }
     break;
-  case SYM_ADD: r = lower_add(L, e); break;
+  case SYM_ADD: r = sym_tape_lower_add(L, e); break;
   case SYM_MUL: r = lower_mul(L, e); break;
   case SYM_POW: r = lower_pow(L, e); break;
   case SYM_FUNC:
@@ -617,12 +409,6 @@ lg_status sym_tape_build_ssa(sym_ctx *c, size_t ninputs, const sym_node *const *
   return tape_build(c, ninputs, inputs, noutputs, outputs, out, missing, 0);
 }
 
-static void forget_sums(lowering *L) {
-  for (size_t i = 0; L->recent && i < L->nrecent; i++) lg_free(L->recent[i].t);
-  lg_free(L->recent);
-  L->recent = NULL;
-  L->nrecent = 0;
-}
 
 static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *inputs,
                             size_t noutputs, const sym_node *const *outputs,
@@ -654,14 +440,14 @@ static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *i
     lg_free(L.uses);
     L.uses = NULL;
   }
-  L.recent = lg_malloc(SUM_WINDOW * sizeof *L.recent); /* best effort as well */
+  sym_tape_remember_sums(&L); /* best effort as well */
   /* last output first: the smaller sums of a nested family come first */
   const sym_node **backwards = lg_malloc((noutputs + 1) * sizeof *backwards);
   if (!backwards) { st = LG_ERR_NOMEM; goto fail; }
   for (size_t i = 0; i < noutputs; i++) backwards[i] = outputs[noutputs - 1 - i];
   int lowered = sym_postorder_many(noutputs, backwards, lower_visit, &L);
   lg_free(backwards);
-  forget_sums(&L);
+  sym_tape_forget_sums(&L);
   if (!lowered || L.oom) {
     st = LG_ERR_NOMEM;
     goto fail;
@@ -693,7 +479,7 @@ static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *i
   *out = t;
   return LG_OK;
 fail:
-  forget_sums(&L);
+  sym_tape_forget_sums(&L);
   lg_free(L.code);
   lg_free(L.reg_of);
   lg_free(L.input_of);
