@@ -2,6 +2,8 @@
  * Each is a memoized bottom-up rebuild through the smart constructors. */
 #include "sym_internal.h"
 
+#include <stdint.h>
+
 #include <string.h>
 
 /* Rebuild e with new children (same kind, same coefficients). */
@@ -187,39 +189,71 @@ static int is_fn_power(const sym_node *f, sym_fn fn, const sym_node **arg, int64
   return 1;
 }
 
+/* The partner of term t's factor f = s^k (s = sin u or sinh u): t's R =
+ * t / s^2 times c^2 (c = cos u or cosh u), or NULL when f is no such power.
+ * *hyper says which. */
+static const sym_node *partner_of(sym_ctx *c, const sym_node *t, const sym_node *f,
+                                  int *hyper) {
+  const sym_node *u;
+  int64_t k;
+  *hyper = 0;
+  if (!is_fn_power(f, SYM_FN_SIN, &u, &k)) {
+    if (!is_fn_power(f, SYM_FN_SINH, &u, &k)) return NULL;
+    *hyper = 1;
+  }
+  const sym_node *R = sym_div(c, t, sym_powi(c, f->args[0], 2));
+  const sym_node *cf = sym_func(c, *hyper ? SYM_FN_COSH : SYM_FN_COS, u, NULL);
+  return sym_mul(c, R, sym_powi(c, cf, 2));
+}
+
+/* Partners by (term id, factor index), across the rounds of one sum: each
+ * is built once (building them for every term in every round made the
+ * delta robot's Kane equations take 0.1 s to simplify). A factor that is
+ * no power of a sine maps to the term itself, which is never a partner. */
+typedef struct partners { sym_memo by_factor; sym_memo index; } partners;
+
+static const sym_node *cached_partner(sym_ctx *c, partners *P, const sym_node *t, uint32_t j,
+                                      const sym_node *f, int *hyper) {
+  uint64_t key = ((uint64_t)t->id << 8) | (j < 255 ? j : 255);
+  const sym_node *p = j < 255 ? sym_memo_get(&P->by_factor, key) : NULL;
+  if (p) {
+    *hyper = f->kind == SYM_POW && f->args[0]->kind == SYM_FUNC && f->args[0]->fn == SYM_FN_SINH;
+    return p == t ? NULL : p;
+  }
+  p = partner_of(c, t, f, hyper);
+  if (j < 255) sym_memo_put(&P->by_factor, key, p ? p : t);
+  return p;
+}
+
 /* In the sum (k_i, t_i): find a term a*R*s^2 and a term b*R*c^2 and replace
  * them by b*R + (a-b)*R*s^2 (s = sin u, c = cos u; also cosh^2 - sinh^2).
- * Each step removes one c^2 term, so the loop ends. */
-static const sym_node *pythagoras_once(sym_ctx *c, const sym_node *e, int *hit) {
+ * Each step removes one c^2 term, so the loop ends. The first such pair in
+ * term, factor, partner order, as a plain scan finds it. */
+static const sym_node *pythagoras_once(sym_ctx *c, partners *P, const sym_node *e, int *hit) {
+  sym_memo_free(&P->index); /* the terms of this round: id -> index + 1 */
+  memset(&P->index, 0, sizeof P->index);
+  for (uint32_t m = 0; m < e->nargs; m++)
+    if (!sym_memo_put(&P->index, e->args[m]->id, (const sym_node *)(uintptr_t)(m + 1)))
+      return e; /* out of memory: no simplification */
   for (uint32_t i = 0; i < e->nargs; i++) {
     const sym_node *t = e->args[i];
     const sym_node *fs1 = t->kind == SYM_MUL ? NULL : t;
     uint32_t nf = t->kind == SYM_MUL ? t->nargs : 1;
     for (uint32_t j = 0; j < nf; j++) {
-      const sym_node *f = fs1 ? fs1 : t->args[j], *u;
-      int64_t k;
-      int hyper = 0;
-      if (!is_fn_power(f, SYM_FN_SIN, &u, &k)) {
-        if (!is_fn_power(f, SYM_FN_SINH, &u, &k)) continue;
-        hyper = 1;
-      }
-      /* R = t / s^2;  partner = R * c^2 */
-      const sym_node *s2 = sym_powi(c, f->args[0], 2);
-      const sym_node *R = sym_div(c, t, s2);
-      const sym_node *cf = sym_func(c, hyper ? SYM_FN_COSH : SYM_FN_COS, u, NULL);
-      const sym_node *partner = sym_mul(c, R, sym_powi(c, cf, 2));
-      for (uint32_t m = 0; m < e->nargs; m++) {
-        if (e->args[m] != partner) continue;
-        const sym_node *a = e->coefs[i], *b = e->coefs[m];
-        /* sin: a R s^2 + b R c^2 = b R + (a-b) R s^2
-           sinh: a R sh^2 + b R ch^2 = b R + (a+b) R sh^2 */
-        const sym_node *ks = hyper ? sym_add(c, a, b) : sym_sub(c, a, b);
-        const sym_node *rest = sym_sub(c, e, sym_add(c, sym_mul(c, a, t),
-                                                     sym_mul(c, b, partner)));
-        *hit = 1;
-        return sym_addv(c, 3, (const sym_node *[]){rest, sym_mul(c, b, R),
-                                                   sym_mul(c, ks, t)});
-      }
+      int hyper;
+      const sym_node *partner = cached_partner(c, P, t, j, fs1 ? fs1 : t->args[j], &hyper);
+      if (!partner) continue;
+      size_t at = (size_t)(uintptr_t)sym_memo_get(&P->index, partner->id);
+      if (!at || e->args[at - 1] != partner) continue;
+      uint32_t m = (uint32_t)at - 1;
+      const sym_node *a = e->coefs[i], *b = e->coefs[m];
+      const sym_node *R = sym_div(c, t, sym_powi(c, (fs1 ? fs1 : t->args[j])->args[0], 2));
+      /* sin: a R s^2 + b R c^2 = b R + (a-b) R s^2
+         sinh: a R sh^2 + b R ch^2 = b R + (a+b) R sh^2 */
+      const sym_node *ks = hyper ? sym_add(c, a, b) : sym_sub(c, a, b);
+      const sym_node *rest = sym_sub(c, e, sym_add(c, sym_mul(c, a, t), sym_mul(c, b, partner)));
+      *hit = 1;
+      return sym_addv(c, 3, (const sym_node *[]){rest, sym_mul(c, b, R), sym_mul(c, ks, t)});
     }
   }
   return e;
@@ -230,11 +264,15 @@ static const sym_node *simplify_fn(sym_ctx *c, void *ud, const sym_node *orig,
   (void)ud;
   (void)orig;
   e = expand_fn(c, NULL, orig, e);
+  partners P;
+  memset(&P, 0, sizeof P);
   for (int round = 0; e && e->kind == SYM_ADD && round < 64; round++) {
     int hit = 0;
-    e = pythagoras_once(c, e, &hit);
+    e = pythagoras_once(c, &P, e, &hit);
     if (!hit) break;
   }
+  sym_memo_free(&P.by_factor);
+  sym_memo_free(&P.index);
   return e;
 }
 
