@@ -54,9 +54,9 @@ typedef struct fast_result {
   PyObject_VAR_HEAD
   Py_ssize_t n, m;
   int batch;
-  PyObject *rec;   /* batch: the (N, size) array; one state: its view, made on first use */
-  PyObject *cache; /* {name: field} made so far */
-  double data[];   /* one state: the record (ob_size doubles) */
+  PyObject *rec;                  /* the record array: a batch's, or made on first use */
+  PyObject *field[FAST_NFIELDS];  /* the fields made so far */
+  double data[];                  /* one state: the record (ob_size doubles) */
 } fast_result;
 
 extern PyTypeObject *fast_result_type;

@@ -1,12 +1,13 @@
 /* _fast_result.c - EvalResult, what Model.eval returns.
  *
- * For one state the record lives inside the object (one allocation per
- * call: the object is the result); a field is a NumPy view into it, made
- * when first read and kept. A kept view refers back to the object, a
- * cycle: such an object is handed to the garbage collector only once it
- * keeps one (PyObject_GC_Track), so results that are read and dropped
- * never cost the collector anything. A batch's fields are views into its
- * (N, size) array instead. */
+ * For one state the record lives inside the object: an eval allocates
+ * nothing else. The first field read moves the record into a NumPy array
+ * of the result's own (`record`), and every field is a view into that
+ * array, made when first read and kept. The views refer to the array, not
+ * to the result, so a result is never part of a reference cycle and needs
+ * no garbage collector (views into the object itself would make one, and
+ * the collector's work on every result cost more than the array). A
+ * batch's record array comes from the call. */
 #include "_fast.h"
 
 #include <string.h>
@@ -51,27 +52,25 @@ lg_eval_result fast_record_ptrs(Py_ssize_t n, Py_ssize_t m, double *rec) {
   return r;
 }
 
-fast_result *fast_result_one(Py_ssize_t n, Py_ssize_t m, Py_ssize_t size) {
-  fast_result *r = PyObject_GC_NewVar(fast_result, fast_result_type, size);
-  if (!r) return NULL;
+static void init(fast_result *r, Py_ssize_t n, Py_ssize_t m, int batch, PyObject *rec) {
   r->n = n;
   r->m = m;
-  r->batch = 0;
-  r->rec = NULL;
-  r->cache = NULL;
+  r->batch = batch;
+  r->rec = rec;
+  for (int k = 0; k < FAST_NFIELDS; k++) r->field[k] = NULL;
+}
+
+fast_result *fast_result_one(Py_ssize_t n, Py_ssize_t m, Py_ssize_t size) {
+  fast_result *r = PyObject_NewVar(fast_result, fast_result_type, size);
+  if (r) init(r, n, m, 0, NULL);
   return r;
 }
 
 PyObject *fast_result_batch(Py_ssize_t n, Py_ssize_t m, PyObject *rec) {
-  fast_result *r = PyObject_GC_NewVar(fast_result, fast_result_type, 0);
+  fast_result *r = PyObject_NewVar(fast_result, fast_result_type, 0);
   if (!r) return NULL;
-  r->n = n;
-  r->m = m;
-  r->batch = 1;
   Py_INCREF(rec);
-  r->rec = rec;
-  r->cache = NULL;
-  PyObject_GC_Track(r);
+  init(r, n, m, 1, rec);
   return (PyObject *)r;
 }
 
@@ -97,34 +96,36 @@ static PyObject *view(PyObject *base, double *data, int nd, npy_intp *dims,
   return a;
 }
 
-/* This result's record: an array of its own for a batch, else a view. */
+/* The record array (borrowed): for one state, made on first use from the
+ * inline record, which is not read again. NULL: an exception. */
 static PyObject *record(fast_result *r) {
   if (!r->rec) {
     npy_intp size = Py_SIZE(r);
-    r->rec = view((PyObject *)r, r->data, 1, &size, 0);
+    r->rec = PyArray_SimpleNew(1, &size, NPY_DOUBLE);
     if (!r->rec) return NULL;
-    if (!PyObject_GC_IsTracked((PyObject *)r)) PyObject_GC_Track(r);
+    memcpy(PyArray_DATA((PyArrayObject *)r->rec), r->data, size * sizeof *r->data);
   }
-  Py_INCREF(r->rec);
   return r->rec;
 }
 
 static PyObject *make_field(fast_result *r, int k) {
   fast_field f = fast_field_at(r->n, r->m, k);
-  if (!r->batch) {
-    if (f.nd == 0) return PyFloat_FromDouble(r->data[f.off]);
-    return view((PyObject *)r, r->data + f.off, (int)f.nd, f.dims, 0);
-  }
-  PyArrayObject *rec = (PyArrayObject *)r->rec;
-  npy_intp dims[3] = {PyArray_DIM(rec, 0), f.dims[0], f.dims[1]};
+  if (!r->rec && f.nd == 0) return PyFloat_FromDouble(r->data[f.off]); /* T, V */
+  PyArrayObject *rec = (PyArrayObject *)record(r);
+  if (!rec) return NULL;
   double *at = (double *)PyArray_DATA(rec) + f.off;
-  return view(r->rec, at, 1 + (int)f.nd, dims, PyArray_STRIDE(rec, 0));
+  if (!r->batch) {
+    if (f.nd == 0) return PyFloat_FromDouble(*at);
+    return view((PyObject *)rec, at, (int)f.nd, f.dims, 0);
+  }
+  npy_intp dims[3] = {PyArray_DIM(rec, 0), f.dims[0], f.dims[1]};
+  return view((PyObject *)rec, at, 1 + (int)f.nd, dims, PyArray_STRIDE(rec, 0));
 }
 
 static PyObject *result_getattro(PyObject *self, PyObject *name) {
   fast_result *r = (fast_result *)self;
-  PyObject *k = PyDict_GetItemWithError(field_index, name);
-  if (!k) {
+  PyObject *idx = PyDict_GetItemWithError(field_index, name);
+  if (!idx) {
     if (PyErr_Occurred()) return NULL;
     PyObject *v = PyObject_GenericGetAttr(self, name);
     if (!v && PyErr_ExceptionMatches(PyExc_AttributeError)) {
@@ -134,49 +135,24 @@ static PyObject *result_getattro(PyObject *self, PyObject *name) {
     }
     return v;
   }
-  PyObject *v = r->cache ? PyDict_GetItemWithError(r->cache, name) : NULL;
-  if (v) return Py_NewRef(v);
-  if (PyErr_Occurred()) return NULL;
-  v = make_field(r, (int)PyLong_AsLong(k));
-  if (!v) return NULL;
-  if (!r->cache && !(r->cache = PyDict_New())) {
-    Py_DECREF(v);
-    return NULL;
-  }
-  if (PyDict_SetItem(r->cache, name, v) < 0) {
-    Py_DECREF(v);
-    return NULL;
-  }
-  if (!PyObject_GC_IsTracked(self)) PyObject_GC_Track(self);
-  return v;
-}
-
-static int result_traverse(PyObject *self, visitproc visit, void *arg) {
-  fast_result *r = (fast_result *)self;
-  Py_VISIT(Py_TYPE(self));
-  Py_VISIT(r->rec);
-  Py_VISIT(r->cache);
-  return 0;
-}
-
-static int result_clear(PyObject *self) {
-  fast_result *r = (fast_result *)self;
-  Py_CLEAR(r->rec);
-  Py_CLEAR(r->cache);
-  return 0;
+  long k = PyLong_AsLong(idx);
+  if (!r->field[k] && !(r->field[k] = make_field(r, (int)k))) return NULL;
+  return Py_NewRef(r->field[k]);
 }
 
 static void result_dealloc(PyObject *self) {
+  fast_result *r = (fast_result *)self;
   PyTypeObject *tp = Py_TYPE(self);
-  if (PyObject_GC_IsTracked(self)) PyObject_GC_UnTrack(self);
-  result_clear(self);
-  PyObject_GC_Del(self);
+  Py_XDECREF(r->rec);
+  for (int k = 0; k < FAST_NFIELDS; k++) Py_XDECREF(r->field[k]);
+  PyObject_Free(self);
   Py_DECREF(tp);
 }
 
 static PyObject *get_record(PyObject *self, void *closure) {
   (void)closure;
-  return record((fast_result *)self);
+  PyObject *rec = record((fast_result *)self);
+  return rec ? Py_NewRef(rec) : NULL;
 }
 
 static PyObject *get_batch(PyObject *self, void *closure) {
@@ -243,14 +219,13 @@ static PyGetSetDef result_getset[] = {
 
 static PyType_Slot result_slots[] = {
     {Py_tp_doc, (void *)result_doc},       {Py_tp_dealloc, (void *)result_dealloc},
-    {Py_tp_traverse, (void *)result_traverse}, {Py_tp_clear, (void *)result_clear},
     {Py_tp_getattro, (void *)result_getattro}, {Py_tp_repr, (void *)result_repr},
     {Py_tp_methods, result_methods},       {Py_tp_getset, result_getset},
     {0, NULL}};
 
 static PyType_Spec result_spec = {
     "lagrange.EvalResult", offsetof(fast_result, data), sizeof(double),
-    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION, result_slots};
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, result_slots};
 
 int fast_result_init_type(PyObject *module) {
   field_index = PyDict_New();
