@@ -180,7 +180,8 @@ fuzz: fuzz-build
 # (Debian's python3: python3-dev, python3-numpy). The extension does not
 # link liblagrange: it calls the entries ctypes found (see _fast.c).
 PY      ?= /usr/bin/python3
-PY_CFG  := $(shell $(PY) -c 'import sysconfig, numpy; print(sysconfig.get_config_var("EXT_SUFFIX"), sysconfig.get_paths()["include"], numpy.get_include())' 2>/dev/null)
+# (asked only when `python` is a goal: importing NumPy costs 0.1 s)
+PY_CFG  := $(if $(filter python,$(MAKECMDGOALS)),$(shell $(PY) -c 'import sysconfig, numpy; print(sysconfig.get_config_var("EXT_SUFFIX"), sysconfig.get_paths()["include"], numpy.get_include())' 2>/dev/null))
 PY_EXT  := python/lagrange/_fast$(word 1,$(PY_CFG))
 PY_SRC  := python/lagrange/_fast.c python/lagrange/_fast_result.c
 python: $(BUILD)/$(SONAME) $(PY_EXT)
@@ -196,6 +197,7 @@ check:
 
 clean:
 	rm -rf build build-san build-tsan build-fuzz
+	rm -f python/lagrange/_fast.*so
 
 # ---- install ---------------------------------------------------------------------------
 # lagrange.pc: Libs for the shared library; Libs.private adds what a static
