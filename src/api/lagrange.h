@@ -239,14 +239,16 @@ LAGRANGE_API lg_status lg_linearize(const lg_system *s, double t, const double *
 
 /* ---- simulation ------------------------------------------------------------------ */
 typedef enum lg_integrator {
-  LG_INT_AUTO = 0, /* IDA for a constrained model (projection asked), an
-                      explicit Runge-Kutta pair chosen by the tolerance else */
+  LG_INT_AUTO = 0, /* IDA for a constrained model (projection asked), else
+                      Adams at rtol <= 1e-7 (never with projection) and an
+                      explicit Runge-Kutta pair chosen by the tolerance above */
   LG_INT_DOPRI,    /* ARKODE explicit Dormand-Prince 5(4) */
   LG_INT_BDF,      /* CVODE BDF (stiff) */
   LG_INT_IDA,      /* IDA on the index-2 (GGL) DAE */
   LG_INT_ERK,      /* the explicit pair `simulate --integrator erk` picks */
   LG_INT_VERNER,   /* Verner 6(5) */
-  LG_INT_FEHLBERG  /* Fehlberg 8(7) */
+  LG_INT_FEHLBERG, /* Fehlberg 8(7) */
+  LG_INT_ADAMS     /* CVODE Adams-Moulton (non-stiff; cannot project) */
 } lg_integrator;
 
 typedef enum lg_stabilize {

@@ -28,11 +28,11 @@ static lg_status to_num_options(const lg_system *s, const lg_sim_options *o,
   so->alpha = o->alpha;
   so->beta = o->beta;
   static const num_stabilize stab[] = {NUM_STAB_PROJECT, NUM_STAB_BAUMGARTE, NUM_STAB_NONE};
-  static const num_integrator integ[] = {NUM_INT_ERK, NUM_INT_DOPRI, NUM_INT_BDF,
-                                         NUM_INT_IDA, NUM_INT_ERK, NUM_INT_VERNER,
-                                         NUM_INT_FEHLBERG};
+  static const num_integrator integ[] = {NUM_INT_ODE,    NUM_INT_DOPRI, NUM_INT_BDF,
+                                         NUM_INT_IDA,    NUM_INT_ERK,   NUM_INT_VERNER,
+                                         NUM_INT_FEHLBERG, NUM_INT_ADAMS};
   if (!(o->tf > o->t0) || !(o->dt > 0) || !(o->rtol > 0) || !(o->atol > 0) ||
-      (unsigned)o->stabilize > LG_STAB_NONE || (unsigned)o->integrator > LG_INT_FEHLBERG) {
+      (unsigned)o->stabilize > LG_STAB_NONE || (unsigned)o->integrator > LG_INT_ADAMS) {
     lg_diag_set(d, LG_ERR_USAGE, s->lm->file, 0, 0,
                 "simulation options: need t0 < tf, dt > 0, positive tolerances and a "
                 "known integrator and stabilization");

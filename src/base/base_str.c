@@ -65,45 +65,6 @@ void lg_str_printf(lg_str *b, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* The shortest %.Ng that reads back exactly, with three conversions at
- * most instead of one per candidate N (simulate writes millions of these).
- * If some N <= 15 reads back, the correctly rounded 15-digit form is that
- * form padded with zeros (a double's half-ulp is below 5e-16 relative), so
- * N is the count of its digits before the trailing zeros; otherwise 16 or
- * 17 digits. The result is the same string as trying N = 1, 2, ...
- * (which subnormals, with fewer bits, still do). */
-static int significant_digits(const char *e) { /* "d.ddde+XX" */
-  int k = 0, last = 0;
-  for (const char *c = e; *c && *c != 'e'; c++)
-    if (*c >= '0' && *c <= '9') {
-      k++;
-      if (*c != '0') last = k;
-    }
-  return last ? last : 1;
-}
-
-const char *lg_fmt_double(char buf[LG_DOUBLE_CHARS], double x) {
-  if (isnan(x)) return strcpy(buf, "nan");
-  if (isinf(x)) return strcpy(buf, x > 0 ? "inf" : "-inf");
-  int prec = 17;
-  if (x != 0 && fabs(x) < DBL_MIN) { /* subnormal: fewer bits, try every N */
-    for (prec = 1; prec < 17; prec++) {
-      snprintf(buf, LG_DOUBLE_CHARS, "%.*g", prec, x);
-      if (strtod(buf, NULL) == x) return buf;
-    }
-  } else {
-    for (int p = 15; p <= 16; p++) {
-      snprintf(buf, LG_DOUBLE_CHARS, "%.*e", p - 1, x);
-      if (strtod(buf, NULL) == x) {
-        prec = p == 15 ? significant_digits(buf) : 16;
-        break;
-      }
-    }
-  }
-  snprintf(buf, LG_DOUBLE_CHARS, "%.*g", prec, x);
-  return buf;
-}
-
 void lg_str_double(lg_str *b, double x) {
   char buf[LG_DOUBLE_CHARS + 2];
   lg_fmt_double(buf, x);

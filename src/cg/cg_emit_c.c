@@ -1,5 +1,6 @@
-/* cg_emit_c.c - spelling tapes as C99: one `const double` per shared
- * subexpression, no allocation, no globals, only <math.h>. */
+/* cg_emit_c.c - the generated C99 file: its functions, solvers and header
+ * (the tapes themselves are spelled by cg_emit_tape.c); no allocation, no
+ * globals, only <math.h>. */
 #include "cg_internal.h"
 
 #include <math.h>
@@ -8,62 +9,6 @@
 
 #define LG_VERSION "0.1"
 
-
-/* ---- one instruction ------------------------------------------------------------------- */
-/* Where tape input k comes from in the generated function. */
-static void input_source(const cg_ctx *G, lg_str *o, size_t k, const char *uu) {
-  size_t nx = G->nx, np = mech_nparams(G->r->mech);
-  if (G->nin_base && k >= G->nin_base) lg_str_printf(o, "z[%zu]", k - G->nin_base);
-  else if (k == 0) lg_str_puts(o, "t");
-  else if (k <= nx) lg_str_printf(o, "x[%zu]", k - 1);
-  else if (k <= nx + np) lg_str_printf(o, "p[%zu]", k - 1 - nx);
-  else lg_str_printf(o, "%s[%zu]", uu, k - 1 - nx - np);
-}
-
-static void literal(lg_str *o, double k) {
-  if (isnan(k)) lg_str_puts(o, "NAN");
-  else if (isinf(k)) lg_str_puts(o, k > 0 ? "INFINITY" : "-INFINITY");
-  else lg_str_double(o, k);
-}
-
-static void emit_powi(lg_str *o, uint32_t a, int32_t n) {
-  if (n <= 4) {
-    for (int32_t i = 0; i < n; i++) lg_str_printf(o, "%sv%u", i ? " * " : "", a);
-  } else {
-    lg_str_printf(o, "pow(v%u, %d)", a, n);
-  }
-}
-
-static void emit_instr(const cg_ctx *G, lg_str *o, const sym_instr *s, const char *out,
-                       const char *uu) {
-  if (s->op == SYM_OP_OUT) {
-    lg_str_printf(o, "  %s[%u] = v%u;\n", out, s->a, s->b);
-    return;
-  }
-  lg_str_printf(o, "  const double v%u = ", s->r);
-  switch (s->op) {
-  case SYM_OP_CONST: literal(o, s->k); break;
-  case SYM_OP_INPUT: input_source(G, o, s->a, uu); break;
-  case SYM_OP_ADD: lg_str_printf(o, "v%u + v%u", s->a, s->b); break;
-  case SYM_OP_SUB: lg_str_printf(o, "v%u - v%u", s->a, s->b); break;
-  case SYM_OP_MUL: lg_str_printf(o, "v%u * v%u", s->a, s->b); break;
-  case SYM_OP_DIV: lg_str_printf(o, "v%u / v%u", s->a, s->b); break;
-  case SYM_OP_NEG: lg_str_printf(o, "-v%u", s->a); break;
-  case SYM_OP_SQR: lg_str_printf(o, "v%u * v%u", s->a, s->a); break;
-  case SYM_OP_POWI: emit_powi(o, s->a, s->n); break;
-  case SYM_OP_POW: lg_str_printf(o, "pow(v%u, v%u)", s->a, s->b); break;
-  default:
-    if (sym_fn_arity((sym_fn)s->fn) == 2)
-      lg_str_printf(o, "%s(v%u, v%u)", sym_fn_c_name((sym_fn)s->fn), s->a, s->b);
-    else
-      lg_str_printf(o, "%s(v%u)", sym_fn_c_name((sym_fn)s->fn), s->a);
-  }
-  lg_str_puts(o, ";\n");
-}
-
-static void emit_tape(const cg_ctx *G, const sym_tape *t, const char *out, const char *uu) {
-  for (size_t i = 0; i < t->ninstr; i++) emit_instr(G, G->src, &t->code[i], out, uu);
-}
 
 /* ---- functions ------------------------------------------------------------------------------ */
 static const char *NAME(const cg_ctx *G) { return G->r->name; }
@@ -85,12 +30,13 @@ static lg_status emit_function(cg_ctx *G, cg_func f, const char *doc) {
   lg_free(outs);
   if (st != LG_OK) return st;
   lg_str *o = G->src;
+  size_t at = o->len;
   lg_str_printf(o, "\n/* %s (%zu operations) */\nvoid %s_%s(double t, const double *x, "
                    "const double *u, const double *p, double *res) {\n",
                 doc, t->flops, NAME(G), cg_function_name(f));
   prologue(G);
   if (!n) lg_str_puts(o, "  (void)res;\n");
-  emit_tape(G, t, "res", "uu");
+  cg_emit_tape(G, t, "res", at);
   lg_str_puts(o, "}\n");
   if (f == CG_MASS_FULL) G->stats.mass_matrix_full = t->flops;
   if (f == CG_FORCING_FULL) G->stats.forcing_full = t->flops;
@@ -108,6 +54,7 @@ static lg_status emit_inputs(cg_ctx *G) {
   lg_status st = cg_inputs_tape(G, &t);
   if (st != LG_OK) return st;
   lg_str *o = G->src;
+  size_t at = o->len;
   lg_str_printf(o, "\n/* inputs and their first two time derivatives: from u (held "
                    "constant), or from the model's laws when u is NULL */\n"
                    "static void %s_inputs(double t, const double *u, const double *p, "
@@ -116,7 +63,7 @@ static lg_status emit_inputs(cg_ctx *G) {
                    "      uu[3 * k] = u[k];\n      uu[3 * k + 1] = 0;\n"
                    "      uu[3 * k + 2] = 0;\n    }\n    return;\n  }\n",
                 NAME(G), NAME(G));
-  emit_tape(G, t, "uu", "uu");
+  cg_emit_tape(G, t, "uu", at);
   lg_str_puts(o, "}\n");
   sym_tape_free(t);
   return LG_OK;
@@ -207,11 +154,12 @@ static lg_status emit_rhs(cg_ctx *G) {
   lg_free(outs);
   if (st != LG_OK) return st;
   lg_str *o = G->src;
+  size_t at = o->len;
   lg_str_printf(o, "\n/* x' = F(t, x, u, p) (%zu operations before the solve) */\n"
                    "int %s_rhs(double t, const double *x, const double *u, const double *p, "
                    "double *xdot) {\n  double A[%zu];\n", t->flops, NAME(G), cnt);
   prologue(G);
-  emit_tape(G, t, "A", "uu");
+  cg_emit_tape(G, t, "A", at);
   G->stats.rhs = t->flops;
   if (G->r->kane) {
     emit_rhs_kane_tail(G);
@@ -294,6 +242,7 @@ static lg_status emit_rhs_jacobian(cg_ctx *G) {
     return st;
   }
   lg_str *o = G->src;
+  size_t at = o->len;
   const char *NM = NAME(G);
   lg_str_printf(o, "\n/* A Z = B in place, A n x n and B n x k row-major, Gaussian elimination\n"
                    "   with partial pivoting. Returns nonzero when A is singular. */\n"
@@ -328,13 +277,13 @@ static lg_status emit_rhs_jacobian(cg_ctx *G) {
                 N * N, N * K);
   prologue(G);
   lg_str_puts(o, "  { /* the augmented system, as in the right-hand side */\n");
-  emit_tape(G, rt, "A", "uu");
+  cg_emit_tape(G, rt, "A", at);
   lg_str_puts(o, "  }\n");
   lg_str_printf(o, "  for (int i = 0; i < N * N; i++) Aug[i] = A[i];\n"
                    "  if (%s_lu_solve_k(N, 1, A, A + N * N)) return 1;\n"
                    "  const double *z = A + N * N; /* [q''; lam] */\n  (void)z;\n"
                    "  { /* dPhi/d[x, u] at z */\n", NM);
-  emit_tape(G, jt, "D", "uu");
+  cg_emit_tape(G, jt, "D", at);
   lg_str_puts(o, "  }\n");
   lg_str_printf(o, "  for (int i = 0; i < N * K; i++) D[i] = -D[i];\n"
                    "  if (%s_lu_solve_k(N, K, Aug, D)) return 1;\n"
@@ -363,7 +312,7 @@ static void emit_params(cg_ctx *G) {
   if (!mech_nparams(m)) lg_str_puts(o, "  (void)p;\n");
   for (size_t i = 0; i < mech_nparams(m); i++) {
     lg_str_printf(o, "  p[%zu] = ", i);
-    literal(o, G->params[i]);
+    cg_literal(o, G->params[i]);
     lg_str_printf(o, "; /* %s%s */\n", mech_param_name(m, i),
                   isnan(G->params[i]) ? ": no value in the model" : "");
   }

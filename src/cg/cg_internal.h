@@ -26,6 +26,7 @@ typedef struct cg_ctx {
   size_t nx;            /* state size: 2n (Lagrange) or n + p (Kane) */
   double *params;       /* resolved defaults */
   size_t nin_base;      /* inputs from here on are z[k - nin_base] (0: none) */
+  size_t npieces;       /* functions a long tape was split into, so far */
   cg_stats stats;
 } cg_ctx;
 
@@ -36,6 +37,13 @@ lg_status cg_tape(cg_ctx *G, const sym_node **outs, size_t n, sym_tape **t);
 
 /* The inputs' laws and two derivatives, for the NULL-u case. */
 lg_status cg_inputs_tape(cg_ctx *G, sym_tape **t);
+
+/* Tape t as statements at the end of G->src, results in out[] (a long
+ * tape: calls of functions inserted at fn_start, where the function being
+ * written begins). */
+void cg_emit_tape(cg_ctx *G, const sym_tape *t, const char *out, size_t fn_start);
+/* A double as a C literal (NAN, INFINITY included). */
+void cg_literal(lg_str *o, double k);
 
 lg_status cg_emit_c(cg_ctx *G);
 lg_status cg_emit_python(cg_ctx *G);

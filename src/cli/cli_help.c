@@ -21,15 +21,16 @@ static const cli_help_entry entries[] = {
      "  --t T                      the time (default 0)\n"
      "  --json                     one JSON object (qdd, lam, matrices, T, V, ...)\n"},
     {"simulate",
-     "lagrange simulate MODEL [--t0 A] [--tf B] [--dt H] [--integrator dopri|bdf|ida]\n"
+     "lagrange simulate MODEL [--t0 A] [--tf B] [--dt H] [--integrator NAME]\n"
      "                         [--out FILE.csv] [--plot FILE.svg|png|pdf] [--rtol R] [--atol A]\n"
      "                         [--project] [--stabilize project|none|baumgarte:A,B] [--jit]\n"
      "                         [--max-rows N] [--stop-when EXPR]\n"
      "                         [--plot-vars 'q1, q2''] [--plot-xy 'P, Q']",
      "Integrates from the initial state; CSV of t, q, q', T, V, E, C1..Cm, W.\n"
      "  --t0, --tf, --dt        time span and output step (default: the model's)\n"
-     "  --integrator NAME       dopri (default unconstrained), bdf, ida (default\n"
-     "                          constrained)\n"
+     "  --integrator NAME       adams, dopri, erk, fehlberg, verner, bdf, ida; default:\n"
+     "                          ida if constrained, else adams (1e-11 < rtol <= 1e-6)\n"
+     "                          or the explicit pair for the tolerance\n"
      "  --out FILE.csv          write the CSV to a file (default stdout)\n"
      "  --plot FILE.svg         draw the run with gnuplot (.svg, .png or .pdf): panels of\n"
      "                          q, q', the relative energy error and |C| (log scale)\n"

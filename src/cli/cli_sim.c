@@ -13,22 +13,23 @@
 static const struct { const char *name; num_integrator i; } INTEGRATORS[] = {
     {"erk", NUM_INT_ERK},       {"dopri", NUM_INT_DOPRI},   {"rk45", NUM_INT_DOPRI},
     {"verner", NUM_INT_VERNER}, {"fehlberg", NUM_INT_FEHLBERG},
-    {"bdf", NUM_INT_BDF},       {"cvode", NUM_INT_BDF},     {"ida", NUM_INT_IDA}};
+    {"bdf", NUM_INT_BDF},       {"cvode", NUM_INT_BDF},     {"ida", NUM_INT_IDA},
+    {"adams", NUM_INT_ADAMS}};
 
 /* Default: DEFAULT_CONSTRAINED for constrained models unless a
- * stabilization of the ODE is asked for; the explicit Runge-Kutta pair
- * chosen by the tolerance else. */
+ * stabilization of the ODE is asked for; else Adams or an explicit
+ * Runge-Kutta pair, by the tolerance (NUM_INT_ODE). */
 static int pick_integrator(const cli_opts *o, const cli_sim *S, num_sim_opts *so) {
   const char *name = o->integrator;
-  so->integrator = !name && S->s->m && !o->stabilize ? DEFAULT_CONSTRAINED : NUM_INT_ERK;
+  so->integrator = !name && S->s->m && !o->stabilize ? DEFAULT_CONSTRAINED : NUM_INT_ODE;
   if (!name) return 1;
   for (size_t i = 0; i < sizeof INTEGRATORS / sizeof *INTEGRATORS; i++)
     if (!strcmp(name, INTEGRATORS[i].name)) {
       so->integrator = INTEGRATORS[i].i;
       return 1;
     }
-  fprintf(stderr, "lagrange %s: unknown integrator '%s' (use erk, dopri, verner, "
-                  "fehlberg, bdf or ida)\n", S->cmd, name);
+  fprintf(stderr, "lagrange %s: unknown integrator '%s' (use adams, erk, dopri, "
+                  "verner, fehlberg, bdf or ida)\n", S->cmd, name);
   return 0;
 }
 
@@ -68,7 +69,14 @@ int cli_sim_options(const cli_opts *o, cli_sim *S) {
       !pick_stabilization(o, S, so))
     return CLI_EXIT_USAGE;
   /* Kane's minimal equations have no algebraic part: explicit by default */
-  if (S->k && !o->integrator && so->integrator == NUM_INT_IDA) so->integrator = NUM_INT_ERK;
+  if (S->k && !o->integrator && so->integrator == NUM_INT_IDA) so->integrator = NUM_INT_ODE;
+  if (!S->k && S->s->m && so->stabilize == NUM_STAB_PROJECT &&
+      so->integrator == NUM_INT_ADAMS) {
+    fprintf(stderr, "lagrange %s: --integrator adams cannot project the motion onto the "
+                    "constraints (CVODE projects only inside BDF steps): use --stabilize "
+                    "baumgarte:ALPHA,BETA or none, or --integrator ida, bdf or dopri\n", S->cmd);
+    return CLI_EXIT_USAGE;
+  }
   return CLI_EXIT_OK;
 }
 

@@ -159,7 +159,9 @@ typedef enum num_integrator {
   NUM_INT_VERNER,   /* Verner 6(5) */
   NUM_INT_FEHLBERG, /* Fehlberg 8(7) */
   NUM_INT_BDF,      /* CVODE BDF, projection inside the step */
-  NUM_INT_IDA       /* IDA on the index-2 GGL form */
+  NUM_INT_IDA,      /* IDA on the index-2 GGL form */
+  NUM_INT_ADAMS,    /* CVODE Adams-Moulton (orders 1-12), fixed-point iteration */
+  NUM_INT_ODE       /* the default for an ODE: ADAMS or DOPRI by the tolerance */
 } num_integrator;
 typedef enum num_stabilize { NUM_STAB_PROJECT, NUM_STAB_BAUMGARTE, NUM_STAB_NONE } num_stabilize;
 
@@ -183,6 +185,13 @@ typedef struct num_sim_opts {
 
 /* The ERK table NUM_INT_ERK picks at a tolerance (DOPRI, VERNER or FEHLBERG). */
 num_integrator num_erk_for_tolerance(double rtol);
+/* What NUM_INT_ODE and NUM_INT_ERK resolve to at a tolerance, for a run
+ * that projects onto constraints or not (other integrators: themselves).
+ * Adams never projects (CVODE projects inside BDF steps only). */
+num_integrator num_resolve_integrator(num_integrator i, double rtol, int projects);
+/* The factor on rtol and atol the resolved integrator runs at (the
+ * default's Adams: 1/100, so that its error matches the asked tolerance). */
+double num_tolerance_scale(num_integrator asked, num_integrator resolved);
 /* Human name: "Dormand-Prince 5(4)", "IDA", ... */
 const char *num_integrator_name(num_integrator i);
 
@@ -193,7 +202,7 @@ typedef struct num_sim_stats {
   double energy_scale;       /* max of |T| + |V|, |E|, |W| (for a relative drift) */
   double max_residual;       /* max |C| and |C'| over the output points */
   int stopped;               /* the stop event ended the run at t_end */
-  num_integrator integrator; /* what ran (NUM_INT_ERK resolved to its table) */
+  num_integrator integrator; /* what ran (NUM_INT_ERK and _ODE resolved) */
   /* on failure: the constraint row (>= 0) or coordinate (>= 0) most
    * likely at fault, else -1 */
   int fail_row, fail_coord;

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
 /* What the loop needs to know of the equations: a first-order system
@@ -54,6 +55,7 @@ struct sim {
   int failed;
   double fail_t;
   void *mem;
+  SUNNonlinearSolver nls;       /* Adams' fixed-point iteration */
   num_sim_stats *stats;
   SUNContext ctx;
   N_Vector y;
@@ -202,10 +204,14 @@ static int root(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
 /* Interpolated output: Dormand-Prince on an ODE that is not projected
  * steps freely and ARKODE's dense output (Hermite, degree 5, about one
  * extra right-hand side per output) gives the rows, instead of stopping at
- * every output time (which caps the step at dt). Projection needs every
- * step's end; for the 8th-order table the degree-5 interpolant costs about
- * four right-hand sides per output and is less accurate than its steps. */
-static int interpolates(const sim *S) { return S->integ == NUM_INT_DOPRI && !S->project; }
+ * every output time (which caps the step at dt). Adams (never projected)
+ * interpolates its own Nordsieck history at no cost. Projection needs
+ * every step's end; for the 8th-order table the degree-5 interpolant
+ * costs about four right-hand sides per output and is less accurate than
+ * its steps. */
+static int interpolates(const sim *S) {
+  return (S->integ == NUM_INT_DOPRI && !S->project) || S->integ == NUM_INT_ADAMS;
+}
 
 /* ---- integrator set-up ------------------------------------------------------------- */
 static int setup_erk(sim *S, double t0) {
@@ -252,12 +258,23 @@ static int exact_jacobian(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, v
   return st == LG_OK ? 0 : 1; /* a singular point: let CVODE cut the step */
 }
 
-static int setup_bdf(sim *S, double t0) {
-  S->mem = CVodeCreate(CV_BDF, S->ctx);
+/* CVODE: BDF with Newton's method (the linear solver is attached by
+ * integrate), or Adams-Moulton with fixed-point iteration, which needs no
+ * Jacobian and converges in one or two right-hand sides on a non-stiff
+ * motion. */
+static int setup_cvode(sim *S, double t0) {
+  int adams = S->integ == NUM_INT_ADAMS;
+  S->mem = CVodeCreate(adams ? CV_ADAMS : CV_BDF, S->ctx);
   if (!S->mem || CVodeInit(S->mem, rhs, t0, S->y) != CV_SUCCESS) return 0;
-  CVodeSStolerances(S->mem, S->o->rtol, S->o->atol);
+  if (adams) {
+    S->nls = SUNNonlinSol_FixedPoint(S->y, 0, S->ctx);
+    if (!S->nls || CVodeSetNonlinearSolver(S->mem, S->nls) != CV_SUCCESS) return 0;
+    CVodeSetStopTime(S->mem, S->o->tf);
+  }
+  double k = num_tolerance_scale(S->o->integrator, S->integ);
+  CVodeSStolerances(S->mem, k * S->o->rtol, k * S->o->atol);
   CVodeSetUserData(S->mem, S);
-  CVodeSetMaxNumSteps(S->mem, -1);
+  CVodeSetMaxNumSteps(S->mem, interpolates(S) ? NUM_STEP_CHUNK : -1);
   CVodeSetErrFile(S->mem, NULL);
   if (S->o->aux && S->o->aux->event) CVodeRootInit(S->mem, 1, root);
   if (S->project == lagrange_project) {
@@ -272,15 +289,21 @@ enum { COLLAPSED = 1000 };
 /* Advance towards tout (one step, or to tout when interpolating), keeping
  * the step budget; COLLAPSED when the steps no longer make progress. */
 static int step_to(sim *S, double tout, double *t, num_budget *b, double *h) {
-  int flag;
+  int flag, erk = num_is_erk(S->integ);
   if (interpolates(S)) {
     for (;;) {
       long before = 0, after = 0;
-      ERKStepGetNumSteps(S->mem, &before);
-      flag = ERKStepEvolve(S->mem, tout, S->y, t, ARK_NORMAL);
-      ERKStepGetNumSteps(S->mem, &after);
+      if (erk) {
+        ERKStepGetNumSteps(S->mem, &before);
+        flag = ERKStepEvolve(S->mem, tout, S->y, t, ARK_NORMAL);
+        ERKStepGetNumSteps(S->mem, &after);
+      } else {
+        CVodeGetNumSteps(S->mem, &before);
+        flag = CVode(S->mem, tout, S->y, t, CV_NORMAL);
+        CVodeGetNumSteps(S->mem, &after);
+      }
       if (num_budget_add(b, after - before, *t, S->o->tf, h)) return COLLAPSED;
-      if (flag != ARK_TOO_MUCH_WORK) return flag;
+      if (flag != (erk ? ARK_TOO_MUCH_WORK : CV_TOO_MUCH_WORK)) return flag;
     }
   }
   if (num_is_erk(S->integ)) {
@@ -294,9 +317,10 @@ static int step_to(sim *S, double tout, double *t, num_budget *b, double *h) {
 }
 
 static void free_integrator(sim *S) {
-  if (!S->mem) return;
-  if (num_is_erk(S->integ)) ERKStepFree(&S->mem);
-  else CVodeFree(&S->mem);
+  if (S->mem && num_is_erk(S->integ)) ERKStepFree(&S->mem);
+  else if (S->mem) CVodeFree(&S->mem);
+  if (S->nls) SUNNonlinSolFree(S->nls);
+  S->nls = NULL;
 }
 
 static void collect_stats(sim *S, num_sim_stats *st) {
@@ -423,9 +447,9 @@ static lg_status failure(sim *S, double t, int flag, double h) {
                                   "may be singular or blow up", flag);
   }
   num_fail(S->diag, st, t, cause,
-           num_is_erk(S->integ)
-               ? "try --integrator bdf (stiff motion) or ida (constrained), or loosen --rtol/--atol"
-               : "try --integrator dopri, or loosen --rtol/--atol");
+           S->integ == NUM_INT_BDF
+               ? "try --integrator dopri, or loosen --rtol/--atol"
+               : "try --integrator bdf (stiff motion) or ida (constrained), or loosen --rtol/--atol");
   return LG_ERR_NUMERIC;
 }
 
@@ -484,7 +508,7 @@ static lg_status integrate(sim *S, double *x0, num_sim_output out, void *ud) {
   S->y = N_VNew_Serial((sunindextype)S->dim, S->ctx);
   if (!S->y) goto done;
   memcpy(N_VGetArrayPointer(S->y), x0, S->dim * sizeof *x0);
-  if (!(num_is_erk(S->integ) ? setup_erk(S, S->o->t0) : setup_bdf(S, S->o->t0))) goto done;
+  if (!(num_is_erk(S->integ) ? setup_erk(S, S->o->t0) : setup_cvode(S, S->o->t0))) goto done;
   if (S->integ == NUM_INT_BDF) {
     A = SUNDenseMatrix((sunindextype)S->dim, (sunindextype)S->dim, S->ctx);
     LS = A ? SUNLinSol_Dense(S->y, A, S->ctx) : NULL;
@@ -505,9 +529,10 @@ done:
   return st;
 }
 
-static void init_stats(num_sim_stats *st, const num_sim_opts *o, num_integrator integ) {
+static void init_stats(num_sim_stats *st, const num_sim_opts *o, num_integrator integ,
+                       int projects) {
   memset(st, 0, sizeof *st);
-  st->integrator = integ == NUM_INT_ERK ? num_erk_for_tolerance(o->rtol) : integ;
+  st->integrator = num_resolve_integrator(integ, o->rtol, projects);
   st->fail_row = st->fail_coord = -1;
   st->t_end = o->t0;
 }
@@ -516,13 +541,21 @@ lg_status num_simulate(const num_system *s, const num_sim_opts *o, double *q, do
                        num_sim_output out, void *ud, num_sim_stats *stats, lg_diag *diag) {
   if (o->integrator == NUM_INT_IDA && s->m)
     return num_simulate_ida(s, o, q, qd, out, ud, stats, diag);
-  init_stats(stats, o, o->integrator == NUM_INT_IDA ? NUM_INT_BDF : o->integrator);
   size_t n = s->n, m = s->m;
+  int projects = m && o->stabilize == NUM_STAB_PROJECT;
+  init_stats(stats, o, o->integrator == NUM_INT_IDA ? NUM_INT_BDF : o->integrator, projects);
+  if (projects && stats->integrator == NUM_INT_ADAMS) {
+    lg_diag_set(diag, LG_ERR_USAGE, NULL, 0, 0, "the Adams integrator cannot project the "
+                "motion onto the constraints (CVODE projects only inside BDF steps)");
+    lg_diag_hint(diag, "use another integrator (ida, bdf, dopri), or --stabilize "
+                       "baumgarte:ALPHA,BETA or none");
+    return LG_ERR_USAGE;
+  }
   int work = o->aux && o->aux->work;
   sim S = {.o = o, .integ = stats->integrator, .dim = 2 * n + (size_t)work, .n = n,
            .nv = n, .m = m, .work = work, .f = lagrange_f, .observe = lagrange_observe,
            .s = s, .diag = diag, .stats = stats};
-  if (m && o->stabilize == NUM_STAB_PROJECT) S.project = lagrange_project;
+  if (projects) S.project = lagrange_project;
   lg_status st = LG_ERR_NOMEM;
   double *x = lg_calloc(S.dim + 1, sizeof *x);
   S.qdd = lg_calloc(n + m + 1, sizeof *S.qdd);
@@ -544,7 +577,7 @@ lg_status num_simulate_kane(const num_kane_system *k, const num_sim_opts *o, dou
                             double *u, num_sim_output out, void *ud, num_sim_stats *stats,
                             lg_diag *diag) {
   /* no algebraic part: IDA's request becomes BDF */
-  init_stats(stats, o, o->integrator == NUM_INT_IDA ? NUM_INT_BDF : o->integrator);
+  init_stats(stats, o, o->integrator == NUM_INT_IDA ? NUM_INT_BDF : o->integrator, 0);
   int work = o->aux && o->aux->work;
   sim S = {.o = o, .integ = stats->integrator, .dim = k->n + k->p + (size_t)work,
            .n = k->n, .nv = k->p, .m = k->m, .work = work, .f = kane_f,

@@ -314,11 +314,21 @@ typedef enum sym_op {
   SYM_OP_OUT    /* out[i] = a */
 } sym_op;
 
+/* 16 bytes, so that a tape of a few thousand instructions stays in the
+ * first-level cache: a CONST's value shares the operands' place. */
 typedef struct sym_instr {
   uint8_t op, fn;
-  uint32_t r, a, b; /* slots; for INPUT/OUT: a = index */
-  int32_t n;        /* POWI exponent */
-  double k;         /* CONST value */
+  uint32_t r;
+  union {
+    struct {
+      uint32_t a; /* slot; for INPUT/OUT: the index */
+      union {
+        uint32_t b; /* slot */
+        int32_t n;  /* POWI exponent */
+      };
+    };
+    double k; /* CONST value */
+  };
 } sym_instr;
 
 typedef struct sym_tape {

@@ -64,6 +64,22 @@ def build(tmp, model):
     return (exe if c.returncode == 0 else None), c.stderr
 
 
+def driven_chain(n):
+    """An n-link planar chain pushed at its tip by an input force F, with
+    damping: at n = 14 its Jacobian tape is long enough to be split into
+    pieces (src/cg/cg_emit_tape.c) that read the inputs (uu) and z."""
+    q = " ".join(f"q{i}" for i in range(1, n + 1))
+    par = ", ".join(f"m{i} = {1 + 0.25 * (i % 4)}, l{i} = {0.5 + 0.1 * (i % 3)}" for i in range(1, n + 1))
+    lines = [f"coordinates {q}", f"parameters g = 9.81, b = 0.05, {par}", "inputs F = 0",
+             "frame N", "point O"]
+    for i in range(1, n + 1):
+        lines += [f"frame A{i} = rotate(N, N.z, q{i})",
+                  f"point P{i} = {'O' if i == 1 else f'P{i - 1}'} - l{i}*A{i}.y",
+                  f"particle P{i} mass m{i}"]
+    lines += ["gravity -g*N.y", f"force P{n}: F*N.x", "D = 1/2*b*(q1'^2 + q2'^2)"]
+    return "\n".join(lines) + "\n"
+
+
 rng = random.Random(5)
 MODELS = [("tests/cli/models/cart_pendulum_force.lag", 2), ("examples/particle_bowl.lag", 3),
           ("examples/delta_robot.lag", 6), ("examples/double_rod_pendulum.lag", 3),
@@ -81,6 +97,33 @@ with tempfile.TemporaryDirectory() as tmp:
             worst = float(r.stdout.split()[0]) if r.returncode == 0 else 1.0
             check(f"{name} state {k}: dx'/dx equals central differences of rhs (worst {worst:.1e})",
                   worst < 1e-6, r.stdout[:200] + r.stderr)
+    # a long tape, split into pieces: still the exact Jacobian (central
+    # differences) and linearize's A and B
+    chain = os.path.join(tmp, "chain14.lag")
+    with open(chain, "w") as fh:
+        fh.write(driven_chain(14))
+    exe, err = build(tmp, chain)
+    src = open(os.path.join(tmp, "m.c")).read() if exe else ""
+    jac = src[src.find("int m_rhs_jacobian("):]
+    check("driven 14-link chain: the Jacobian is split into pieces reading uu and z, compiles",
+          exe and "_piece" in jac and "uu, z, w, D);" in jac, err)
+    x = [rng.uniform(-0.5, 0.5) for _ in range(28)]
+    r = subprocess.run([exe or "false", *map(repr, x)], capture_output=True, text=True, timeout=60)
+    out = r.stdout.split()
+    worst = float(out[0]) if r.returncode == 0 and out else 1.0
+    check(f"driven 14-link chain: dx'/dx equals central differences of rhs (worst {worst:.1e})",
+          worst < 1e-6, r.stderr)
+    at = ", ".join([f"q{i}={v!r}" for i, v in enumerate(x[:14], 1)] +
+                   [f"q{i}'={v!r}" for i, v in enumerate(x[14:], 1)])
+    lin = subprocess.run([BIN, "linearize", chain, "--set", "F=0.3", "--t", "0.4", "--at", at,
+                          "--json"], capture_output=True, text=True, timeout=120)
+    d = json.loads(lin.stdout) if lin.returncode == 0 else {"A": [], "B": []}
+    got = [float(v) for v in out[1:]]
+    want = [v for row in d["A"] for v in row] + [v for row in d["B"] for v in row]
+    err = max([abs(a - b) / (1 + abs(b)) for a, b in zip(got, want)] +
+              [1.0 if len(want) != 28 * 29 or len(got) != len(want) else 0.0])
+    check(f"driven 14-link chain: rhs_jacobian equals linearize's A and B ({err:.1e})",
+          err < 1e-10, lin.stderr)
     # unconstrained: the full Jacobian is linearize's A (and B)
     exe, err = build(tmp, os.path.join(ROOT, MODELS[0][0]))
     x = [0.1, 0.3, -0.2, 0.4]

@@ -49,12 +49,14 @@ static void test_doubles_fast_equals_definition(void) {
   char want[LG_DOUBLE_CHARS], got[LG_DOUBLE_CHARS];
   uint64_t s = 0x9e3779b97f4a7c15u;
   int bad = 0;
-  for (int i = 0; i < 300000; i++) {
+  for (int i = 0; i < 400000; i++) {
     s ^= s << 13, s ^= s >> 7, s ^= s << 17; /* xorshift64 */
     double x;
-    if (i % 3 == 0) memcpy(&x, &s, sizeof x);
-    else if (i % 3 == 1) x = (double)(s % 100000) / (double)(1 + s % 1000000000);
-    else x = ldexp((double)(s >> 11) / 9007199254740992.0, (int)(s % 2100) - 1074);
+    if (i % 4 == 0) memcpy(&x, &s, sizeof x);
+    else if (i % 4 == 1) x = (double)(s % 100000) / (double)(1 + s % 1000000000);
+    else if (i % 4 == 2) x = ldexp((double)(s >> 11) / 9007199254740992.0, (int)(s % 2100) - 1074);
+    else x = nextafter(ldexp(1.0, (int)(s % 2098) - 1074), s & 2 ? 0.0 : INFINITY) *
+             (s & 4 ? 1 : -1); /* powers of two and their neighbours */
     if (x != x || x - x != 0) continue; /* nan, inf */
     shortest_by_definition(want, x);
     bad += strcmp(want, lg_fmt_double(got, x)) != 0;
