@@ -424,6 +424,8 @@ static PyObject *bind(PyObject *module, PyObject *args) {
 static PyMethodDef module_methods[] = {
     {"bind", bind, METH_VARARGS,
      "bind(eval_many, accel_many, eval, eval_accel, make_error): the library's entries."},
+    {"_result", fast_result_rebuild, METH_VARARGS,
+     "_result(record, n, m): an EvalResult of a record (pickle and copy use it)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {

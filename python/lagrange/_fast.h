@@ -67,5 +67,7 @@ int fast_result_init_type(PyObject *module);
 fast_result *fast_result_one(Py_ssize_t n, Py_ssize_t m, Py_ssize_t size);
 /* A result over the (N, size) array rec (a new reference is taken). */
 PyObject *fast_result_batch(Py_ssize_t n, Py_ssize_t m, PyObject *rec);
+/* _result(record, n, m): the result of a record (one) or records (N). */
+PyObject *fast_result_rebuild(PyObject *module, PyObject *args);
 
 #endif

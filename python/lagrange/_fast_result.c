@@ -15,6 +15,7 @@
 PyTypeObject *fast_result_type;
 static PyObject *field_index; /* {name: k} */
 static PyObject *field_tuple; /* FIELDS */
+static PyObject *rebuild_fn;  /* lagrange._fast._result, for pickle and copy */
 
 const char *const fast_field_names[FAST_NFIELDS] = {
     "qdd",          "lam",     "constraint_forces", "mass_matrix", "forcing",
@@ -205,7 +206,36 @@ PyDoc_STRVAR(result_doc,
 "views into this result's own record (`record`), made on first access;\n"
 "nothing later overwrites them.");
 
+/* pickle and copy: (_result, (record, n, m)) */
+static PyObject *result_reduce(PyObject *self, PyObject *unused) {
+  (void)unused;
+  fast_result *r = (fast_result *)self;
+  PyObject *rec = record(r);
+  return rec ? Py_BuildValue("O(Onn)", rebuild_fn, rec, r->n, r->m) : NULL;
+}
+
+PyObject *fast_result_rebuild(PyObject *module, PyObject *args) {
+  (void)module;
+  PyObject *rec;
+  Py_ssize_t n, m;
+  if (!PyArg_ParseTuple(args, "O!nn", &PyArray_Type, &rec, &n, &m)) return NULL;
+  PyArrayObject *a = (PyArrayObject *)rec;
+  Py_ssize_t size = n >= 0 && m >= 0 ? fast_record_size(n, m) : -1;
+  int nd = PyArray_NDIM(a);
+  if (size < 0 || PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_IS_C_CONTIGUOUS(a) ||
+      !PyArray_ISNOTSWAPPED(a) || (nd != 1 && nd != 2) || PyArray_DIM(a, nd - 1) != size) {
+    PyErr_SetString(PyExc_ValueError, "_result(record, n, m): a C-contiguous float64 record "
+                                      "(or N of them) of an (n, m) system is needed");
+    return NULL;
+  }
+  if (nd == 2) return fast_result_batch(n, m, rec);
+  fast_result *r = fast_result_one(n, m, size);
+  if (r) memcpy(r->data, PyArray_DATA(a), size * sizeof *r->data);
+  return (PyObject *)r;
+}
+
 static PyMethodDef result_methods[] = {
+    {"__reduce__", result_reduce, METH_NOARGS, NULL},
     {"as_dict", as_dict, METH_NOARGS, "{field: value} of every field."},
     {"__dir__", result_dir, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL}};
@@ -242,6 +272,7 @@ int fast_result_init_type(PyObject *module) {
     }
     PyTuple_SET_ITEM(field_tuple, k, name);
   }
+  if (!(rebuild_fn = PyObject_GetAttrString(module, "_result"))) return -1;
   fast_result_type = (PyTypeObject *)PyType_FromSpec(&result_spec);
   if (!fast_result_type) return -1;
   if (PyObject_SetAttrString((PyObject *)fast_result_type, "FIELDS", field_tuple) < 0)

@@ -182,6 +182,20 @@ def test_result_object():
     assert np.shares_memory(b.record, b.momenta)
 
 
+def test_result_pickles_and_copies():
+    import copy
+    import pickle
+    m = lagrange.load(os.path.join(ROOT, "examples", "pendulum_3d_cartesian.lag"))
+    q, qd = m.initial_state()
+    for r in (m.eval(q, qd), m.eval(np.array([q, q]), np.array([qd, qd]))):
+        for c in (pickle.loads(pickle.dumps(r)), copy.deepcopy(r), copy.copy(r)):
+            assert type(c) is lagrange.EvalResult and c.batch == r.batch
+            for f in lagrange.EvalResult.FIELDS:
+                assert np.array_equal(getattr(c, f), getattr(r, f), equal_nan=True), f
+    with pytest.raises(ValueError):
+        lagrange._eval._fast._result(np.zeros(5), 3, 1)
+
+
 def test_threads_one_model_single_and_batches():
     m = lagrange.load(os.path.join(ROOT, "examples", "delta_robot.lag"))
     rng = np.random.default_rng(9)
