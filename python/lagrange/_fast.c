@@ -209,10 +209,12 @@ static PyObject *one_state(const core *c, int accel, PyObject **a) {
   return (PyObject *)r;
 }
 
+/* self.<name>(q, qd, t, params), the Python path. args[0] is a spare
+ * slot PY_VECTORCALL_ARGUMENTS_OFFSET lets the callee use. */
 static PyObject *slow(PyObject *self, PyObject *name, PyObject **a) {
-  PyObject *args[5] = {self, a[0] ? a[0] : Py_None, a[1] ? a[1] : Py_None, a[2] ? a[2] : zero,
-                       a[3] ? a[3] : Py_None};
-  return PyObject_VectorcallMethod(name, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+  PyObject *args[6] = {NULL, self, a[0] ? a[0] : Py_None, a[1] ? a[1] : Py_None,
+                       a[2] ? a[2] : zero, a[3] ? a[3] : Py_None};
+  return PyObject_VectorcallMethod(name, args + 1, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
 }
 
 static PyObject *core_eval(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
