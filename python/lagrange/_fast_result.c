@@ -236,7 +236,8 @@ PyObject *fast_result_rebuild(PyObject *module, PyObject *args) {
 
 static PyMethodDef result_methods[] = {
     {"__reduce__", result_reduce, METH_NOARGS, NULL},
-    {"as_dict", as_dict, METH_NOARGS, "{field: value} of every field."},
+    {"as_dict", as_dict, METH_NOARGS,
+     "as_dict($self, /)\n--\n\n{field: value} of every field."},
     {"__dir__", result_dir, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
