@@ -23,7 +23,7 @@
 #include <string.h>
 
 fast_lib fast_fn;
-static PyObject *make_error; /* _lib-side factory of the exception for a diagnostic */
+static PyObject *make_error; /* lagrange._error: the exception for a diagnostic */
 static PyObject *zero;       /* 0.0: t when not given */
 static PyObject *arg_str[4]; /* "q", "qd", "t", "params" */
 static PyObject *slow_eval, *slow_accel;
