@@ -240,8 +240,10 @@ LAGRANGE_API lg_status lg_linearize(const lg_system *s, double t, const double *
 /* ---- simulation ------------------------------------------------------------------ */
 typedef enum lg_integrator {
   LG_INT_AUTO = 0, /* IDA for a constrained model (projection asked), else
-                      Adams at rtol <= 1e-7 (never with projection) and an
-                      explicit Runge-Kutta pair chosen by the tolerance above */
+                      Adams (never with projection) at 1e-11 < rtol <= 1e-6
+                      when the right-hand side is costly enough to repay its
+                      steps (README), else an explicit Runge-Kutta pair
+                      chosen by the tolerance */
   LG_INT_DOPRI,    /* ARKODE explicit Dormand-Prince 5(4) */
   LG_INT_BDF,      /* CVODE BDF (stiff) */
   LG_INT_IDA,      /* IDA on the index-2 (GGL) DAE */

@@ -186,9 +186,10 @@ typedef struct num_sim_opts {
 /* The ERK table NUM_INT_ERK picks at a tolerance (DOPRI, VERNER or FEHLBERG). */
 num_integrator num_erk_for_tolerance(double rtol);
 /* What NUM_INT_ODE and NUM_INT_ERK resolve to at a tolerance, for a run
- * that projects onto constraints or not (other integrators: themselves).
- * Adams never projects (CVODE projects inside BDF steps only). */
-num_integrator num_resolve_integrator(num_integrator i, double rtol, int projects);
+ * that projects onto constraints or not, whose right-hand side costs
+ * `cost` tape instructions (other integrators: themselves). Adams never
+ * projects (CVODE projects inside BDF steps only). */
+num_integrator num_resolve_integrator(num_integrator i, double rtol, int projects, size_t cost);
 /* The factor on rtol and atol the resolved integrator runs at (the
  * default's Adams: 1/100, so that its error matches the asked tolerance). */
 double num_tolerance_scale(num_integrator asked, num_integrator resolved);

@@ -294,7 +294,7 @@ static lg_status march(dae *D, const num_sim_opts *o, ida_run *I, num_sim_output
   const double *Y = N_VGetArrayPointer(I->y);
   double t = o->t0, ref = 0, h = 0;
   int have_ref = 0;
-  num_budget b = {0, t};
+  num_budget b = {0, t, 1};
   if (deliver(D, t, Y, out, ud, st, &ref, &have_ref)) return LG_OK;
   for (long k = 1; t < o->tf - 1e-12 * fabs(o->tf); k++) {
     double tout = fmin(o->t0 + (double)k * o->dt, o->tf);

@@ -15,6 +15,8 @@ enum { NUM_STEP_CHUNK = 5000 };
 typedef struct num_budget {
   long steps;      /* since the last check */
   double t_mark;   /* time at the last check */
+  double scale;    /* NUM_MAX_PROJECTED times this (0: 1): Adams takes
+                      3-5x more, much cheaper steps than Runge-Kutta */
 } num_budget;
 
 /* Count steps that reached t; nonzero when the step size has collapsed

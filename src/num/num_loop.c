@@ -14,7 +14,7 @@ int num_budget_add(num_budget *b, long steps, double t, double tf, double *h_avg
   b->steps = 0;
   b->t_mark = t;
   *h_avg = h;
-  return !(h > 0) || (tf - t) / h > NUM_MAX_PROJECTED;
+  return !(h > 0) || (tf - t) / h > NUM_MAX_PROJECTED * (b->scale > 0 ? b->scale : 1);
 }
 
 void num_tally(num_sim_stats *st, const num_sim_point *p, const double *Cd, size_t m,
@@ -65,15 +65,22 @@ num_integrator num_erk_for_tolerance(double rtol) {
  * tolerance 100 times tighter than asked, errs about as much as or less
  * than Dormand-Prince at the asked tolerance (within 4x on the worst
  * example, 60x less on the 12-link chain) with 2.5 to 13 times fewer
- * right-hand sides (one or two per step, high orders). Below 1e-11 its
- * tightened tolerance would near round-off, and Fehlberg 8(7) is the
- * choice; above 1e-6 Dormand-Prince is as cheap. */
+ * right-hand sides (one or two per step, high orders). But its step costs
+ * CVODE about 2-3 us of bookkeeping (the Nordsieck history, order and step
+ * selection), which a cheap right-hand side does not repay: 200 s of the
+ * cart pendulum (25 tape instructions) take 2.6x Dormand-Prince's CPU time,
+ * the double pendulum (109) and the free rigid body (137) the same, the
+ * 3-link chain (101) 0.9x, the 6-link (369) 0.7x, the 12-link (1,419)
+ * 0.5x. Below 1e-11 its tightened tolerance would near round-off, and
+ * Fehlberg 8(7) is the choice; above 1e-6 Dormand-Prince is as cheap. */
 static const double ADAMS_FROM = 1e-6, ADAMS_TO = 1e-11, ADAMS_TIGHTER = 100;
+static const size_t ADAMS_MIN_COST = 100;
 
-num_integrator num_resolve_integrator(num_integrator i, double rtol, int projects) {
+num_integrator num_resolve_integrator(num_integrator i, double rtol, int projects, size_t cost) {
   if (i == NUM_INT_ODE)
-    return rtol <= ADAMS_FROM && rtol > ADAMS_TO && !projects ? NUM_INT_ADAMS
-                                                               : num_erk_for_tolerance(rtol);
+    return rtol <= ADAMS_FROM && rtol > ADAMS_TO && !projects && cost >= ADAMS_MIN_COST
+               ? NUM_INT_ADAMS
+               : num_erk_for_tolerance(rtol);
   return i == NUM_INT_ERK ? num_erk_for_tolerance(rtol) : i;
 }
 

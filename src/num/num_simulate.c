@@ -462,7 +462,7 @@ static lg_status run(sim *S, loop_state *L) {
   num_sim_stats *st = S->stats;
   double t = o->t0, h = 0;
   double *x = N_VGetArrayPointer(S->y);
-  num_budget b = {0, t};
+  num_budget b = {0, t, S->integ == NUM_INT_ADAMS ? 5 : 1};
   S->size0 = state_size(S);
   if (S->s) {
     long k;
@@ -530,9 +530,9 @@ done:
 }
 
 static void init_stats(num_sim_stats *st, const num_sim_opts *o, num_integrator integ,
-                       int projects) {
+                       int projects, size_t cost) {
   memset(st, 0, sizeof *st);
-  st->integrator = num_resolve_integrator(integ, o->rtol, projects);
+  st->integrator = num_resolve_integrator(integ, o->rtol, projects, cost);
   st->fail_row = st->fail_coord = -1;
   st->t_end = o->t0;
 }
@@ -543,7 +543,8 @@ lg_status num_simulate(const num_system *s, const num_sim_opts *o, double *q, do
     return num_simulate_ida(s, o, q, qd, out, ud, stats, diag);
   size_t n = s->n, m = s->m;
   int projects = m && o->stabilize == NUM_STAB_PROJECT;
-  init_stats(stats, o, o->integrator == NUM_INT_IDA ? NUM_INT_BDF : o->integrator, projects);
+  init_stats(stats, o, o->integrator == NUM_INT_IDA ? NUM_INT_BDF : o->integrator, projects,
+             s->dyn->ninstr);
   if (projects && stats->integrator == NUM_INT_ADAMS) {
     lg_diag_set(diag, LG_ERR_USAGE, NULL, 0, 0, "the Adams integrator cannot project the "
                 "motion onto the constraints (CVODE projects only inside BDF steps)");
@@ -577,7 +578,8 @@ lg_status num_simulate_kane(const num_kane_system *k, const num_sim_opts *o, dou
                             double *u, num_sim_output out, void *ud, num_sim_stats *stats,
                             lg_diag *diag) {
   /* no algebraic part: IDA's request becomes BDF */
-  init_stats(stats, o, o->integrator == NUM_INT_IDA ? NUM_INT_BDF : o->integrator, 0);
+  init_stats(stats, o, o->integrator == NUM_INT_IDA ? NUM_INT_BDF : o->integrator, 0,
+             k->dyn->ninstr);
   int work = o->aux && o->aux->work;
   sim S = {.o = o, .integ = stats->integrator, .dim = k->n + k->p + (size_t)work,
            .n = k->n, .nv = k->p, .m = k->m, .work = work, .f = kane_f,

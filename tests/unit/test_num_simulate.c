@@ -119,19 +119,37 @@ static void test_parse_scalar(void) {
 }
 
 static void test_budget_and_tables(void) {
-  num_budget b = {0, 0};
+  num_budget b = {0, 0, 1};
   double h = 0;
   int collapsed = 0;
   for (long i = 1; i <= NUM_STEP_CHUNK && !collapsed; i++)
     collapsed = num_budget_add(&b, 1, 1e-3 * (double)i, 10, &h);
   CHECK(!collapsed); /* 1e-3 per step: 1e4 steps to go */
-  b = (num_budget){0, 0};
+  b = (num_budget){0, 0, 1};
   for (long i = 1; i <= NUM_STEP_CHUNK && !collapsed; i++)
     collapsed = num_budget_add(&b, 1, 1e-12 * (double)i, 10, &h);
   CHECK(collapsed && h > 0 && h < 2e-12);
   CHECK(num_erk_for_tolerance(1e-6) == NUM_INT_DOPRI);
   CHECK(num_erk_for_tolerance(1e-10) == NUM_INT_DOPRI);
   CHECK(num_erk_for_tolerance(1e-12) == NUM_INT_FEHLBERG);
+  /* the same pace with Adams' budget (5x): 1e-3 per step over 1e5 s is
+   * 1e8 steps to go, within it; Runge-Kutta's 2e7 is not */
+  for (int adams = 0; adams < 2; adams++) {
+    b = (num_budget){0, 0, adams ? 5 : 1};
+    collapsed = 0;
+    for (long i = 1; i <= NUM_STEP_CHUNK && !collapsed; i++)
+      collapsed = num_budget_add(&b, 1, 1e-3 * (double)i, 9e4, &h);
+    CHECK(collapsed == !adams);
+  }
+  /* the default for an ODE: Adams where it pays, the explicit pair else */
+  CHECK(num_resolve_integrator(NUM_INT_ODE, 1e-10, 0, 1000) == NUM_INT_ADAMS);
+  CHECK(num_resolve_integrator(NUM_INT_ODE, 1e-10, 0, 20) == NUM_INT_DOPRI);
+  CHECK(num_resolve_integrator(NUM_INT_ODE, 1e-10, 1, 1000) == NUM_INT_DOPRI);
+  CHECK(num_resolve_integrator(NUM_INT_ODE, 1e-12, 0, 1000) == NUM_INT_FEHLBERG);
+  CHECK(num_resolve_integrator(NUM_INT_ODE, 1e-5, 0, 1000) == NUM_INT_DOPRI);
+  CHECK(num_resolve_integrator(NUM_INT_ADAMS, 1e-5, 1, 0) == NUM_INT_ADAMS);
+  CHECK(num_tolerance_scale(NUM_INT_ODE, NUM_INT_ADAMS) == 0.01);
+  CHECK(num_tolerance_scale(NUM_INT_ADAMS, NUM_INT_ADAMS) == 1);
 }
 
 int main(void) {
