@@ -175,8 +175,21 @@ fuzz: fuzz-build
 	bash tests/fuzz/run_fuzz.sh $(FUZZ_SECONDS)
 
 # The Python package in place: python/lagrange finds build/liblagrange.so.N,
-# so PYTHONPATH=python python3 -c 'import lagrange' works from here.
-python: $(BUILD)/$(SONAME)
+# so PYTHONPATH=python python3 -c 'import lagrange' works from here, and its
+# C extension lagrange._fast (Model.eval/accel) is built beside it for PY
+# (Debian's python3: python3-dev, python3-numpy). The extension does not
+# link liblagrange: it calls the entries ctypes found (see _fast.c).
+PY      ?= /usr/bin/python3
+# (asked only when `python` is a goal: importing NumPy costs 0.1 s)
+PY_CFG  := $(if $(filter python,$(MAKECMDGOALS)),$(shell $(PY) -c 'import sysconfig, numpy; print(sysconfig.get_config_var("EXT_SUFFIX"), sysconfig.get_paths()["include"], numpy.get_include())' 2>/dev/null))
+PY_EXT  := python/lagrange/_fast$(word 1,$(PY_CFG))
+PY_SRC  := python/lagrange/_fast.c python/lagrange/_fast_result.c
+python: $(BUILD)/$(SONAME) $(PY_EXT)
+
+$(PY_EXT): $(PY_SRC) python/lagrange/_fast.h src/api/lagrange.h
+	@test -n "$(word 3,$(PY_CFG))" || { echo "make python: $(PY) with NumPy and its headers is needed (bash scripts/install-deps.sh)" >&2; exit 1; }
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -Wvla $(WERROR) -fPIC -shared -fvisibility=hidden \
+	  -Isrc/api -isystem $(word 2,$(PY_CFG)) -isystem $(word 3,$(PY_CFG)) -o $@ $(PY_SRC)
 
 # The test command: plain and sanitized builds, every suite, one summary line.
 check:
@@ -184,6 +197,7 @@ check:
 
 clean:
 	rm -rf build build-san build-tsan build-fuzz
+	rm -f python/lagrange/_fast.*so
 
 # ---- install ---------------------------------------------------------------------------
 # lagrange.pc: Libs for the shared library; Libs.private adds what a static

@@ -1,19 +1,19 @@
-"""Per-call time of lagrange's Model.eval / Model.accel (ctypes over
-liblagrange) against SymPy's lambdify(cse=True) of the full forms
+"""Per-call time of lagrange's Model.eval / Model.accel (the C extension
+lagrange._fast over liblagrange) against SymPy's lambdify(cse=True) of the full forms
 (mass_matrix_full, forcing_full) plus numpy.linalg.solve, on the same
 models: the examples with a SymPy reference in tests/ref/sympy_models.py
 (LagrangesMethod) and the planar chain of bench/models.py (KanesMethod, as
 a SymPy user writes a chain) with n links.
 
 Also the per-state time of one batch call (q, qd of shape (N, n)), and
-the interpreter's floor: an empty Python method, an empty ctypes call
-(lg_nq) and the bare lg_eval_packed call with ready arguments.
+the interpreter's floor on the cart pendulum: an empty Python method, an
+empty call of a C function, an empty ctypes call (lg_nq), a new NumPy
+array, and eval/accel themselves.
 
 Run: /usr/bin/python3 bench/python_eval.py [--chains 6,12] [--quick] [--runs K]
 (K runs keep each cell's minimum, for a shared machine).
 Prints Markdown tables."""
 import argparse
-import ctypes
 import os
 import sys
 import timeit
@@ -115,19 +115,24 @@ def floor(runs):
         def eval(self, q=None, qd=None, t=0.0, params=None):
             return None
     e = Empty()
-    b = m._ev.buffers()
-    sp, f = m._s, _lib.eval_packed
-    nq = _lib.lib.lg_nq
+    sp, nq = m._s, _lib.lib.lg_nq
+    Q, QD = np.tile(q, (BATCH, 1)), np.tile(qd, (BATCH, 1))
     rows = [("an empty Python method e.eval(q, qd)", lambda: e.eval(q, qd)),
+            ("an empty call of a C function, isinstance(q, float)",
+             lambda: isinstance(q, float)),
             ("an empty ctypes call lg_nq(s)", lambda: nq(sp)),
-            ("the bare lg_eval_packed call, ready arguments (cart pendulum)",
-             lambda: f(sp, b.pt, b.prec)),
-            ("copying q into the input buffer (buf[1:3] = q)",
-             lambda: b.inp.__setitem__(m._ev.sq, q)),
-            ("the fresh copy of the record (rec.copy())", lambda: b.rec.copy())]
+            ("a new NumPy array, np.empty(2)", lambda: np.empty(2)),
+            ("m.accel(q, qd)", lambda: m.accel(q, qd)),
+            ("m.eval(q, qd)", lambda: m.eval(q, qd)),
+            ("m.eval(q, qd).qdd (the result's first field read)",
+             lambda: m.eval(q, qd).qdd),
+            ("m.accel(Q, QD) per state (N = %d: the library's own time)" % BATCH,
+             lambda: m.accel(Q, QD)),
+            ("m.eval(Q, QD) per state (N = %d)" % BATCH, lambda: m.eval(Q, QD))]
     print("\n| the floor (cart pendulum) | us |\n|---|---|")
     for label, fn in rows:
-        t = min(per_call(fn, 100000) for _ in range(runs))
+        per = BATCH if "per state" in label else 1
+        t = min(per_call(fn, 100000 // per) for _ in range(runs)) / per
         print("| %s | %.3f |" % (label, t * 1e6))
 
 

@@ -15,8 +15,10 @@ for p in libsundials-dev liblapacke-dev liblapack-dev libblas-dev libgfortran-12
   have_pkg "$p" || need+=("$p")
 done
 # Debian's /usr/bin/python3 runs the Python package's tests (python/):
-# it needs NumPy (above), pytest (above) and SymPy.
+# it needs NumPy (above), pytest (above) and SymPy; python3-dev holds
+# Python.h for the package's C extension (`make python`).
 have_pkg python3-sympy || need+=(python3-sympy)
+have_pkg python3-dev || need+=(python3-dev)
 # SymPy is the independent reference for the tests: only install when the
 # python3 on PATH cannot import it.
 if ! python3 -c 'import sympy' >/dev/null 2>&1; then

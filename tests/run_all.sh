@@ -21,7 +21,8 @@ tally() {
 }
 
 echo "== build (release and sanitized)"
-if ! make -s -j"$JOBS" all tests >"$log/build.txt" 2>&1 ||
+# (python: the C extension of the Python package, for python/tests)
+if ! make -s -j"$JOBS" all tests python >"$log/build.txt" 2>&1 ||
    ! make -s -j"$JOBS" SAN=1 all tests >>"$log/build.txt" 2>&1; then
   cat "$log/build.txt"
   echo "0 passed, 1 failed"

@@ -16,17 +16,17 @@ build/, then the system).
     src = m.codegen(lang="c")
 
 Errors in a model raise ModelError (a ValueError) carrying file, line, col.
-A Model may be used from several threads at once. eval and accel cost a
-few microseconds per call from Python (bench/RESULTS.md); a batch costs
-the library's arithmetic per state.
+A Model may be used from several threads at once. eval and accel are
+one C call each (the extension lagrange._fast: `make python`), well under
+a microsecond on small models (bench/RESULTS.md); a batch costs the
+library's arithmetic per state.
 """
 import ctypes
 import numpy as np
 
 from . import _eval, _lib
 from ._eval import EvalResult
-EvalResult.__module__ = __name__
-from ._lib import lib, eval_packed as _eval_packed, eval_accel_packed as _eval_accel_packed
+from ._lib import lib
 
 __all__ = ["load", "loads", "Model", "EvalResult", "Simulation", "ModelError",
            "NumericError", "version"]
@@ -52,19 +52,28 @@ class NumericError(ModelError):
     """A numeric failure (singular mass matrix, blow-up in a simulation)."""
 
 
-def _check(st, diag):
-    if st == 0:
-        return
-    text = lib.lg_diag_text(ctypes.byref(diag)).decode(errors="replace")
-    cls = NumericError if st == 2 else ModelError
+def _error(st, text, file, line, col, message, hint):
+    """The exception for a diagnostic of status st (the strings as bytes);
+    the C extension raises what this returns too."""
+    text = text.decode(errors="replace")
     if st == 4:
-        raise TypeError(text or "bad call into liblagrange")
+        return TypeError(text or "bad call into liblagrange")
     if st == 3:
-        raise MemoryError(text)
+        return MemoryError(text)
     if st == 5:
-        raise OSError(text)
-    raise cls(text, diag.file.decode(errors="replace"), diag.line, diag.col,
-              diag.message.decode(errors="replace"), diag.hint.decode(errors="replace"), st)
+        return OSError(text)
+    cls = NumericError if st == 2 else ModelError
+    return cls(text, file.decode(errors="replace"), line, col,
+               message.decode(errors="replace"), hint.decode(errors="replace"), st)
+
+
+_eval.bind(_error)
+
+
+def _check(st, diag):
+    if st != 0:
+        raise _error(st, lib.lg_diag_text(ctypes.byref(diag)), diag.file, diag.line,
+                     diag.col, diag.message, diag.hint)
 
 
 def _dptr(a):
@@ -121,10 +130,11 @@ def _dptr_or_none(a):
     return None if a is None else _dptr(a)
 
 
-class Model:
+class Model(_eval.Core):
     """A derived model (equations ready to evaluate). Build it with load or
     loads. It is safe to call eval/accel/simulate/linearize on one model
-    from several threads at once.
+    from several threads at once. eval and accel are methods of the C
+    extension (lagrange._fast.Core); the rest is Python over ctypes.
 
     Attributes: coordinates (names), parameters ({name: default}, NaN
     where the model gives none), inputs (names), method, n (coordinates),
@@ -153,7 +163,7 @@ class Model:
         self.parameters = dict(zip(names, (float(v) for v in vals)))
         self._pindex = {k: i for i, k in enumerate(names)}
         self.inputs = [lib.lg_input_name(sp, i).decode() for i in range(lib.lg_ninputs(sp))]
-        self._ev = _eval.Evaluator(sp, self.n, self.m)
+        self._bind(sp.value, self.n, self.m, np_, lib.lg_eval_record_size(sp))
         return self
 
     def __del__(self):
@@ -256,64 +266,17 @@ class Model:
         return Q, QD, T, bq or bqd or bt
 
     # -- evaluation ---------------------------------------------------------------
-    def eval(self, q=None, qd=None, t=0.0, params=None):
-        """Evaluate the equations at (t, q, q'), as `lagrange eval --json`.
-
-        q, qd: one state each (n numbers, in the order of `coordinates`;
-        None: the model's initial state; a dict sets some coordinates by
-        name), or a batch: arrays of shape (N, n) (a single state is used
-        for every row of the other), evaluated in one C call. t: a number,
-        or N times. params: {name: value} overriding the defaults.
-
-        Returns an EvalResult (qdd, lam, mass_matrix, forcing, ...); for a
-        batch each field has a leading axis of N. Raises NumericError where
-        M is singular (for a batch: at the first such state, named in the
-        message)."""
-        ev = self._ev
-        if params is None and ev.fast(q, qd, t):
-            # the fast path (see _eval.py); an error is raised by the batch
-            # path below, which repeats the call with a diagnostic
-            try:
-                b = ev.tls.b
-            except AttributeError:
-                b = ev.buffers()
-            inp = b.inp
-            inp[0] = t
-            inp[ev.sq] = q
-            inp[ev.sqd] = qd
-            if not _eval_packed(self._s, b.pt, b.prec):
-                return EvalResult(b.rec.copy(), ev.lay)
+    # eval(q=None, qd=None, t=0.0, params=None) and accel(q, qd, t=0.0,
+    # params=None) are _eval.Core's (C): one state of plain numbers is
+    # evaluated there; everything else comes here and goes back to C as
+    # normalized arrays.
+    def _eval_slow(self, q, qd, t, params):
         Q, QD, T, batch = self._batch(q, qd, t)
-        out = np.empty((len(Q), ev.size))
-        diag = _lib.Diag()
-        _check(lib.lg_eval_many(self._s, len(Q), _dptr(T), _dptr(Q), _dptr(QD),
-                                _dptr_or_none(self._params(params)), _dptr(out),
-                                ctypes.byref(diag)), diag)
-        return _eval.EvalResult(out if batch else out[0], ev.lay)
+        return self._eval_many(Q, QD, T, self._params(params), batch)
 
-    def accel(self, q, qd, t=0.0, params=None):
-        """Only the accelerations q'' (a fresh numpy array): as
-        eval(...).qdd with less work per call, for a right-hand side.
-        q, qd, t and params as for eval (a batch gives an (N, n) array)."""
-        ev = self._ev
-        if params is None and ev.fast(q, qd, t):
-            try:
-                b = ev.tls.b
-            except AttributeError:
-                b = ev.buffers()
-            inp = b.inp
-            inp[0] = t
-            inp[ev.sq] = q
-            inp[ev.sqd] = qd
-            if not _eval_accel_packed(self._s, b.pt, b.pacc):
-                return b.acc.copy()
+    def _accel_slow(self, q, qd, t, params):
         Q, QD, T, batch = self._batch(q, qd, t)
-        out = np.empty((len(Q), self.n))
-        diag = _lib.Diag()
-        _check(lib.lg_eval_accel_many(self._s, len(Q), _dptr(T), _dptr(Q), _dptr(QD),
-                                      _dptr_or_none(self._params(params)), _dptr(out), None,
-                                      ctypes.byref(diag)), diag)
-        return out if batch else out[0]
+        return self._accel_many(Q, QD, T, self._params(params), batch)
 
     def _independent(self, independent):
         """The 2n flags of lg_linearize from names ("x", "theta'") given as

@@ -44,12 +44,6 @@ class Diag(ctypes.Structure):
 _D = ctypes.POINTER(ctypes.c_double)
 
 
-class EvalResult(ctypes.Structure):
-    _fields_ = [(n, _D) for n in ("qdd", "lam", "constraint_forces", "mass_matrix",
-                                  "forcing", "mass_matrix_full", "forcing_full",
-                                  "momenta", "residuals", "T", "V")]
-
-
 class Linearization(ctypes.Structure):
     _fields_ = [("nx", ctypes.c_size_t), ("nr", ctypes.c_size_t),
                 ("state", ctypes.POINTER(ctypes.c_size_t)), ("A", _D), ("B", _D),
@@ -99,12 +93,9 @@ _SIG = {
     "lg_input_name": (ctypes.c_char_p, [_P, _S]),
     "lg_default_params": (None, [_P, _A]),
     "lg_initial_state": (None, [_P, _A, _A]),
-    "lg_eval_accel": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A, _A, _A, _DP]),
-    "lg_eval": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A,
-                               ctypes.POINTER(EvalResult), _DP]),
+    # (lg_eval, lg_eval_accel and their _many forms: called by the C
+    # extension at the addresses _eval.bind hands it)
     "lg_eval_record_size": (_S, [_P]),
-    "lg_eval_many": (ctypes.c_int, [_P, _S, _A, _A, _A, _A, _A, _DP]),
-    "lg_eval_accel_many": (ctypes.c_int, [_P, _S, _A, _A, _A, _A, _A, _A, _DP]),
     "lg_linearize": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A,
                                     ctypes.POINTER(ctypes.c_int),
                                     ctypes.POINTER(Linearization), _DP]),
@@ -122,16 +113,3 @@ for _name, (_res, _args) in _SIG.items():
     _f.restype = _res
     _f.argtypes = _args
 
-
-def raw(name):
-    """A second handle on an int-returning function, without argtypes: the
-    per-call fast paths pass only ready ctypes objects (c_void_p, c_size_t,
-    None), which ctypes forwards without converting, ~0.3 us cheaper per
-    call than going through argtypes."""
-    f = lib[name]
-    f.restype = ctypes.c_int
-    return f
-
-
-eval_packed = raw("lg_eval_packed")
-eval_accel_packed = raw("lg_eval_accel_packed")
