@@ -6,12 +6,12 @@ import inspect
 import json
 import os
 import subprocess
-import threading
 
 import numpy as np
 import pytest
 
 import lagrange
+from threads_util import in_threads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLI = os.environ.get("LAGRANGE_CLI", os.path.join(ROOT, "build", "lagrange"))
@@ -172,30 +172,20 @@ def test_threads_two_models_batches_and_accel():
         states = [_near(m, rng) for _ in range(100)]
         want = [m.eval(q, qd).record for q, qd in states]
         work.append((m, states, want))
-    errors = []
-
     def run(k):
-        try:
-            for m, states, want in work:
-                for i, (q, qd) in enumerate(states):
-                    if (i + k) % 3 == 0:
-                        got = m.eval(q[None], qd[None]).record[0]
-                    elif (i + k) % 3 == 1:
-                        got = m.eval(list(q), list(qd)).record
-                    else:
-                        a = m.accel(q, qd)
-                        got = want[i].copy()
-                        got[:m.n] = a
-                    if not np.array_equal(got, want[i], equal_nan=True):
-                        errors.append((k, i))
-        except Exception as e:  # a failure in a thread fails the test
-            errors.append(repr(e))
+        for m, states, want in work:
+            for i, (q, qd) in enumerate(states):
+                if (i + k) % 3 == 0:
+                    got = m.eval(q[None], qd[None]).record[0]
+                elif (i + k) % 3 == 1:
+                    got = m.eval(list(q), list(qd)).record
+                else:
+                    a = m.accel(q, qd)
+                    got = want[i].copy()
+                    got[:m.n] = a
+                assert np.array_equal(got, want[i], equal_nan=True), (k, i)
 
-    ts = [threading.Thread(target=run, args=(k,)) for k in range(3)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    errors = in_threads(run, 3)
     assert not errors, errors[:5]
 
 

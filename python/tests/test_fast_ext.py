@@ -11,12 +11,12 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import threading
 
 import numpy as np
 import pytest
 
 import lagrange
+from threads_util import in_threads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLI = os.environ.get("LAGRANGE_CLI", os.path.join(ROOT, "build", "lagrange"))
@@ -203,27 +203,17 @@ def test_threads_one_model_single_and_batches():
     Q = np.array([s[0] for s in states])
     QD = np.array([s[1] for s in states])
     want = m.eval(Q, QD).record.copy()          # 64 states: the GIL is released
-    errors = []
-
     def run(k):
-        try:
-            for rep in range(30):
-                if (rep + k) % 2:
-                    got = m.eval(Q, QD).record
-                    acc = m.accel(Q, QD)
-                else:
-                    got = np.array([m.eval(q, qd).record for q, qd in states])
-                    acc = np.array([m.accel(list(q), list(qd)) for q, qd in states])
-                if not (np.array_equal(got, want) and np.array_equal(acc, want[:, :m.n])):
-                    errors.append((k, rep))
-        except Exception as e:  # a failure in a thread fails the test
-            errors.append(repr(e))
+        for rep in range(30):
+            if (rep + k) % 2:
+                got = m.eval(Q, QD).record
+                acc = m.accel(Q, QD)
+            else:
+                got = np.array([m.eval(q, qd).record for q, qd in states])
+                acc = np.array([m.accel(list(q), list(qd)) for q, qd in states])
+            assert np.array_equal(got, want) and np.array_equal(acc, want[:, :m.n]), (k, rep)
 
-    ts = [threading.Thread(target=run, args=(k,)) for k in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    errors = in_threads(run, 2)
     assert not errors, errors[:5]
 
 

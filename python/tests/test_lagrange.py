@@ -5,11 +5,11 @@ import json
 import os
 import subprocess
 import tempfile
-import threading
 
 import numpy as np
 
 import lagrange
+from threads_util import in_threads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLI = os.environ.get("LAGRANGE_CLI", os.path.join(ROOT, "build", "lagrange"))
@@ -104,11 +104,7 @@ def test_threads_same_results():
         for i, (q, qd) in enumerate(states):
             got[k][i] = m.eval(q=q, qd=qd).qdd
 
-    ts = [threading.Thread(target=run, args=(k,)) for k in range(2)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
+    assert not in_threads(run, 2)
     for k in range(2):
         for a, b in zip(got[k], want):
             assert np.array_equal(a, b)
