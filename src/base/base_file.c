@@ -44,6 +44,14 @@ void lg_temp_forget(int slot) {
   if (slot >= 0 && slot < TEMP_SLOTS) atomic_store(&temp_kind[slot], 0);
 }
 
+void lg_temp_keep_only(const int *slots, size_t n) {
+  for (int i = 0; i < TEMP_SLOTS; i++) {
+    int mine = 0;
+    for (size_t k = 0; k < n; k++) mine |= slots[k] == i;
+    if (!mine) atomic_store(&temp_kind[i], 0);
+  }
+}
+
 /* Files first, then the (by then empty) private folders. Only unlink and
  * rmdir: safe in a signal handler. */
 void lg_temp_remove_all(void) {

@@ -132,6 +132,9 @@ void lg_out_abort(lg_out *o);
  * a slot (-1 when full or the path is too long); forget frees it. */
 int lg_temp_register(const char *path, int is_dir);
 void lg_temp_forget(int slot);
+/* Forget every slot but these (a forked helper that owns only its own
+ * temporaries). */
+void lg_temp_keep_only(const int *slots, size_t n);
 /* Unlink every registered file, then rmdir every folder. Uses only
  * async-signal-safe calls. */
 void lg_temp_remove_all(void);

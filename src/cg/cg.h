@@ -58,6 +58,9 @@ typedef struct cg_jit {
   void *handle;
   cg_rhs_fn rhs;
   int cached;   /* loaded from the cache without compiling */
+  int pid;      /* a helper compiling in the background, or 0 */
+  int msg_fd;   /* its failure message, or -1 */
+  char *so;     /* where the helper puts the object */
 } cg_jit;
 
 /* Compile only the C right-hand side with the system compiler ($CC split
@@ -71,6 +74,17 @@ typedef struct cg_jit {
  * first lines of the compiler's messages) in diag; the caller falls back
  * to the tape. */
 lg_status cg_jit_compile(const cg_request *r, cg_jit *out, lg_diag *diag);
+/* The same, but when background is set and the object is not cached (and
+ * there is a cache folder), a helper process compiles it while the caller
+ * goes on: out->rhs stays NULL until cg_jit_poll says it is ready. The
+ * helper stores the object in the cache and removes its work folder even
+ * when the caller ends first (the next run then finds it). */
+lg_status cg_jit_start(const cg_request *r, int background, cg_jit *out, lg_diag *diag);
+/* 1: out->rhs is ready (loaded now or before); 0: still compiling (only
+ * when !wait); -1: it failed, the reason in diag (once; later calls
+ * return -1 with diag untouched). */
+int cg_jit_poll(cg_jit *j, int wait, lg_diag *diag);
+/* Unloads; a helper still compiling is left to finish on its own. */
 void cg_jit_free(cg_jit *j);
 
 /* "mymodel.lag" -> "mymodel", made a valid C identifier. */

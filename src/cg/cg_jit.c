@@ -7,12 +7,20 @@
  * source byte for byte, so a hash collision can never load wrong code.
  * Cache entries are written by rename (the object first, then its key), so
  * concurrent runs see either nothing or a complete entry.
+ *
+ * In the background (cg_jit_start), a forked helper process compiles and
+ * stores the object while the caller integrates with the tape; the caller
+ * polls and switches when the object is there. The helper owns its work
+ * folder and outlives a caller that ends first, so the entry is cached for
+ * the next run either way.
  */
+#define _DEFAULT_SOURCE /* closefrom */
 #include "cg_internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,6 +269,17 @@ static void work_close(work *w) {
   lg_free(w->dir);
 }
 
+/* The parent of a helper that took the folder over: forget it, keep the files. */
+static void work_forget(work *w) {
+  char *files[] = {w->c, w->h, w->so};
+  for (int i = 0; i < 3; i++) {
+    lg_temp_forget(w->slot[i]);
+    lg_free(files[i]);
+  }
+  lg_temp_forget(w->dir_slot);
+  lg_free(w->dir);
+}
+
 /* ---- the cache ------------------------------------------------------------------------------- */
 /* A cached object whose stored key is exactly ours, loaded. */
 static int cache_hit(const char *cache, const char *hash, const lg_str *key, cg_jit *out) {
@@ -302,9 +321,103 @@ static lg_status build(cc_cmd *c, const char *cache, const char *hash, const lg_
   return st;
 }
 
-/* ---- entry point ------------------------------------------------------------------------------ */
-lg_status cg_jit_compile(const cg_request *r, cg_jit *out, lg_diag *diag) {
+/* ---- in the background ------------------------------------------------------------------- */
+enum { MSG_FD = 3 };
+
+/* The helper (a forked child): standard streams on /dev/null, no file of
+ * the caller's open but the message pipe (moved to MSG_FD), only its own
+ * temporaries registered. Compiles, stores the object in the cache,
+ * removes the work folder; a failure's message goes down the pipe. */
+static void helper(cc_cmd *c, const char *cache, const char *hash, const lg_str *key, work *w,
+                   int msg) {
+  int keep[4] = {w->dir_slot, w->slot[0], w->slot[1], w->slot[2]};
+  lg_temp_keep_only(keep, 4);
+  signal(SIGPIPE, SIG_IGN); /* the caller may have ended and closed its end */
+  int m = fcntl(msg, F_DUPFD, MSG_FD + 1), null = open("/dev/null", O_RDWR);
+  for (int fd = 0; fd < 3 && null >= 0; fd++) dup2(null, fd);
+  if (m < 0 || dup2(m, MSG_FD) != MSG_FD) _exit(2);
+  fcntl(MSG_FD, F_SETFD, FD_CLOEXEC);
+  closefrom(MSG_FD + 1);
+  lg_diag d;
+  lg_diag_clear(&d);
+  lg_status st = compile(c, w->so, w->c, &d);
+  char *stored = NULL;
+  if (st == LG_OK && cache_store(cache, hash, key, w, &stored) == w->so) {
+    lg_diag_set(&d, LG_ERR_IO, NULL, 0, 0, "cannot store the compiled code in %s", cache);
+    st = LG_ERR_IO;
+  }
+  lg_free(stored);
+  work_close(w);
+  if (st != LG_OK) {
+    char text[sizeof d.message + sizeof d.hint + 2];
+    int k = snprintf(text, sizeof text, "%s\n%s", d.message, d.hint);
+    if (k > 0 && write(MSG_FD, text, (size_t)k) < 0) _exit(1);
+  }
+  _exit(st == LG_OK ? 0 : 1);
+}
+
+static lg_status start_helper(cc_cmd *c, const char *cache, const char *hash, const lg_str *src,
+                              const lg_str *hdr, const lg_str *key, cg_jit *out, lg_diag *d) {
+  work w = {0};
+  int fds[2] = {-1, -1};
+  lg_status st = work_open(&w, cache, d);
+  if (st == LG_OK) st = write_file(w.c, src, d);
+  if (st == LG_OK) st = write_file(w.h, hdr, d);
+  if (st == LG_OK && !(out->so = join(cache, hash, ".so"))) st = LG_ERR_NOMEM;
+  if (st == LG_OK && pipe(fds) != 0) {
+    lg_diag_set(d, LG_ERR_IO, NULL, 0, 0, "cannot create a pipe: %s", strerror(errno));
+    st = LG_ERR_IO;
+  }
+  pid_t pid = st == LG_OK ? fork() : -1;
+  if (pid == 0) {
+    close(fds[0]);
+    helper(c, cache, hash, key, &w, fds[1]);
+  }
+  if (st == LG_OK && pid < 0) {
+    lg_diag_set(d, LG_ERR_IO, NULL, 0, 0, "cannot start the compiler's process: %s",
+                strerror(errno));
+    st = LG_ERR_IO;
+  }
+  if (fds[1] >= 0) close(fds[1]);
+  if (st != LG_OK) {
+    if (fds[0] >= 0) close(fds[0]);
+    work_close(&w);
+    return st;
+  }
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  out->pid = pid;
+  out->msg_fd = fds[0];
+  work_forget(&w); /* the helper removes it */
+  return LG_OK;
+}
+
+int cg_jit_poll(cg_jit *j, int wait, lg_diag *diag) {
+  if (j->rhs) return 1;
+  if (j->pid <= 0) return -1;
+  int status = 0;
+  pid_t r;
+  while ((r = waitpid(j->pid, &status, wait ? 0 : WNOHANG)) < 0 && errno == EINTR) continue;
+  if (r == 0) return 0;
+  j->pid = 0;
+  char text[700];
+  ssize_t k = read(j->msg_fd, text, sizeof text - 1);
+  close(j->msg_fd);
+  j->msg_fd = -1;
+  text[k > 0 ? k : 0] = 0;
+  if (r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return load(j->so, j, diag) == LG_OK ? 1 : -1;
+  char *hint = strchr(text, '\n');
+  if (hint) *hint++ = 0;
+  if (text[0]) lg_diag_set(diag, LG_ERR_IO, NULL, 0, 0, "%s", text);
+  else lg_diag_set(diag, LG_ERR_IO, NULL, 0, 0, "the compiler's process ended abnormally");
+  if (hint && *hint) lg_diag_hint(diag, "%s", hint);
+  return -1;
+}
+
+/* ---- entry points ------------------------------------------------------------------------------ */
+lg_status cg_jit_start(const cg_request *r, int background, cg_jit *out, lg_diag *diag) {
   memset(out, 0, sizeof *out);
+  out->msg_fd = -1;
   cg_request q = *r; /* a fixed name: one cache entry per set of equations */
   q.name = JIT_NAME;
   q.model_path = "lagrange simulate --jit";
@@ -327,6 +440,8 @@ lg_status cg_jit_compile(const cg_request *r, cg_jit *out, lg_diag *diag) {
     cache = key.oom ? NULL : cache_folder();
   }
   if (st == LG_OK && cache && cache_hit(cache, hash, &key, out)) out->cached = 1;
+  else if (st == LG_OK && cache && background)
+    st = start_helper(&c, cache, hash, &src, &hdr, &key, out, diag);
   else if (st == LG_OK) st = build(&c, cache, hash, &src, &hdr, &key, out, diag);
   lg_free(cache);
   lg_free(c.words);
@@ -336,7 +451,14 @@ lg_status cg_jit_compile(const cg_request *r, cg_jit *out, lg_diag *diag) {
   return st;
 }
 
+lg_status cg_jit_compile(const cg_request *r, cg_jit *out, lg_diag *diag) {
+  return cg_jit_start(r, 0, out, diag);
+}
+
 void cg_jit_free(cg_jit *j) {
   if (j->handle) dlclose(j->handle);
+  if (j->msg_fd >= 0) close(j->msg_fd); /* a helper still at work finishes on its own */
+  lg_free(j->so);
   memset(j, 0, sizeof *j);
+  j->msg_fd = -1;
 }

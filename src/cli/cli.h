@@ -28,7 +28,8 @@ typedef struct cli_opts {
   double t;
   /* simulate */
   double t0, tf, dt, rtol, atol;
-  int has_t0, has_tf, has_dt, project, jit, stats;
+  int has_t0, has_tf, has_dt, project, stats;
+  enum { CLI_JIT_OFF, CLI_JIT_BACKGROUND, CLI_JIT_WAIT } jit;
   double max_rows;          /* --max-rows (0: CLI_MAX_ROWS) */
   int model_stdin;          /* the model is read from stdin ("-"); model is "<stdin>" */
   const char *integrator, *out, *plot, *stabilize, *stop_when;

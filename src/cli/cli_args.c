@@ -159,7 +159,13 @@ int cli_parse_opts(const char *cmd, int argc, char **argv, cli_opts *o) {
     snprintf(opt, sizeof opt, "%.*s", (int)(len < 31 ? len : 31), a);
     if (!strcmp(opt, "--json")) { o->json = 1; continue; }
     if (!strcmp(opt, "--project")) { o->project = 1; continue; }
-    if (!strcmp(opt, "--jit")) { o->jit = 1; continue; }
+    if (!strcmp(opt, "--jit")) {
+      const char *how = eq ? eq + 1 : "background";
+      if (strcmp(how, "background") && strcmp(how, "wait"))
+        return bad(cmd, "--jit is --jit, --jit=background or --jit=wait, not '%s'", a);
+      o->jit = strcmp(how, "wait") ? CLI_JIT_BACKGROUND : CLI_JIT_WAIT;
+      continue;
+    }
     if (!strcmp(opt, "--stats")) { o->stats = 1; continue; }
     if (!strcmp(opt, "--symbolic")) { o->symbolic = 1; continue; }
     if (!takes_value(opt)) return bad(cmd, "unknown option '%s'", a);

@@ -23,7 +23,7 @@ static const cli_help_entry entries[] = {
     {"simulate",
      "lagrange simulate MODEL [--t0 A] [--tf B] [--dt H] [--integrator NAME]\n"
      "                         [--out FILE.csv] [--plot FILE.svg|png|pdf] [--rtol R] [--atol A]\n"
-     "                         [--project] [--stabilize project|none|baumgarte:A,B] [--jit]\n"
+     "                         [--project] [--stabilize project|none|baumgarte:A,B] [--jit[=wait]]\n"
      "                         [--max-rows N] [--stop-when EXPR]\n"
      "                         [--plot-vars 'q1, q2''] [--plot-xy 'P, Q']",
      "Integrates from the initial state; CSV of t, q, q', T, V, E, C1..Cm, W.\n"
@@ -39,7 +39,9 @@ static const cli_help_entry entries[] = {
      "  --rtol R, --atol A      tolerances (default 1e-10)\n"
      "  --project               move an inconsistent initial state onto the constraints\n"
      "  --stabilize HOW         project (default), none, baumgarte:ALPHA,BETA\n"
-     "  --jit                   compile the generated C right-hand side with $CC\n"
+     "  --jit[=wait]            compile the generated C right-hand side with $CC (cached);\n"
+     "                          the run starts on the tape and switches when it is\n"
+     "                          compiled; =wait compiles first\n"
      "  --max-rows N            refuse a run of more rows (default 10000000)\n"
      "  --stop-when EXPR        end at EXPR's first zero crossing (t, q, q', parameters)\n"},
     {"animate",

@@ -148,7 +148,27 @@ int cli_sim_check_initial(const cli_opts *o, const cli_sim *S, const num_system 
 
 /* ---- accelerators ------------------------------------------------------------------------ */
 /* --jit: the compiled right-hand side (cached, see cg_jit.c) where the
- * integrator calls one: the ODE integrators without Baumgarte terms. */
+ * integrator calls one: the ODE integrators without Baumgarte terms.
+ * simulate (and animate) start on the tape while the compiler works in
+ * the background and switch when its object is ready (--jit=wait compiles
+ * first); a sweep waits, so that every run uses the same code. */
+static void jit_warning(const char *model, const lg_diag *d) {
+  fprintf(stderr, "%s: warning: --jit: %s%s%s%s; using the evaluation tape instead\n", model,
+          d->message, d->hint[0] ? " (" : "", d->hint, d->hint[0] ? ")" : "");
+}
+
+static num_rhs_fn poll_jit(void *ud) {
+  cli_sim *S = ud;
+  lg_diag d;
+  lg_diag_clear(&d);
+  int r = cg_jit_poll(&S->jit, 0, &d);
+  if (r < 0 && !S->jit_warned) {
+    S->jit_warned = 1;
+    jit_warning(S->model, &d);
+  }
+  return r > 0 ? S->jit.rhs : NULL;
+}
+
 static void use_jit(const cli_opts *o, cli_sim *S) {
   num_sim_opts *so = &S->so;
   if (so->integrator == NUM_INT_IDA || so->stabilize == NUM_STAB_BAUMGARTE) {
@@ -160,10 +180,17 @@ static void use_jit(const cli_opts *o, cli_sim *S) {
   lg_diag d;
   lg_diag_clear(&d);
   cg_request r = {"lg_jit", o->model, S->lm->mech, S->e, NULL, o->set, o->nset, NULL, 1};
-  if (cg_jit_compile(&r, &S->jit, &d) != LG_OK)
-    fprintf(stderr, "%s: warning: --jit: %s%s%s%s; using the evaluation tape instead\n",
-            o->model, d.message, d.hint[0] ? " (" : "", d.hint, d.hint[0] ? ")" : "");
+  int background = o->jit == CLI_JIT_BACKGROUND && strcmp(S->cmd, "sweep") != 0;
+  S->model = o->model;
+  if (cg_jit_start(&r, background, &S->jit, &d) != LG_OK) {
+    S->jit_warned = 1;
+    jit_warning(o->model, &d);
+  }
   so->jit_rhs = S->jit.rhs;
+  if (!S->jit.rhs && S->jit.pid > 0) {
+    so->jit_poll = poll_jit;
+    so->jit_ud = S;
+  }
 }
 
 void cli_sim_accelerate(const cli_opts *o, cli_sim *S) {

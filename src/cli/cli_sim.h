@@ -17,6 +17,8 @@ typedef struct cli_sim {
   num_aux *aux;
   num_sim_opts so;      /* after cli_sim_options */
   cg_jit jit;           /* --jit */
+  const char *model;    /* for --jit's late warning */
+  int jit_warned;
   num_lin *L;           /* BDF's/IDA's exact Jacobian, or NULL */
 } cli_sim;
 

@@ -136,7 +136,20 @@ static int close_outputs(const cli_opts *o, lang_model *lm, cli_sim_client *clie
   return client ? client->finish(client, rc) : rc;
 }
 
-static int run_sim(const cli_opts *o, const cli_sim *S, double *q, double *qd,
+/* Where --jit's compiled code took over, or why it did not. */
+static void jit_note(const cli_opts *o, cli_sim *S, const num_sim_stats *st) {
+  if (!o->jit || !S->so.jit_poll) return; /* off, loaded from the cache, or not applicable */
+  char b[LG_DOUBLE_CHARS];
+  if (st->jit)
+    fprintf(stderr, "%s: --jit: the compiled right-hand side took over at t = %s (compiled "
+                    "in the background)\n", o->model, lg_fmt_double(b, st->jit_t));
+  else if (S->so.jit_poll(S) == NULL && !S->jit_warned)
+    fprintf(stderr, "%s: note: --jit: the run ended before the compiler; it used the tape, "
+                    "and the compiled code is cached for the next run (--jit=wait compiles "
+                    "first)\n", o->model);
+}
+
+static int run_sim(const cli_opts *o, cli_sim *S, double *q, double *qd,
                    cli_sim_client *client) {
   const num_system *s = S->s;
   const num_sim_opts so = S->so;
@@ -149,6 +162,7 @@ static int run_sim(const cli_opts *o, const cli_sim *S, double *q, double *qd,
   lg_diag_clear(&d);
   lg_status status = num_simulate(s, &so, q, qd, on_output, &k, &st, &d);
   summary(o, s, &so, &st, wall_now() - k.start, k.tty);
+  jit_note(o, S, &st);
   if (status != LG_OK) rc = report_failure(o, S->lm, S->e, s, &st, &d);
   return close_outputs(o, S->lm, client, &out, rc);
 }

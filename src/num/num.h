@@ -167,6 +167,10 @@ typedef enum num_stabilize { NUM_STAB_PROJECT, NUM_STAB_BAUMGARTE, NUM_STAB_NONE
 
 typedef struct num_lin num_lin; /* the linearization tape (below) */
 
+/* x' = F(t, x, u, p) compiled: 0, or nonzero when the mass matrix is singular */
+typedef int (*num_rhs_fn)(double t, const double *x, const double *u, const double *p,
+                          double *xdot);
+
 typedef struct num_sim_opts {
   double t0, tf, dt, rtol, atol;
   num_integrator integrator;
@@ -174,8 +178,12 @@ typedef struct num_sim_opts {
   double alpha, beta;   /* Baumgarte: C'' + 2 alpha C' + beta^2 C = 0 */
   /* Optional compiled right-hand side (lagrange simulate --jit): used
    * instead of the tape when set; params are the system's values. */
-  int (*jit_rhs)(double t, const double *x, const double *u, const double *p,
-                 double *xdot);
+  num_rhs_fn jit_rhs;
+  /* Optional, while jit_rhs is NULL: asked every few hundred right-hand
+   * sides for a compiled one being built in the background; returns it
+   * once it is ready (the run switches to it), else NULL. */
+  num_rhs_fn (*jit_poll)(void *ud);
+  void *jit_ud;
   const num_aux *aux;   /* E, W and the stop event (NULL: E = T + V, W = 0) */
   /* Optional: CVODE BDF's Newton matrix from the exact Jacobian
    * [[0, I], [dq''/dq, dq''/dq']] (forward AD, num_lin_accel_jacobian)
@@ -207,6 +215,8 @@ typedef struct num_sim_stats {
   /* on failure: the constraint row (>= 0) or coordinate (>= 0) most
    * likely at fault, else -1 */
   int fail_row, fail_coord;
+  int jit;                   /* compiled code ran, from about t = jit_t */
+  double jit_t;
 } num_sim_stats;
 
 /* One output point. */

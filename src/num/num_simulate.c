@@ -59,6 +59,8 @@ struct sim {
   num_sim_stats *stats;
   SUNContext ctx;
   N_Vector y;
+  num_rhs_fn jit;               /* the compiled right-hand side, once there is one */
+  unsigned poll_in;             /* right-hand sides until the next jit_poll */
 };
 
 static void mark_failure(sim *S, double t, const lg_diag *d) {
@@ -86,9 +88,22 @@ static void baumgarte(sim *S) {
   }
 }
 
+/* A compiled right-hand side being built in the background is asked for
+ * this often (a waitpid: about a microsecond). */
+enum { JIT_POLL_EVERY = 256 };
+
+static void poll_jit(sim *S, double t) {
+  if (--S->poll_in) return;
+  S->poll_in = JIT_POLL_EVERY;
+  if ((S->jit = S->o->jit_poll(S->o->jit_ud))) {
+    S->stats->jit = 1;
+    S->stats->jit_t = t;
+  }
+}
+
 /* The compiled right-hand side: one call, no tape, no LAPACK. */
 static int rhs_jit(sim *S, double t, const double *x, double *dx) {
-  if (S->o->jit_rhs(t, x, NULL, S->s->params, dx) == 0) return 0;
+  if (S->jit(t, x, NULL, S->s->params, dx) == 0) return 0;
   if (!S->failed) {
     S->failed = 1;
     S->fail_t = t;
@@ -100,7 +115,8 @@ static int rhs_jit(sim *S, double t, const double *x, double *dx) {
 /* Lagrange: x = [q; q'], x' = [q'; q''] with q'' from the augmented solve. */
 static int lagrange_f(sim *S, double t, const double *x, double *dx) {
   size_t n = S->n;
-  if (S->o->jit_rhs && S->o->stabilize != NUM_STAB_BAUMGARTE) {
+  if (!S->jit && S->o->jit_poll) poll_jit(S, t);
+  if (S->jit && S->o->stabilize != NUM_STAB_BAUMGARTE) {
     if (rhs_jit(S, t, x, dx)) return -1;
     add_power(S, t, x, dx);
     return 0;
@@ -555,8 +571,12 @@ lg_status num_simulate(const num_system *s, const num_sim_opts *o, double *q, do
   int work = o->aux && o->aux->work;
   sim S = {.o = o, .integ = stats->integrator, .dim = 2 * n + (size_t)work, .n = n,
            .nv = n, .m = m, .work = work, .f = lagrange_f, .observe = lagrange_observe,
-           .s = s, .diag = diag, .stats = stats};
+           .s = s, .diag = diag, .stats = stats, .jit = o->jit_rhs, .poll_in = 1};
   if (projects) S.project = lagrange_project;
+  if (S.jit) {
+    stats->jit = 1;
+    stats->jit_t = o->t0;
+  }
   lg_status st = LG_ERR_NOMEM;
   double *x = lg_calloc(S.dim + 1, sizeof *x);
   S.qdd = lg_calloc(n + m + 1, sizeof *S.qdd);

@@ -14,11 +14,12 @@ Every case runs with each binary given (release and sanitized). Only
 temporary folders are written; /dev/null and /dev/full are only stat'ed.
 
 usage: test_output_files.py LAGRANGE [SANITIZED_LAGRANGE]"""
-import os, signal, stat, subprocess, sys, tempfile, threading, time
+import os, re, signal, stat, subprocess, sys, tempfile, threading, time
 
 BINS = [os.path.abspath(b) for b in sys.argv[1:]] or ["build/lagrange"]
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 CART = os.path.abspath(os.path.join(ROOT, "examples", "cart_pendulum.lag"))
+CHAIN = os.path.abspath(os.path.join(ROOT, "tests", "cli", "sim", "chain8_small.lag"))
 BLOWUP = os.path.abspath(os.path.join(ROOT, "tests", "cli", "sim", "blowup.lag"))
 passed = failed = 0
 
@@ -244,7 +245,7 @@ def injections(L, tag):
                   r.returncode == 0 and not os.path.exists(os.path.join(d, "pwned"))
                   and os.path.isfile(made) and "<svg" in open(made).read(), (r.err, files(d)))
         cache = os.path.join(d, "cache")
-        r = run(L, "simulate", CART, "--tf", "0.5", "--jit", cwd=d,
+        r = run(L, "simulate", CART, "--tf", "0.5", "--jit=wait", cwd=d,
                 env={"CC": "cc' -v; touch pwned2; echo '", "LAGRANGE_CACHE_DIR": cache})
         check(f"{tag}: CC with shell syntax runs nothing; the fallback says why",
               r.returncode == 0 and not os.path.exists(os.path.join(d, "pwned2"))
@@ -260,7 +261,7 @@ def jit(L, tag):
         open(wrap, "w").write(f'#!/bin/sh\necho "$@" >> {log}\nexec cc "$@"\n')
         env = {"CC": f"sh {wrap} -O1", "LAGRANGE_CACHE_DIR": cache}
         tape = run(L, "simulate", CART, "--tf", "2")
-        first = run(L, "simulate", CART, "--tf", "2", "--jit", env=env)
+        first = run(L, "simulate", CART, "--tf", "2", "--jit=wait", env=env)
         calls = open(log).read().splitlines() if os.path.exists(log) else []
         check(f"{tag}: CC with arguments ('sh WRAPPER -O1') compiles and is used",
               first.returncode == 0 and "warning" not in first.err and len(calls) == 1
@@ -281,18 +282,18 @@ def jit(L, tag):
         src = open(os.path.join(ROOT, "examples", "cart_pendulum.lag")).read()
         other = os.path.join(d, "other.lag")
         open(other, "w").write(src.replace("g = 9.81", "g = 9.8"))
-        run(L, "simulate", other, "--tf", "0.1", "--jit", env=env)
+        run(L, "simulate", other, "--tf", "0.1", "--jit=wait", env=env)
         check(f"{tag}: another model compiles its own object",
               len(open(log).read().splitlines() if os.path.exists(log) else []) == 2)
         boom = os.path.join(d, "boom.sh")
         open(boom, "w").write("#!/bin/sh\necho 'boom: the compiler exploded' >&2\nexit 3\n")
-        r = run(L, "simulate", CART, "--tf", "0.5", "--jit",
+        r = run(L, "simulate", CART, "--tf", "0.5", "--jit=wait",
                 env={"CC": f"sh {boom}", "LAGRANGE_CACHE_DIR": os.path.join(d, "c2")})
         check(f"{tag}: a failing compiler: the warning gives its exit status and message",
               r.returncode == 0 and "exit status 3" in r.err and "boom: the compiler exploded"
               in r.err and is_csv(r.out, 51), r.err)
         c3 = os.path.join(d, "c3")
-        ps = [subprocess.Popen([L, "simulate", CART, "--tf", "1", "--jit"], stdout=subprocess.PIPE,
+        ps = [subprocess.Popen([L, "simulate", CART, "--tf", "1", "--jit=wait"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, env=dict(os.environ, LAGRANGE_CACHE_DIR=c3))
               for _ in range(2)]
         outs = [p.communicate(120) for p in ps]
@@ -302,8 +303,8 @@ def jit(L, tag):
         slow = os.path.join(d, "slow.sh")
         open(slow, "w").write("#!/bin/sh\nsleep 3\nexec cc \"$@\"\n")
         c4 = os.path.join(d, "c4")
-        p = subprocess.Popen([L, "simulate", CART, "--tf", "1", "--jit"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE,
+        p = subprocess.Popen([L, "simulate", CART, "--tf", "1", "--jit=wait"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              env=dict(os.environ, LAGRANGE_CACHE_DIR=c4, CC=f"sh {slow}"))
         deadline = time.time() + 60
         while time.time() < deadline and not (os.path.isdir(c4) and files(c4)):
@@ -317,6 +318,74 @@ def jit(L, tag):
         gen = run(L, "codegen", CART)
         check(f"{tag}: codegen still writes every function (only the JIT is rhs-only)",
               "_mass_matrix_full(" in gen.out and "_momenta(" in gen.out, gen.err)
+        r = run(L, "simulate", CART, "--tf", "1", "--jit=later")
+        check(f"{tag}: --jit=later is a usage error naming the choices",
+              r.returncode == 2 and "--jit=wait" in r.err and r.out == "", r.err)
+        jit_background(L, tag, d, slow)
+
+
+def wait_for_entry(cache, timeout=90):
+    """The background helper's cache entry (.so and .key, no work folder)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        names = files(cache) if os.path.isdir(cache) else []
+        if len(names) == 2 and all(f.endswith((".so", ".key")) for f in names):
+            return names
+        time.sleep(0.05)
+    return files(cache) if os.path.isdir(cache) else None
+
+
+def jit_background(L, tag, d, slow):
+    """--jit (background): the run starts on the tape while a helper
+    compiles; a run shorter than the compile is the tape's run, byte for
+    byte, and leaves the entry for the next run; a longer one switches."""
+    tape = run(L, "simulate", CART, "--tf", "2")
+    c5 = os.path.join(d, "c5")
+    env = {"CC": f"sh {slow}", "LAGRANGE_CACHE_DIR": c5}
+    t0 = time.time()
+    first = run(L, "simulate", CART, "--tf", "2", "--jit", env=env)
+    took = time.time() - t0
+    check(f"{tag}: --jit with a slow compiler: the run does not wait for it (the tape's rows)",
+          first.returncode == 0 and took < 2.5 and first.out == tape.out
+          and "the run ended before the compiler" in first.err, (took, first.err))
+    names = wait_for_entry(c5)
+    check(f"{tag}: the helper outlives the run and leaves exactly the cache entry",
+          names is not None and len(names) == 2 and all(f.endswith((".so", ".key")) for f in names),
+          names)
+    waited = run(L, "simulate", CART, "--tf", "2", "--jit=wait",
+                 env={"LAGRANGE_CACHE_DIR": os.path.join(d, "c6")})
+    second = run(L, "simulate", CART, "--tf", "2", "--jit", env=env)
+    check(f"{tag}: the next run loads it and runs compiled code from t0 (= --jit=wait's rows)",
+          second.returncode == 0 and second.out == waited.out and "took over" not in second.err
+          and "note" not in second.err, second.err)
+    # a run longer than the compile switches on the way, and says where
+    c7 = os.path.join(d, "c7")
+    args = ("simulate", CHAIN, "--tf", "150", "--dt", "10")
+    ref = run(L, *args)
+    r = run(L, *args, "--jit", env={"LAGRANGE_CACHE_DIR": c7})
+    m = re.search(r"took over at t = ([0-9.e+-]+)", r.err)
+    rows = [ln.split(",") for ln in r.out.splitlines()[1:]]
+    refs = [ln.split(",") for ln in ref.out.splitlines()[1:]]
+    close = len(rows) == len(refs) == 16 and all(
+        abs(float(a) - float(b)) < 1e-5 * (1 + abs(float(b))) for x, y in zip(rows, refs)
+        for a, b in zip(x[1:], y[1:]))
+    check(f"{tag}: a long --jit run switches to the compiled code on the way (rows agree with "
+          f"the tape's)", r.returncode == 0 and m is not None and 0 < float(m.group(1)) < 150
+          and close, (r.err, rows[-1:], refs[-1:]))
+    # a signal to the run does not stop the helper: the entry still arrives
+    c8 = os.path.join(d, "c8")
+    p = subprocess.Popen([L, "simulate", CHAIN, "--tf", "1e4", "--dt", "10", "--jit"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=dict(os.environ, LAGRANGE_CACHE_DIR=c8, CC=f"sh {slow}"))
+    deadline = time.time() + 60
+    while time.time() < deadline and not (os.path.isdir(c8) and files(c8)):
+        time.sleep(0.05)
+    p.send_signal(signal.SIGTERM)
+    p.communicate(60)
+    names = wait_for_entry(c8)
+    check(f"{tag}: SIGTERM to a --jit run: the helper still completes the cache entry",
+          p.returncode == -signal.SIGTERM and names is not None and len(names) == 2
+          and all(f.endswith((".so", ".key")) for f in names), (p.returncode, names))
 
 
 # ---- reading the model ---------------------------------------------------------------------------------
