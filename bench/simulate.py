@@ -27,8 +27,21 @@ def lagrange_sim(binary, model, tf, timeout, extra=()):
     m = re.search(r"(\d+) RHS evaluations, ([0-9.]+) s wall", r.err)
     with open(out) as f:
         last = f.read().strip().splitlines()[-1].split(",")
+    took = re.search(r"took over at t = ([0-9.e+-]+)", r.err)
     return {"wall": r.wall, "cpu": r.cpu, "rss_mb": r.rss_mb, "nfev": int(m.group(1)) if m else None,
-            "integrate_s": float(m.group(2)) if m else None, "final": [float(v) for v in last[1:]]}
+            "integrate_s": float(m.group(2)) if m else None, "final": [float(v) for v in last[1:]],
+            "took_over": f"{float(took.group(1)):.2f}" if took else ""}
+
+
+def wait_for_cache(folder, timeout=120):
+    """Until the background helper has left its entry (.so and .key only)."""
+    import time
+    end = time.time() + timeout
+    while time.time() < end:
+        names = os.listdir(folder) if os.path.isdir(folder) else []
+        if names and all(f.endswith((".so", ".key")) for f in names):
+            return
+        time.sleep(0.05)
 
 
 def jit_vs_tape(binary, n, tf, timeout):
@@ -37,19 +50,27 @@ def jit_vs_tape(binary, n, tf, timeout):
         model = os.path.join(tmp, f"chain{n}.lag")
         with open(model, "w") as f:
             f.write(lag_model("chain", n))
-        # a private, empty cache: the first --jit run compiles, the second loads
-        os.environ["LAGRANGE_CACHE_DIR"] = os.path.join(tmp, "jit-cache")
-        for label, extra in (("tape", []), ("--jit (first run)", ["--jit"]),
-                             ("--jit (second run)", ["--jit"])):
+        # private, empty caches: --jit=wait compiles first; --jit starts on
+        # the tape while a helper compiles (and leaves the entry); then the
+        # cached object; and a run 10x longer from an empty cache, which
+        # switches to the compiled code on the way
+        runs = (("tape", [], tf, None), ("--jit=wait, empty cache", ["--jit=wait"], tf, "a"),
+                ("--jit, empty cache", ["--jit"], tf, "b"), ("--jit, cached", ["--jit"], tf, "b"),
+                (f"tape, {10 * tf:g} s", [], 10 * tf, None),
+                (f"--jit, empty cache, {10 * tf:g} s", ["--jit"], 10 * tf, "c"))
+        for label, extra, t_end, cache in runs:
+            if cache:
+                os.environ["LAGRANGE_CACHE_DIR"] = os.path.join(tmp, "jit-cache-" + cache)
             note(f"simulate: chain n = {n} {label}")
-            r = lagrange_sim(binary, model, tf, timeout, extra)
+            r = lagrange_sim(binary, model, t_end, timeout, extra)
+            if cache:
+                wait_for_cache(os.environ.pop("LAGRANGE_CACHE_DIR"))
             rows.append([label, fmt(r.get("wall", r.get("status")), ".3f"), fmt(r.get("cpu"), ".3f", ""),
                          fmt(r.get("integrate_s"), ".3f", ""), fmt(r.get("nfev"), ",", ""),
-                         fmt(r.get("rss_mb"), ",.0f", "")])
-        del os.environ["LAGRANGE_CACHE_DIR"]
+                         fmt(r.get("rss_mb"), ",.0f", ""), r.get("took_over", "")])
     print(f"### `simulate`, {n}-link chain, {tf:g} s, default tolerances: tape vs --jit (whole process)\n")
-    print(table(["run", "wall s", "CPU s", "integration s (reported)", "RHS evaluations", "peak MB"],
-                rows))
+    print(table(["run", "wall s", "CPU s (the run's process)", "integration s (reported)",
+                 "RHS evaluations", "peak MB", "compiled code took over at t ="], rows))
 
 
 def versus_sympy(binary, sizes, tf, tol, timeout):
