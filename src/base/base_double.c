@@ -4,15 +4,16 @@
  *
  * simulate and sweep write millions of numbers, and each printf or strtod
  * of a double costs a fraction of a microsecond (two thirds of a small
- * model's run went there). The fast path scales |x| to 17 integer digits
- * in extended precision (a 64-bit significand: within 0.03 of a unit of
- * the 17th digit), rounds to 15, 16 and 17 digits itself, and decides
+ * model's run went there). The fast path scales |x| to its 17 leading
+ * digits in 128-bit fixed point with a generated table of powers of ten
+ * (base_pow10.c), rounds to 15, 16 and 17 digits itself, and decides
  * whether a rounding reads back by comparing its distance from x with half
- * the gap to x's neighbouring doubles. When a rounding or a comparison
- * falls within the error margin of its boundary (a few values in a
- * hundred), or the platform's long double is not wider than a double, the
- * exact path decides with printf and strtod. */
+ * the gap to x's neighbouring doubles, in integers. Only a call within
+ * about 1e-18 of a rounding tie or of the gap (an exact tie, in practice),
+ * a subnormal, or a compiler without 128-bit integers takes the exact
+ * path: printf and strtod. */
 #include "lg_base.h"
+#include "base_pow10.h"
 
 #include <float.h>
 #include <math.h>
@@ -93,26 +94,8 @@ static void write_g(char *o, int negative, const char *d, int D, int X, int P) {
   *o = 0;
 }
 
-#if LDBL_MANT_DIG >= 64
-/* 10^k in extended precision for |k| <= 383, within about 1.5 units in
- * its last place: an exact small power times a correctly rounded large one. */
-static long double pow10_ext(int k) {
-  static const long double small[32] = {
-      1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,  1e10L,
-      1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L,
-      1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L, 1e28L, 1e29L, 1e30L, 1e31L};
-  static const long double big[24] = {
-      1e-384L, 1e-352L, 1e-320L, 1e-288L, 1e-256L, 1e-224L, 1e-192L, 1e-160L,
-      1e-128L, 1e-96L,  1e-64L,  1e-32L,  1e0L,    1e32L,   1e64L,   1e96L,
-      1e128L,  1e160L,  1e192L,  1e224L,  1e256L,  1e288L,  1e320L,  1e352L};
-  int j = (k + 384) / 32, r = (k + 384) % 32;
-  return small[r] * big[j];
-}
-
-/* Error bound of the scaled value s, in units of its last (17th) digit. */
-#define SCALE_ERR 0.03L
-
-enum { AMBIGUOUS = -1, NO = 0, YES = 1 };
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 u128;
 
 static const uint64_t POW10[18] = {1,
                                    10,
@@ -133,48 +116,66 @@ static const uint64_t POW10[18] = {1,
                                    10000000000000000u,
                                    100000000000000000u};
 
-/* The p-digit rounding (p = 15, 16, 17) of s = N + f (N its integer part,
- * 0 <= f < 1; s in [1e16, 1e17) holds x's 17 leading digits) into *M, and
- * whether it reads back as x: its distance from s against half the gap to
- * x's neighbours (h above; h / 2 below a power of two). Anything within
- * the error margin of a rounding tie or of the gap is AMBIGUOUS. Integer
- * arithmetic but for f. */
-static int rounding_reads_back(uint64_t N, long double f, int p, long double h, int pow2,
-                               uint64_t *M) {
-  uint64_t unit = POW10[17 - p], r = N % unit;
-  long double below = (long double)r + f; /* s minus the rounding down */
-  long double half = (long double)unit / 2;
-  if (fabsl(below - half) < SCALE_ERR) return AMBIGUOUS;
+/* How far (in units of 2^-sh of the scaled value) the computed T and G may
+ * be from the exact ones: T's truncation and P's rounding (< 2), G's
+ * truncation (< 1). Closer calls go to the exact path. */
+#define MARGIN 4
+
+enum { AMBIGUOUS = -1, NO = 0, YES = 1 };
+
+/* The rounding of s = T 2^-sh (N its 17-digit integer part) to a multiple
+ * of unit (10^(17 - p)) into *M (in units), and whether it reads back as x:
+ * its distance from s against the half gap G (G / 2 below a power of two
+ * when rounding down). */
+static inline int rounding(u128 T, uint64_t N, int sh, u128 G, int pow2, uint64_t unit,
+                           uint64_t *M) {
+  uint64_t down = N / unit * unit;
+  u128 U = (u128)unit << sh, half = U >> 1, below = T - ((u128)down << sh);
+  if ((below > half ? below - half : half - below) <= MARGIN) return AMBIGUOUS;
   int up = below > half;
-  *M = N / unit + (uint64_t)up;
-  long double dist = up ? (long double)unit - below : below; /* |M * unit - s| */
-  long double gap = !up && pow2 ? h / 2 : h;
-  if (fabsl(dist - gap) < SCALE_ERR + gap * 1e-15L) return AMBIGUOUS;
+  u128 dist = up ? U - below : below, gap = !up && pow2 ? G >> 1 : G;
+  if ((dist > gap ? dist - gap : gap - dist) <= MARGIN) return AMBIGUOUS;
+  *M = down / unit + (uint64_t)up;
   return dist < gap ? YES : NO;
 }
 
-/* The fast path: 1 with buf written, 0 to leave x to the exact path. */
+/* The fast path: 1 with buf written, 0 to leave x to the exact path.
+ *
+ * |x| = m 2^e (m the 53-bit significand) is scaled by 10^k (k = 16 - X,
+ * 10^X <= |x| < 10^(X+1)) in fixed point: T = (2 m P) >> 64 with the table's
+ * 128-bit P (10^k = P 2^E), so s = |x| 10^k = T 2^-sh, sh = -(e + E + 63),
+ * to within 2 units of 2^-sh (about 1e-19 of the 17th digit), and
+ * N = T >> sh holds x's 17 leading digits. Half the gap between x and its
+ * neighbours, 2^(e-1) 10^k, is G = P >> 64 in the same units (half of
+ * that below a power of two). A rounding to p = 15, 16, 17 digits reads
+ * back as x when its distance from s is below that half gap; a rounding
+ * tie or a distance within MARGIN of the half gap is left to printf. */
 static int fmt_fast(char buf[LG_DOUBLE_CHARS], double x) {
   double a = fabs(x);
   if (!(a >= DBL_MIN) || a > DBL_MAX) return 0;
-  int e2;
-  double m = frexp(a, &e2);
-  /* 10^X <= a < 10^(X+1), estimated from the binary exponent, then fixed */
-  int X = (int)floor((e2 - 1) * 0.30102999566398120);
-  long double s = (long double)a * pow10_ext(16 - X);
-  if (s >= 1e17L) s = (long double)a * pow10_ext(16 - ++X);
-  else if (s < 1e16L) s = (long double)a * pow10_ext(16 - --X);
-  if (s < 1e16L || s >= 1e17L) return 0;
-  uint64_t N = (uint64_t)s;
-  long double f = s - (long double)N;
-  /* half the gap between x and its neighbours, in units of s */
-  long double h = ldexpl(pow10_ext(16 - X), e2 - 54);
-  int pow2 = m == 0.5;
-  for (int p = 15; p <= 17; p++) {
+  uint64_t bits;
+  memcpy(&bits, &a, sizeof bits);
+  int be = (int)(bits >> 52);
+  uint64_t frac = bits & ((1ull << 52) - 1), m = frac | (1ull << 52);
+  int e = be - 1075, pow2 = frac == 0;
+  /* floor(log10(2^(be-1023))) <= X: 78913 / 2^18 is log10(2) to 6 digits */
+  int X = ((be - 1023) * 78913) >> 18;
+  for (int tries = 0; tries < 3; tries++) {
+    int k = 16 - X;
+    if (k < LG_POW10_MIN || k > LG_POW10_MAX) return 0;
+    const lg_pow10 *P = &lg_pow10_128[k - LG_POW10_MIN];
+    u128 T = (u128)(2 * m) * P->hi + (((u128)(2 * m) * P->lo) >> 64);
+    int sh = -(e + P->e + 63);
+    if (sh < 8 || sh > 100) return 0;
+    uint64_t N = (uint64_t)(T >> sh);
+    if (N >= POW10[17]) { X++; continue; }
+    if (N < POW10[16]) { X--; continue; }
+    u128 G = P->hi;
     uint64_t M;
-    int r = rounding_reads_back(N, f, p, h, pow2, &M);
-    if (r == AMBIGUOUS) return 0;
-    if (r == NO) continue;
+    int p = 15, r = rounding(T, N, sh, G, pow2, 100, &M); /* constant units: no division */
+    if (r == NO) r = rounding(T, N, sh, G, pow2, 10, &M), p = 16;
+    if (r == NO) r = rounding(T, N, sh, G, pow2, 1, &M), p = 17;
+    if (r != YES) return 0;
     char d[24];
     int D = p, Xr = X;
     if (M == POW10[p]) M /= 10, Xr++; /* rounded up to 10^p */

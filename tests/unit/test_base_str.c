@@ -3,6 +3,7 @@
 #include "lg_base.h"
 #include "test_util.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,6 +61,27 @@ static void test_doubles_fast_equals_definition(void) {
     if (x != x || x - x != 0) continue; /* nan, inf */
     shortest_by_definition(want, x);
     bad += strcmp(want, lg_fmt_double(got, x)) != 0;
+  }
+  CHECK(bad == 0);
+  /* powers of ten and their neighbours (the scaling's digit-count
+   * boundaries), the extremes, exact integers near 2^53 */
+  bad = 0;
+  for (int k = -323; k <= 308; k++) {
+    char text[16];
+    snprintf(text, sizeof text, "1e%d", k);
+    double p = strtod(text, NULL);
+    double xs[] = {p, nextafter(p, 0.0), nextafter(p, INFINITY), -p, 5 * p, 9.5 * p};
+    for (size_t j = 0; j < sizeof xs / sizeof *xs; j++) {
+      if (xs[j] != xs[j] || xs[j] - xs[j] != 0) continue;
+      shortest_by_definition(want, xs[j]);
+      bad += strcmp(want, lg_fmt_double(got, xs[j])) != 0;
+    }
+  }
+  double edges[] = {DBL_MAX, DBL_MIN, -DBL_MIN, 4.9e-324, 9007199254740992.0,
+                    9007199254740993.0, 1e16 - 1, 1e17 - 16, 0.1, 2.5, 1e23, 5e-324};
+  for (size_t j = 0; j < sizeof edges / sizeof *edges; j++) {
+    shortest_by_definition(want, edges[j]);
+    bad += strcmp(want, lg_fmt_double(got, edges[j])) != 0;
   }
   CHECK(bad == 0);
 }
