@@ -186,6 +186,8 @@ static lg_status setup(dae *D, const num_sim_opts *o, const double *q, const dou
   I->id = N_VNew_Serial((sunindextype)N, I->ctx);
   I->atol = N_VNew_Serial((sunindextype)N, I->ctx);
   if (!I->y || !I->yp || !I->id || !I->atol) return LG_ERR_NOMEM;
+  num_lean_vector_ops(I->y); /* IDA's work vectors are its clones */
+  num_lean_vector_ops(I->yp);
   lg_status r = initial_values(D, o->t0, q, qd, I, st, diag);
   if (r != LG_OK) return r;
   I->mem = IDACreate(I->ctx);

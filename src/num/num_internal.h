@@ -5,6 +5,8 @@
 
 #include "num.h"
 
+#include <sundials/sundials_nvector.h>
+
 /* Steps between two output points before the loop asks whether the run
  * still makes progress: if the steps of the last chunk, continued, would
  * need more than NUM_MAX_PROJECTED steps to reach tf, the step size has
@@ -31,6 +33,11 @@ void num_tally(num_sim_stats *st, const num_sim_point *p, const double *Cd, size
 /* The failure message: "the integration failed at t = ... (INTEGRATOR):
  * CAUSE" with a hint. */
 void num_fail(lg_diag *d, num_sim_stats *st, double t, const char *cause, const char *hint);
+
+/* Replace a serial vector's LinearSum and WRMSNorm (num_nvector.c) by
+ * versions with the same results and without the call overhead; clones
+ * (the integrators' work vectors) inherit them. */
+void num_lean_vector_ops(N_Vector y);
 
 /* Wall-clock-free ordering of the ERK tables. */
 int num_is_erk(num_integrator i);

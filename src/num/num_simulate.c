@@ -512,6 +512,11 @@ static lg_status run(sim *S, loop_state *L) {
   return LG_OK;
 }
 
+/* z = a x + b y for the integrators' short vectors, computed exactly as
+ * the serial N_Vector's LinearSum (c (x + y) when a = b, c (x - y) when
+ * a = -b; every other case of it rounds as a x + b y), without its chain
+ * of calls: CVODE's Adams predictor alone makes q (q + 1) / 2 of them a
+ * step, at order q up to 12 (wrms_norm likewise). */
 /* Set up SUNDIALS for S (dim, hooks filled), integrate from x0 (updated
  * to the last state), free everything. */
 static lg_status integrate(sim *S, double *x0, num_sim_output out, void *ud) {
@@ -523,6 +528,7 @@ static lg_status integrate(sim *S, double *x0, num_sim_output out, void *ud) {
   if (SUNContext_Create(NULL, &S->ctx) != 0) goto done;
   S->y = N_VNew_Serial((sunindextype)S->dim, S->ctx);
   if (!S->y) goto done;
+  num_lean_vector_ops(S->y); /* the integrators' vectors are its clones */
   memcpy(N_VGetArrayPointer(S->y), x0, S->dim * sizeof *x0);
   if (!(num_is_erk(S->integ) ? setup_erk(S, S->o->t0) : setup_cvode(S, S->o->t0))) goto done;
   if (S->integ == NUM_INT_BDF) {
