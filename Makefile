@@ -34,16 +34,18 @@ LDLIBS  := -Wl,-Bstatic -lsundials_arkode -lsundials_cvode -lsundials_ida \
            -lsundials_nvecserial -lsundials_sunlinsoldense -lsundials_sunmatrixdense \
            -llapacke -llapack -lblas -Wl,-Bdynamic -lgfortran -lgmp -ldl -lm
 override LDFLAGS += $(filter -fsanitize%,$(OPT))
-# MPI for `lagrange sweep` under mpirun (src/cli/cli_sweep_mpi.c): on when
-# pkg-config finds OpenMPI (libopenmpi-dev); LG_MPI=0 builds without it.
-# Only that file sees mpi.h; the binary links libmpi.
+# MPI for `lagrange sweep` under mpirun: the plugin lagrange-mpi.so
+# (src/cli/mpi/), built when pkg-config finds OpenMPI (libopenmpi-dev;
+# LG_MPI=0 builds without it). Only the plugin sees mpi.h and links libmpi;
+# the binary loads it only under mpirun (src/cli/cli_sweep_mpi.c).
 LG_MPI ?= $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1 || echo 0)
 ifeq ($(LG_MPI),1)
-  MPI_CFLAGS := -DLG_HAVE_MPI $(shell pkg-config --cflags ompi-c)
+  MPI_CFLAGS := $(shell pkg-config --cflags ompi-c)
   MPI_LIBS   := $(shell pkg-config --libs ompi-c)
+  MPI_PLUGIN := $(BUILD)/lagrange-mpi.so
 endif
 # The threads of `sweep`
-LDLIBS  += -lpthread $(MPI_LIBS)
+LDLIBS  += -lpthread
 
 # The shared library links what Debian 12 ships as shared objects
 # (libsundials-dev, liblapacke-dev, libgmp-dev): packages pull them in.
@@ -73,7 +75,8 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/cli_anim_assets.o
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-all: $(BUILD)/lagrange $(BUILD)/liblagrange.a $(if $(filter 0,$(SAN)),$(BUILD)/$(SONAME))
+all: $(BUILD)/lagrange $(BUILD)/liblagrange.a $(if $(filter 0,$(SAN)),$(BUILD)/$(SONAME)) \
+     $(MPI_PLUGIN)
 
 $(BUILD)/liblagrange.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -99,13 +102,9 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-# MPI or not is recorded in the object's flags file, so switching LG_MPI
-# rebuilds it.
-$(BUILD)/src/cli/cli_sweep_mpi.o: override CFLAGS += $(MPI_CFLAGS)
-$(BUILD)/src/cli/cli_sweep_mpi.o: $(BUILD)/mpi-flags
-$(BUILD)/mpi-flags: FORCE
-	@mkdir -p $(dir $@)
-	@echo '$(MPI_CFLAGS) $(MPI_LIBS)' | cmp -s - $@ || echo '$(MPI_CFLAGS) $(MPI_LIBS)' > $@
+$(BUILD)/lagrange-mpi.so: src/cli/mpi/cli_sweep_mpi_plugin.c src/cli/cli_sweep_mpi.h \
+                          src/cli/cli_sweep.h src/cli/cli_sim.h src/cli/cli.h
+	$(CC) $(CFLAGS) $(MPI_CFLAGS) -shared $(LDFLAGS) -o $@ $< $(MPI_LIBS)
 FORCE:
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange.a
@@ -216,12 +215,14 @@ Libs.private: $(PC_PRIVATE)
 endef
 export PC_FILE
 
-install: $(BUILD)/lagrange $(BUILD)/liblagrange.a $(BUILD)/$(SONAME)
+install: $(BUILD)/lagrange $(BUILD)/liblagrange.a $(BUILD)/$(SONAME) $(MPI_PLUGIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
 	install -m 755 $(BUILD)/lagrange $(DESTDIR)$(BINDIR)/lagrange
 	install -m 644 $(BUILD)/liblagrange.a $(DESTDIR)$(LIBDIR)/liblagrange.a
 	install -m 755 $(BUILD)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	$(if $(MPI_PLUGIN),install -d $(DESTDIR)$(LIBDIR)/lagrange && \
+	  install -m 755 $(MPI_PLUGIN) $(DESTDIR)$(LIBDIR)/lagrange/lagrange-mpi.so)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/liblagrange.so
 	install -m 644 src/api/lagrange.h $(DESTDIR)$(INCLUDEDIR)/lagrange.h
 	printf '%s\n' "$$PC_FILE" > $(DESTDIR)$(PKGCONFIGDIR)/lagrange.pc
@@ -232,7 +233,9 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/lagrange $(DESTDIR)$(LIBDIR)/liblagrange.a \
 	  $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/liblagrange.so \
 	  $(DESTDIR)$(INCLUDEDIR)/lagrange.h $(DESTDIR)$(PKGCONFIGDIR)/lagrange.pc \
-	  $(DESTDIR)$(MANDIR)/man1/lagrange.1 $(DESTDIR)$(MANDIR)/man5/lagrange-model.5
+	  $(DESTDIR)$(MANDIR)/man1/lagrange.1 $(DESTDIR)$(MANDIR)/man5/lagrange-model.5 \
+	  $(DESTDIR)$(LIBDIR)/lagrange/lagrange-mpi.so
+	-rmdir $(DESTDIR)$(LIBDIR)/lagrange 2>/dev/null
 
 .PHONY: FORCE all tests check clean python demo bench bench-quick fuzz fuzz-build install uninstall tsan
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(BUILD)/fuzz/cli_entry.d

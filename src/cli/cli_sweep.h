@@ -4,7 +4,8 @@
  * cli_sweep_run.c   one run: its values into the model, simulate, one CSV row
  * cli_sweep_out.c   rows written in run order, progress on a terminal
  * cli_sweep_pool.c  the thread pool (--jobs)
- * cli_sweep_mpi.c   the ranks of mpirun (built with -DLG_HAVE_MPI; else stubs)
+ * cli_sweep_mpi.c   the ranks of mpirun: loads the plugin lagrange-mpi.so
+ *                   (mpi/cli_sweep_mpi_plugin.c, cli_sweep_mpi.h) only then
  * cli_sweep.c       the command */
 #ifndef LG_CLI_SWEEP_H
 #define LG_CLI_SWEEP_H
@@ -80,7 +81,7 @@ double sweep_now(void);
 int sweep_pool(const sweep_ctx *c, sweep_out *w, size_t jobs);
 
 /* MPI (cli_sweep_mpi.c). sweep_mpi_start: when launched by mpirun with
- * several ranks, MPI_Init and *rank, *size; returns 0 when MPI is not in
+ * several ranks, the plugin's MPI_Init and *rank, *size; returns 0 when MPI is not in
  * use (then *rank = 0, *size = 1). */
 int sweep_mpi_start(int *rank, int *size);
 /* Rank 0 hands out chunks of runs on request, runs some itself between

@@ -109,6 +109,21 @@ def main():
               "only lg_* exported: %s" % [n for n in names if not n.startswith("lg_")][:5])
         r = run([os.path.join(top, "bin/lagrange"), "--version"])
         check(r.returncode == 0 and r.stdout.startswith("lagrange "), "installed --version")
+        # MPI lives in a plugin the installed binary finds in ../lib/lagrange;
+        # nothing else links libmpi
+        lagrange_bin = os.path.join(top, "bin/lagrange")
+        check("libmpi" not in run(["ldd", lagrange_bin]).stdout, "lagrange does not link libmpi")
+        plugin = os.path.join(top, "lib/lagrange/lagrange-mpi.so")
+        mpirun = shutil.which("mpirun")
+        if os.path.exists(os.path.join(ROOT, "build", "lagrange-mpi.so")) and mpirun:
+            check(os.path.exists(plugin), "installed lib/lagrange/lagrange-mpi.so")
+            model = os.path.join(ROOT, "examples", "cart_pendulum.lag")
+            r = run([mpirun, "-n", "2", "--oversubscribe", lagrange_bin, "sweep", model,
+                     "--vary", "m=1:2:3", "--tf", "0.5"],
+                    env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
+                             OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1"))
+            check(r.returncode == 0 and "2 MPI ranks" in r.stderr and r.stdout.count("\n") == 4,
+                  "the installed lagrange sweeps over 2 MPI ranks with its plugin: " + r.stderr)
 
         # pkg-config, as a user with the install under a sysroot
         env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(top, "lib/pkgconfig"),
