@@ -91,7 +91,9 @@ $(BUILD)/lagrange: $(CLI_OBJ) $(BUILD)/liblagrange.a
 # `lagrange animate` embeds three.js (Debian's libjs-three) and its player
 # at build time; the generated C stays in $(BUILD)/gen.
 THREE_JS := $(wildcard /usr/share/javascript/three/three.min.js)
-$(BUILD)/gen/cli_anim_assets.c: scripts/embed-assets.sh src/cli/cli_anim_player.js $(THREE_JS)
+# (three.js installed or not is recorded, so installing it rebuilds this)
+$(BUILD)/gen/cli_anim_assets.c: scripts/embed-assets.sh src/cli/cli_anim_player.js $(THREE_JS) \
+                                $(BUILD)/three-flags
 	@mkdir -p $(dir $@)
 	bash scripts/embed-assets.sh $@ src/cli/cli_anim_player.js
 
@@ -105,6 +107,9 @@ $(BUILD)/%.o: %.c
 $(BUILD)/lagrange-mpi.so: src/cli/mpi/cli_sweep_mpi_plugin.c src/cli/cli_sweep_mpi.h \
                           src/cli/cli_sweep.h src/cli/cli_sim.h src/cli/cli.h
 	$(CC) $(CFLAGS) $(MPI_CFLAGS) -shared $(LDFLAGS) -o $@ $< $(MPI_LIBS)
+$(BUILD)/three-flags: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(THREE_JS)' | cmp -s - $@ || echo '$(THREE_JS)' > $@
 FORCE:
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange.a

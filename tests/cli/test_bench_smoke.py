@@ -102,8 +102,9 @@ def main():
             check(diff != "-" and float(diff) < 1e-6,
                   f"simulate and the SciPy pipeline end at the same state ({diff})")
             rows = table_rows(r.stdout, "tape vs --jit")
-            check(len(rows) == 3 and all(c[1].replace(".", "").isdigit() for c in rows),
-                  "simulate.py --quick: tape and --jit runs finished")
+            check(len(rows) == 6 and all(c[1].replace(".", "").isdigit() for c in rows),
+                  "simulate.py --quick: the tape and the --jit runs (wait, background, cached, "
+                  "long) finished")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
