@@ -166,7 +166,9 @@ static const sym_node **solve_linear(kane_ctx *K, const sym_node *const *rows,
     }
     double *gb = guide_block(K, g, ri, vi, k);
     if (g && g->ns && !gb) return NULL;
-    sym_matrix *sol = sym_matrix_solve_guided(K->c, Ab, bb, gb ? g->ns : 0, gb, singular);
+    /* kept as eliminated: simplified, the Whipple bicycle's five dependent
+     * speeds grew from 810 nodes to 30,000 (5 s, 45 MB of equations) */
+    sym_matrix *sol = sym_matrix_solve_guided(K->c, Ab, bb, gb ? g->ns : 0, gb, 0, singular);
     if (!sol) return NULL;
     for (size_t s = 0; s < k; s++) x[vi[s]] = SYM_AT(sol, s, 0);
   }
@@ -490,6 +492,8 @@ static lg_status coordinate_forces(kane_ctx *K, const sym_node **Qq, const sym_n
 }
 
 /* ---- assembly ---------------------------------------------------------------------------- */
+static lg_status finish_full(kane_ctx *K);
+
 static lg_status assemble(kane_ctx *K) {
   mech_kane *k = K->k;
   sym_ctx *c = K->c;
@@ -521,8 +525,16 @@ static lg_status assemble(kane_ctx *K) {
     k->C[r] = sym_sub(c, sym_neg(c, minus_C[r]), sym_subst(c, Fq, p, k->ud, zeros));
     k->f[r] = sym_sub(c, k->F[r], k->C[r]);
   }
+  return finish_full(K);
+}
+
+/* q'' and the full state [q; u_I]: q' = k~ (kinematics solved, M_k = I),
+ * M u' = f. */
+static lg_status finish_full(kane_ctx *K) {
+  mech_kane *k = K->k;
+  sym_ctx *c = K->c;
+  size_t n = K->n, p = k->p;
   for (size_t j = 0; j < n; j++) k->qdd[j] = sigma(K, sym_dt(c, k->kq[j]));
-  /* full state [q; u_I]: q' = k~ (kinematics solved, M_k = I), M u' = f */
   k->mass_matrix_full = sym_matrix_new(c, n + p, n + p);
   k->forcing_full = nodes(K, n + p);
   if (!k->mass_matrix_full || !k->forcing_full) return LG_ERR_NOMEM;
@@ -535,6 +547,77 @@ static lg_status assemble(kane_ctx *K) {
     k->forcing_full[n + r] = k->f[r];
   }
   return LG_OK;
+}
+
+/* ---- dependent speeds eliminated from the equations of every speed ---------------------- */
+/* With u_all = T u_I + t0 (T = d u_all / d u_I: the identity's rows for the
+ * independent speeds, the solved dependent speeds' coefficients for the
+ * others), the equations of every speed, M_all u_all' = f_all, reduce to
+ *   T^T M_all T u_I' = T^T (f_all - M_all (T' u_I + t0')),  F = T^T F_all,
+ * which is Kane's F_r + F*_r = 0 with the nonholonomic partial velocities
+ * v~_r = sum_j v_j T_jr. Each entry is a few products of shared nodes:
+ * substituting the dependent speeds into every velocity before
+ * differentiating (the unconstrained path) multiplies the solved speeds'
+ * expressions out through every product (the Whipple bicycle: 5 s, 45 MB
+ * printed). */
+static lg_status reduce(kane_ctx *K) {
+  mech_kane *k = K->k;
+  mech_model *m = K->m;
+  sym_ctx *c = K->c;
+  size_t nu = K->nu, p = k->p, d = k->ndep;
+  lg_status st = mech_kane_derive_all(m, k, K->diag);
+  if (st != LG_OK) return st;
+  const mech_kane *a = k->all;
+  sym_matrix *T = sym_matrix_new(c, nu, p);
+  const sym_node **t0 = nodes(K, nu), **acc = nodes(K, nu), **rhs = nodes(K, nu);
+  const sym_node **zeros = nodes(K, p);
+  k->M = sym_matrix_new(c, p, p);
+  k->C = nodes(K, p);
+  k->F = nodes(K, p);
+  k->f = nodes(K, p);
+  k->qdd = nodes(K, K->n);
+  if (!T || !t0 || !acc || !rhs || !zeros || !k->M || !k->C || !k->F || !k->f || !k->qdd)
+    return LG_ERR_NOMEM;
+  for (size_t j = 0; j < nu; j++) {
+    size_t r = 0, e = 0;
+    while (r < p && k->u[r] != K->uall[j]) r++;
+    while (r == p && e < d && k->udep[e] != K->uall[j]) e++;
+    for (size_t s = 0; s < p; s++)
+      SYM_AT(T, j, s) = r < p ? sym_int(c, s == r) : sym_diff(c, k->udep_expr[e], k->u[s]);
+    if (r == p && e < d) t0[j] = sym_subst(c, k->udep_expr[e], p, k->u, zeros);
+  }
+  /* T' u_I + t0' along the motion: q' = k~, u_D = u_D(q, u_I, t) */
+  for (size_t j = 0; j < nu; j++) {
+    const sym_node *x = sym_dt(c, t0[j]);
+    for (size_t s = 0; s < p; s++) x = sym_add(c, x, sym_mul(c, sym_dt(c, SYM_AT(T, j, s)), k->u[s]));
+    acc[j] = sigma(K, x);
+  }
+  for (size_t j = 0; j < nu; j++) { /* f_all - M_all acc, f_all at u_D = u_D(q, u_I, t) */
+    const sym_node *x = sigma(K, a->f[j]);
+    for (size_t l = 0; l < nu; l++) x = sym_sub(c, x, sym_mul(c, sigma(K, SYM_AT(a->M, j, l)), acc[l]));
+    rhs[j] = x;
+  }
+  for (size_t r = 0; r < p; r++) {
+    const sym_node *F = sym_int(c, 0), *f = sym_int(c, 0);
+    for (size_t j = 0; j < nu; j++) {
+      F = sym_add(c, F, sym_mul(c, SYM_AT(T, j, r), sigma(K, a->F[j])));
+      f = sym_add(c, f, sym_mul(c, SYM_AT(T, j, r), rhs[j]));
+    }
+    k->F[r] = F;
+    k->f[r] = f;
+    k->C[r] = sym_sub(c, F, f);
+    for (size_t s = r; s < p; s++) {
+      const sym_node *x = sym_int(c, 0);
+      for (size_t j = 0; j < nu; j++) {
+        const sym_node *MT = sym_int(c, 0);
+        for (size_t l = 0; l < nu; l++)
+          MT = sym_add(c, MT, sym_mul(c, sigma(K, SYM_AT(a->M, j, l)), SYM_AT(T, l, s)));
+        x = sym_add(c, x, sym_mul(c, SYM_AT(T, j, r), MT));
+      }
+      SYM_AT(k->M, r, s) = SYM_AT(k->M, s, r) = x;
+    }
+  }
+  return finish_full(K);
 }
 
 lg_status mech_derive_kane(mech_model *m, const char *file, sym_atom_value_fn pivot_value,
@@ -560,14 +643,14 @@ lg_status mech_derive_kane(mech_model *m, const char *file, sym_atom_value_fn pi
   lg_status st = speeds(&K);
   if (st == LG_OK) st = dependent_speeds(&K);
   if (st == LG_OK) st = independent_of_qd(&K);
-  if (st == LG_OK) st = make_sigma(&K);
-  if (st == LG_OK) st = assemble(&K);
-  sym_subst_cache_free(&K.sigma_cache);
-  if (st == LG_OK && k->default_speeds) k->speed_of_qd = k->u;
   k->nu = K.nu;
   k->uall = K.uall;
   k->udall = K.udall;
   k->kq_all = K.kfull;
+  if (st == LG_OK) st = make_sigma(&K);
+  if (st == LG_OK) st = k->ndep ? reduce(&K) : assemble(&K);
+  sym_subst_cache_free(&K.sigma_cache);
+  if (st == LG_OK && k->default_speeds) k->speed_of_qd = k->u;
   /* running out of memory may surface as any failure above */
   if (st == LG_ERR_NOMEM || m->oom || sym_ctx_error(m->c) == LG_ERR_NOMEM ||
       (st == LG_OK && sym_ctx_error(m->c) != LG_OK)) {

@@ -288,9 +288,13 @@ sym_matrix *sym_matrix_solve(sym_ctx *c, const sym_matrix *a,
 /* The same with the pivots guided by ns numeric copies of A (row-major,
  * ns*n*n, e.g. A at sample states): in each column the nonzero entry whose
  * worst size relative to the column over the samples is largest, so that
- * no pivot is an expression vanishing where the samples are. */
+ * no pivot is an expression vanishing where the samples are. Without
+ * `simplify` the solution keeps elimination's nested fractions, a DAG of
+ * O(n^3) nodes over A's entries, instead of sym_simplify's common
+ * denominators, which multiply them out. */
 sym_matrix *sym_matrix_solve_guided(sym_ctx *c, const sym_matrix *a, const sym_matrix *b,
-                                    size_t ns, const double *samples, int *singular);
+                                    size_t ns, const double *samples, int simplify,
+                                    int *singular);
 /* Apply f to every entry (e.g. sym_simplify). */
 sym_matrix *sym_matrix_map(sym_ctx *c, const sym_matrix *a,
                            const sym_node *(*f)(sym_ctx *, const sym_node *));

@@ -119,7 +119,8 @@ static void guided_eliminate(double *w, size_t ns, size_t n, size_t k, size_t pi
  * Results are simplified as they are formed so that small systems stay
  * readable. */
 sym_matrix *sym_matrix_solve_guided(sym_ctx *c, const sym_matrix *a, const sym_matrix *b,
-                                    size_t ns, const double *samples, int *singular) {
+                                    size_t ns, const double *samples, int simplify,
+                                    int *singular) {
   if (singular) *singular = 0;
   if (!a || !b || a->rows != a->cols || b->rows != a->rows) return NULL;
   size_t n = a->rows, nb = b->cols, w = n + nb;
@@ -163,11 +164,12 @@ sym_matrix *sym_matrix_solve_guided(sym_ctx *c, const sym_matrix *a, const sym_m
   lg_free(bad);
   sym_matrix *x = m ? sym_matrix_new(c, n, nb) : NULL;
   for (size_t i = 0; x && i < n; i++)
-    for (size_t j = 0; j < nb; j++) SYM_AT(x, i, j) = sym_simplify(c, SYM_AT(m, i, n + j));
+    for (size_t j = 0; j < nb; j++)
+      SYM_AT(x, i, j) = simplify ? sym_simplify(c, SYM_AT(m, i, n + j)) : SYM_AT(m, i, n + j);
   return x;
 }
 
 sym_matrix *sym_matrix_solve(sym_ctx *c, const sym_matrix *a, const sym_matrix *b,
                              int *singular) {
-  return sym_matrix_solve_guided(c, a, b, 0, NULL, singular);
+  return sym_matrix_solve_guided(c, a, b, 0, NULL, 1, singular);
 }
