@@ -42,6 +42,19 @@ def lagrange_c(binary, kind, n, tmp, timeout):
             "size": os.path.getsize(os.path.join(tmp, "lg.c"))}
 
 
+def lagrange_recursive_c(binary, kind, n, tmp, timeout):
+    """codegen --functions rhs_recursive: the forcing, then the O(n)
+    articulated-body recursion through the model's kinematic tree."""
+    model = os.path.join(tmp, "model.lag")
+    src = os.path.join(tmp, "lgr.c")
+    r = run([binary, "codegen", model, "--name", "lgr", "-o", src, "--stats",
+             "--functions", "rhs_recursive"], timeout)
+    if not r.ok:
+        return {"status": r.status, "err": r.err[-300:]}
+    ops = int(re.search(r"\brhs_recursive (\d+)", r.err).group(1))
+    return {"ops": ops, "gen_cpu": r.cpu, "src": src, "size": os.path.getsize(src)}
+
+
 def sympy_c(kind, n, tmp, timeout):
     r = run([PY, os.path.join(HERE, "sympy_c.py"), kind, str(n), tmp], timeout)
     lines = [ln for ln in r.out.splitlines() if ln.startswith("{")]
@@ -72,6 +85,11 @@ def glue(kind, n, impls, path):
             out.append("int lg_rhs(double, const double *, const double *, const double *, double *);")
             out.append("static int w_lagrange(const double *x, const double *p, double *xd) "
                        "{ return lg_rhs(0.0, x, NULL, p, xd); }")
+        elif name == "recursive":
+            out.append("int lgr_rhs_recursive(double, const double *, const double *, "
+                       "const double *, double *);")
+            out.append("static int w_recursive(const double *x, const double *p, double *xd) "
+                       "{ return lgr_rhs_recursive(0.0, x, NULL, p, xd); }")
         elif name == "sympy":
             out.append("int sympy_rhs(const double *, const double *, double *);")
             out.append("static int w_sympy(const double *x, const double *p, double *xd) "
@@ -120,12 +138,14 @@ def measure(binary, kind, n, timeout, cc_timeout, seed, gave_up, rep_s):
         lg = dict(skipped) if (kind, "lagrange") in gave_up else lagrange_c(binary, kind, n, tmp, timeout)
         sy = ({"status": "not run"} if "sympy" in gave_up else  # --no-sympy
               dict(skipped) if (kind, "sympy") in gave_up else sympy_c(kind, n, tmp, timeout))
-        res["lagrange"], res["sympy"] = lg, sy
-        for name, d in (("lagrange", lg), ("sympy", sy)):
+        rec = (dict(skipped) if (kind, "recursive") in gave_up or "src" not in lg else
+               lagrange_recursive_c(binary, kind, n, tmp, timeout))
+        res["lagrange"], res["sympy"], res["recursive"] = lg, sy, rec
+        for name, d in (("lagrange", lg), ("sympy", sy), ("recursive", rec)):
             if gives_up(d.get("status")) or d.get("partial"):
                 gave_up.add((kind, name))
         objs, impls = [], []
-        for name, d in (("lagrange", lg), ("sympy", sy)):
+        for name, d in (("lagrange", lg), ("sympy", sy), ("recursive", rec)):
             if "src" not in d:
                 continue
             if (kind, "cc-" + name) in gave_up:
@@ -196,25 +216,30 @@ def growth(results, i, tool):
 def print_tables(results):
     rows = []
     for i, r in enumerate(results):
-        lg, sy = r["lagrange"], r["sympy"]
+        lg, sy, rec = r["lagrange"], r["sympy"], r.get("recursive", {})
         rows.append([r["kind"], r["n"], fmt(ops_of(lg), ","), fmt(ops_of(sy), ","),
                      ratio(lg.get("ops"), sy.get("ops"), ".2f"), growth(results, i, "lagrange"),
                      growth(results, i, "sympy"), sy.get("variant", ""),
-                     fmt(cholesky_ops(r["n"]), ",")])
+                     fmt(cholesky_ops(r["n"]), ","), fmt(ops_of(rec), ",")])
     print("### Operations after CSE (rhs without the solve)\n")
     print(table(["system", "n", "lagrange", "SymPy Kane + cse", "lagrange / SymPy", "growth lagrange",
-                 "growth SymPy", "SymPy variant", "Cholesky solve (both)"], rows))
+                 "growth SymPy", "SymPy variant", "Cholesky solve (both)",
+                 "lagrange rhs_recursive (with its O(n) solve)"], rows))
     rows = []
     for r in results:
         ns = r.get("ns", {})
         rows.append([r["kind"], r["n"], fmt(ns.get("lagrange"), ",.0f", "-"),
+                     fmt(ns.get("recursive"), ",.0f", "-"),
                      fmt(ns.get("sympy"), ",.0f", "-"), fmt(ns.get("aba"), ",.0f", "-"),
                      ratio(ns.get("sympy"), ns.get("lagrange")),
+                     ratio(ns.get("sympy"), ns.get("recursive")),
                      ratio(ns.get("lagrange"), ns.get("aba")),
+                     ratio(ns.get("recursive"), ns.get("aba")),
                      ", ".join(f"{k} {v:.1e}" for k, v in r.get("agree", {}).items()) or "-",
                      fmt(r.get("agree_eval"), ".1e", "-")])
     print("\n### ns per rhs call (gcc -O2, same harness, 64 random states)\n")
-    print(table(["system", "n", "lagrange", "SymPy", "ABA", "SymPy / lagrange", "lagrange / ABA",
+    print(table(["system", "n", "lagrange rhs", "lagrange rhs_recursive", "SymPy", "ABA",
+                 "SymPy / rhs", "SymPy / rhs_recursive", "rhs / ABA", "rhs_recursive / ABA",
                  "max rel. diff vs " + (results[0].get("reference") or "first"),
                  "first vs eval"], rows))
     rows = []

@@ -33,15 +33,17 @@ typedef struct cg_request {
 
 /* The functions code generation writes, NAME_<name>: mass_matrix_full,
  * forcing_full, mass_matrix, forcing, rhs, energy, momenta, constraints,
- * constraint_jacobian, rhs_jacobian (C, Lagrange's method only). */
-enum { CG_FUNCTION_COUNT = 10 };
+ * constraint_jacobian, rhs_jacobian (C, Lagrange's method only), and,
+ * only when asked for, rhs_recursive (C, Lagrange's method, kinematic
+ * trees: mech_tree_accel). */
+enum { CG_FUNCTION_COUNT = 11 };
 const char *cg_function_name(int f);
 /* f for a name, or -1 */
 int cg_function_lookup(const char *name);
 
 /* Operation counts after common-subexpression elimination, per function. */
 typedef struct cg_stats {
-  size_t mass_matrix_full, forcing_full, rhs, energy, constraints;
+  size_t mass_matrix_full, forcing_full, rhs, energy, constraints, rhs_recursive;
 } cg_stats;
 
 /* Writes the source into src (and the C header into hdr; NULL for

@@ -176,6 +176,36 @@ static lg_status emit_rhs(cg_ctx *G) {
   return LG_OK;
 }
 
+/* ---- the right-hand side of a kinematic tree, O(n) (mech_tree.c) ------------------------ */
+static lg_status emit_rhs_recursive(cg_ctx *G) {
+  const mech_eom *e = G->r->eom;
+  size_t n = e->n;
+  const sym_node **qdd = NULL;
+  lg_status st = mech_tree_accel(G->r->mech, e, G->r->model_path, &qdd, G->diag);
+  if (st != LG_OK) return st;
+  const sym_node **outs = lg_malloc((2 * n + 1) * sizeof *outs);
+  if (!outs) return LG_ERR_NOMEM;
+  memcpy(outs, e->qd, n * sizeof *outs);
+  memcpy(outs + n, qdd, n * sizeof *outs);
+  sym_tape *t = NULL;
+  st = cg_tape(G, outs, 2 * n, &t);
+  lg_free(outs);
+  if (st != LG_OK) return st;
+  lg_str *o = G->src;
+  size_t at = o->len;
+  lg_str_printf(o, "\n/* x' = F(t, x, u, p) through the kinematic tree: the forcing, then the\n"
+                   "   articulated-body recursion for q'' = M^-1 f (%zu operations in all) */\n"
+                   "int %s_rhs_recursive(double t, const double *x, const double *u, "
+                   "const double *p,\n    double *xdot) {\n", t->flops, NAME(G));
+  prologue(G);
+  cg_emit_tape(G, t, "xdot", at);
+  lg_str_printf(o, "  for (int i = %zu; i < %zu; i++)\n    if (!isfinite(xdot[i])) return 1;\n"
+                   "  return 0;\n}\n", n, 2 * n);
+  G->stats.rhs_recursive = t->flops;
+  sym_tape_free(t);
+  return LG_OK;
+}
+
 /* ---- the exact Jacobian of the right-hand side (Lagrange's state) --------------------
  * Phi = [M q'' - J^T lam - f; J q'' - gc] = 0 defines q'' and lam; with z =
  * [q''; lam] solved as in NAME_rhs, dz/dy = -Aug^-1 dPhi/dy for y = x, u.
@@ -367,6 +397,12 @@ static void emit_header(cg_ctx *G) {
                      "   when the (augmented) mass matrix is singular. */\n"
                      "int  %s_rhs_jacobian(double t, const double *x, const double *u,\n"
                      "    const double *p, double *Jx, double *Ju);\n", N, N);
+  if (!G->r->kane && cg_wants(G->r, CG_RHS_RECURSIVE))
+    lg_str_printf(h, "/* x' as %s_rhs, q'' by the articulated-body recursion over the model's\n"
+                     "   kinematic tree (O(n) besides the forcing). Returns nonzero when the\n"
+                     "   mass matrix is singular. */\n"
+                     "int  %s_rhs_recursive(double t, const double *x, const double *u,\n"
+                     "    const double *p, double *xdot);\n", N, N);
   lg_str_printf(h, "\n#endif\n");
 }
 
@@ -390,5 +426,6 @@ lg_status cg_emit_c(cg_ctx *G) {
     if (cg_wants(G->r, f))
       st = f == CG_RHS ? emit_rhs(G) : emit_function(G, (cg_func)f, docs[f]);
   if (st == LG_OK && jac) st = emit_rhs_jacobian(G);
+  if (st == LG_OK && !G->r->kane && cg_wants(G->r, CG_RHS_RECURSIVE)) st = emit_rhs_recursive(G);
   return st;
 }

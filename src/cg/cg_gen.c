@@ -148,7 +148,8 @@ const sym_node **cg_outputs(cg_ctx *G, cg_func f, size_t *count) {
 /* ---- driver ------------------------------------------------------------------------------- */
 static const char *const function_names[CG_FUNCTION_COUNT] = {
     "mass_matrix_full", "forcing_full", "mass_matrix", "forcing", "rhs",
-    "energy", "momenta", "constraints", "constraint_jacobian", "rhs_jacobian"};
+    "energy", "momenta", "constraints", "constraint_jacobian", "rhs_jacobian",
+    "rhs_recursive"};
 
 const char *cg_function_name(int f) {
   return f >= 0 && f < CG_FUNCTION_COUNT ? function_names[f] : NULL;

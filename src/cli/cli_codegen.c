@@ -55,14 +55,17 @@ static int emit(const cli_opts *o, const cg_request *r, cg_lang lang) {
   }
   if (rc == CLI_EXIT_OK && o->stats) { /* the functions written */
     const size_t count[] = {st.mass_matrix_full, st.forcing_full, st.rhs, st.energy,
-                            st.constraints};
+                            st.constraints, st.rhs_recursive};
     const char *const label[] = {"mass_matrix_full %zu", "forcing_full %zu",
-                                 "rhs %zu (plus the solve)", "energy %zu", "constraints %zu"};
-    const char *const fn[] = {"mass_matrix_full", "forcing_full", "rhs", "energy", "constraints"};
+                                 "rhs %zu (plus the solve)", "energy %zu", "constraints %zu",
+                                 "rhs_recursive %zu (with its solve)"};
+    const char *const fn[] = {"mass_matrix_full", "forcing_full", "rhs", "energy", "constraints",
+                              "rhs_recursive"};
     fprintf(stderr, "%s: operations after common-subexpression elimination:", o->model);
     int first = 1;
-    for (int i = 0; i < 5; i++) {
-      if (r->functions && !(r->functions >> cg_function_lookup(fn[i]) & 1u)) continue;
+    for (int i = 0; i < 6; i++) {
+      int asked = r->functions >> cg_function_lookup(fn[i]) & 1u;
+      if ((r->functions || i == 5) && !asked) continue;
       fprintf(stderr, first ? " " : ", ");
       fprintf(stderr, label[i], count[i]);
       first = 0;
@@ -118,10 +121,13 @@ int cli_codegen(const cli_opts *o) {
   if (parse_functions(o->functions, &functions) != CLI_EXIT_OK) return CLI_EXIT_USAGE;
   int kane_method = o->method && !strcmp(o->method, "kane");
   int python = o->lang && !strcmp(o->lang, "python");
-  if ((functions >> cg_function_lookup("rhs_jacobian") & 1u) && (kane_method || python)) {
-    fprintf(stderr, "lagrange codegen: --functions rhs_jacobian is written in C for Lagrange's "
-                    "method only (drop it, or use --lang c without --method kane)\n");
-    return CLI_EXIT_USAGE;
+  for (int i = 0; i < 2; i++) {
+    const char *c_only = i ? "rhs_recursive" : "rhs_jacobian";
+    if ((functions >> cg_function_lookup(c_only) & 1u) && (kane_method || python)) {
+      fprintf(stderr, "lagrange codegen: --functions %s is written in C for Lagrange's "
+                      "method only (drop it, or use --lang c without --method kane)\n", c_only);
+      return CLI_EXIT_USAGE;
+    }
   }
   if (o->lang && strcmp(o->lang, "c") != 0) {
     if (strcmp(o->lang, "python") != 0) {

@@ -207,6 +207,17 @@ lg_status mech_derive_lagrange(mech_model *m, const char *file, mech_eom **out,
  * are left as derived. */
 void mech_eom_simplify(mech_model *m, mech_eom *eom, size_t max_dag);
 
+/* ---- an O(n) solve for kinematic trees (mech_tree.c) ---------------------------------
+ * When nothing is constrained and each coordinate moves a set of the
+ * particles and bodies as one rigid body, the sets nested or disjoint (a
+ * kinematic tree in these coordinates, in absolute or relative angles):
+ * q'' = M^-1 f as the articulated-body recursion over the forcing e->f,
+ * a few hundred operations a coordinate besides f, instead of M and its
+ * n^3 / 6 Cholesky solve. *qdd: n nodes (the model's arena). Otherwise
+ * LG_ERR_MODEL, the reason in diag (file names it). */
+lg_status mech_tree_accel(mech_model *m, const mech_eom *e, const char *file,
+                          const sym_node ***qdd, lg_diag *diag);
+
 /* ---- energy balance ------------------------------------------------------------------
  * E = T + V, or the energy function h = sum q_i' dL/dq_i' - L for a model
  * given as `L =` (mech_work.c). */

@@ -1,0 +1,402 @@
+/* mech_tree.c - q'' = M^-1 f in O(n) operations for a kinematic tree.
+ *
+ * When every coordinate q_r moves a set K(r) of the particles and bodies as
+ * one rigid motion (a twist s_r: angular velocity w_r and the velocity v_r
+ * of the body point at the origin, both per unit q_r') and the sets K(r)
+ * are nested or disjoint, the mass matrix is M = sum_k J_k^T I_k J_k with
+ * J_k's columns the twists of the coordinates above carrier k: the
+ * structure of a tree of joints, in world coordinates. Then M x = b is
+ * solved by the articulated-body recursion with no velocity terms
+ * (Featherstone's ABA at q' = 0 and tau = b): an inward pass of 6x6
+ * articulated inertias, an outward pass of accelerations; a few hundred
+ * operations a coordinate, where the Cholesky solve of the dense M costs
+ * n^3 / 6 and M itself O(n^2). b is the forcing f (velocity, gravity and
+ * applied terms) as derived, so only the solve changes.
+ *
+ * The recursion is built as expressions over the tree's twists and
+ * inertias, so that the tape's common subexpressions and constant folding
+ * apply: a planar chain's twists have three zero components, and every
+ * product with them vanishes symbolically.
+ *
+ * Which twist: a rigid body in K(r) fixes w_r; for particles alone the
+ * candidates are no rotation and the partial angular velocity of each
+ * frame, and the one that moves every carrier of K(r) rigidly (checked at
+ * random values of every atom) is taken. The absolute-angle chain's q_r
+ * translates the particles beyond link r (w_r = 0); the relative-angle
+ * chain's rotates them about its joint. */
+#include "mech_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { NSAMPLE = 2 };
+
+typedef struct carrier {
+  const sym_node *mass;
+  const sym_node *p[3];          /* world position (mass centre) */
+  const sym_node *J[6];          /* bodies: rotational inertia in world axes (xx yy zz xy yz zx) */
+  int body;
+  const sym_node *(*v)[3];       /* n: dv/dq_r' in world axes */
+  const sym_node *(*w)[3];       /* n: dw/dq_r' (bodies) */
+  double *vv, *ww, *pv;          /* values at the samples: [s][r][3], [s][3] */
+} carrier;
+
+typedef struct tree {
+  mech_model *m;
+  sym_ctx *c;
+  size_t n, nc;
+  carrier *cr;
+  unsigned char *in;             /* in[r * nc + k]: carrier k moves with q_r */
+  size_t *size;                  /* |K(r)| */
+  int *parent, *order;           /* parent coordinate (-1: root); order: parents first */
+  const sym_node *(*s)[6];       /* twists (w, v_O) */
+  lg_diag *diag;
+  const char *file;
+} tree;
+
+/* ---- values at random atoms ------------------------------------------------------------ */
+typedef struct sample { uint64_t seed; } sample;
+
+/* Every atom gets a value from a hash of its name, kind and order, in
+ * [0.3, 1.3): the same atom, the same value, within one sample. */
+static int random_atom(void *ud, const sym_node *a, double *out) {
+  const sample *s = ud;
+  uint64_t h = s->seed ^ ((uint64_t)a->kind << 32) ^ (uint64_t)a->order;
+  for (const char *p = a->v.name ? a->v.name : ""; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+  h = lg_hash_mix(h, 11);
+  *out = 0.3 + (double)(h >> 11) / 9007199254740992.0;
+  return 0;
+}
+
+static int value(tree *T, const sym_node *e, int s, double *out) {
+  sample smp = {0x9e3779b97f4a7c15ull * (uint64_t)(s + 1)};
+  return sym_eval(T->c, e, random_atom, &smp, out, NULL) == LG_OK;
+}
+
+static int values3(tree *T, const sym_node *const *e, int s, double *out) {
+  for (int i = 0; i < 3; i++)
+    if (!value(T, e[i], s, out + i)) return 0;
+  return 1;
+}
+
+static int fail(tree *T, const char *why, const char *name) {
+  lg_diag_set(T->diag, LG_ERR_MODEL, T->file, 0, 0, "no recursive right-hand side: %s%s%s", why,
+              name ? " " : "", name ? name : "");
+  lg_diag_hint(T->diag, "it needs particles and bodies on a kinematic tree of the coordinates, "
+                        "no constraints, and T written through them (not T =, L =); "
+                        "the rhs function works for every model");
+  return 0;
+}
+
+/* ---- the carriers and their partial velocities ------------------------------------------------ */
+static int add_carrier(tree *T, carrier *k, int point, int frame, const sym_node *mass,
+                       const sym_node *const *I) {
+  mech_model *m = T->m;
+  k->mass = mass;
+  k->body = frame >= 0;
+  k->v = lg_arena_alloc(&m->arena, T->n * sizeof *k->v);
+  k->w = lg_arena_alloc(&m->arena, T->n * sizeof *k->w);
+  k->vv = lg_arena_alloc(&m->arena, NSAMPLE * T->n * 3 * sizeof *k->vv);
+  k->ww = lg_arena_alloc(&m->arena, NSAMPLE * T->n * 3 * sizeof *k->ww);
+  k->pv = lg_arena_alloc(&m->arena, NSAMPLE * 3 * sizeof *k->pv);
+  if (!k->v || !k->w || !k->vv || !k->ww || !k->pv) return 0;
+  if (!mech_vec_express(m, mech_point_pos(m, point), 0, k->p)) return 0;
+  mech_vec v = mech_point_vel(m, point), w = k->body ? mech_frame_angvel(m, frame) : mech_vec_zero();
+  for (size_t r = 0; r < T->n; r++) {
+    const sym_node *qd = mech_coord(m, r, 1);
+    if (!mech_vec_express(m, mech_vec_diff(m, v, qd), 0, k->v[r]) ||
+        !mech_vec_express(m, mech_vec_diff(m, w, qd), 0, k->w[r]))
+      return 0;
+  }
+  if (k->body) { /* J = sum I_ij b_i b_j^T with b_i the body axes in world components */
+    const sym_node *b[3][3];
+    for (int i = 0; i < 3; i++)
+      if (!mech_vec_express(m, mech_vec_unit(m, frame, i), 0, b[i])) return 0;
+    const sym_node *Ib[9] = {I[0], I[3], I[5], I[3], I[1], I[4], I[5], I[4], I[2]};
+    static const int at[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {1, 2}, {2, 0}};
+    for (int e = 0; e < 6; e++) {
+      const sym_node *acc = sym_int(T->c, 0);
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+          acc = sym_add(T->c, acc, sym_mulv(T->c, 3, (const sym_node *[]){
+                                                         Ib[3 * i + j], b[i][at[e][0]],
+                                                         b[j][at[e][1]]}));
+      k->J[e] = acc;
+    }
+  }
+  for (int s = 0; s < NSAMPLE; s++) {
+    if (!values3(T, k->p, s, k->pv + 3 * s)) return 0;
+    for (size_t r = 0; r < T->n; r++)
+      if (!values3(T, k->v[r], s, k->vv + (s * T->n + r) * 3) ||
+          !values3(T, k->w[r], s, k->ww + (s * T->n + r) * 3))
+        return 0;
+  }
+  return !m->oom;
+}
+
+static double scale_of(const double *x, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) s = fmax(s, fabs(x[i]));
+  return s;
+}
+
+/* K(r) from the samples: the carriers with a partial velocity along q_r'. */
+static void moved_sets(tree *T) {
+  for (size_t r = 0; r < T->n; r++) {
+    T->size[r] = 0;
+    for (size_t k = 0; k < T->nc; k++) {
+      const carrier *c = &T->cr[k];
+      double big = 0;
+      for (int s = 0; s < NSAMPLE; s++) {
+        big = fmax(big, scale_of(c->vv + (s * T->n + r) * 3, 3));
+        big = fmax(big, scale_of(c->ww + (s * T->n + r) * 3, 3));
+      }
+      T->in[r * T->nc + k] = big > 1e-12;
+      T->size[r] += T->in[r * T->nc + k];
+    }
+  }
+}
+
+/* Nested or disjoint; parents: the smallest strictly larger set, or among
+ * equal sets (several coordinates of one joint) the one before. */
+static int build_tree(tree *T) {
+  size_t n = T->n, nc = T->nc;
+  for (size_t r = 0; r < n; r++) {
+    if (!T->size[r]) return fail(T, "nothing moves with the coordinate", mech_coord(T->m, r, 0)->v.name);
+    T->parent[r] = -1;
+    for (size_t s = 0; s < n; s++) {
+      if (s == r) continue;
+      size_t common = 0;
+      for (size_t k = 0; k < nc; k++) common += T->in[r * nc + k] && T->in[s * nc + k];
+      if (!common) continue;
+      if (common != T->size[r] && common != T->size[s])
+        return fail(T, "the carriers moved by two coordinates overlap without nesting:",
+                    mech_coord(T->m, r, 0)->v.name);
+      int above = T->size[s] > T->size[r] || (T->size[s] == T->size[r] && s < r);
+      if (!above) continue;
+      int p = T->parent[r];
+      if (p < 0 || T->size[s] < T->size[p] || (T->size[s] == T->size[p] && s > (size_t)p))
+        T->parent[r] = (int)s;
+    }
+  }
+  /* parents first: by decreasing set size, then index (a parent's set is
+   * larger, or equal with a smaller index) */
+  for (size_t i = 0; i < n; i++) T->order[i] = (int)i;
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0; j--) {
+      int a = T->order[j - 1], b = T->order[j];
+      if (T->size[a] > T->size[b] || (T->size[a] == T->size[b] && a < b)) break;
+      T->order[j - 1] = b;
+      T->order[j] = a;
+    }
+  return 1;
+}
+
+/* ---- twists --------------------------------------------------------------------------------- */
+static void cross(const double *a, const double *b, double *o) {
+  o[0] = a[1] * b[2] - a[2] * b[1];
+  o[1] = a[2] * b[0] - a[0] * b[2];
+  o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Does w (values wv[s][3]) move every carrier of K(r) rigidly? */
+static int rigid_with(tree *T, size_t r, const double *wv) {
+  size_t n = T->n, k0 = 0;
+  while (!T->in[r * T->nc + k0]) k0++;
+  for (int s = 0; s < NSAMPLE; s++) {
+    const double *w = wv + 3 * s;
+    double vo[3], t[3];
+    const carrier *c0 = &T->cr[k0];
+    cross(w, c0->pv + 3 * s, t);
+    for (int i = 0; i < 3; i++) vo[i] = c0->vv[(s * n + r) * 3 + i] - t[i];
+    for (size_t k = 0; k < T->nc; k++) {
+      if (!T->in[r * T->nc + k]) continue;
+      const carrier *c = &T->cr[k];
+      cross(w, c->pv + 3 * s, t);
+      const double *v = c->vv + (s * n + r) * 3, *cw = c->ww + (s * n + r) * 3;
+      double tol = 1e-9 * (1 + scale_of(v, 3) + scale_of(vo, 3) + scale_of(t, 3));
+      for (int i = 0; i < 3; i++) {
+        if (fabs(v[i] - vo[i] - t[i]) > tol) return 0;
+        if (c->body && fabs(cw[i] - w[i]) > 1e-9 * (1 + scale_of(w, 3))) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+static int twist(tree *T, size_t r) {
+  mech_model *m = T->m;
+  sym_ctx *c = T->c;
+  const sym_node *qd = mech_coord(m, r, 1), *zero = sym_int(c, 0);
+  const sym_node *w[3] = {zero, zero, zero};
+  double wv[3 * NSAMPLE] = {0};
+  int found = 0;
+  for (size_t k = 0; k < T->nc && !found; k++) /* a body fixes it */
+    if (T->in[r * T->nc + k] && T->cr[k].body) {
+      memcpy(w, T->cr[k].w[r], sizeof w);
+      for (int s = 0; s < NSAMPLE; s++) memcpy(wv + 3 * s, T->cr[k].ww + (s * T->n + r) * 3, 3 * sizeof *wv);
+      found = rigid_with(T, r, wv) ? 1 : -1;
+    }
+  for (size_t f = 0; !found && f <= m->frames.n; f++) { /* no rotation, then each frame's */
+    if (f) {
+      if (!mech_vec_express(m, mech_vec_diff(m, mech_frame_angvel(m, (int)f - 1), qd), 0, w))
+        return 0;
+      for (int s = 0; s < NSAMPLE; s++)
+        if (!values3(T, w, s, wv + 3 * s)) return 0;
+      if (scale_of(wv, 3 * NSAMPLE) < 1e-12) continue;
+    }
+    if (rigid_with(T, r, wv)) found = 1;
+  }
+  if (found != 1)
+    return fail(T, "the coordinate does not move its carriers as one rigid body:",
+                mech_coord(m, r, 0)->v.name);
+  size_t k0 = 0;
+  while (!T->in[r * T->nc + k0]) k0++;
+  const carrier *c0 = &T->cr[k0];
+  for (int i = 0; i < 3; i++) { /* v_O = v_k0 - w x p_k0 */
+    int j = (i + 1) % 3, l = (i + 2) % 3;
+    const sym_node *wxp = sym_sub(c, sym_mul(c, w[j], c0->p[l]), sym_mul(c, w[l], c0->p[j]));
+    T->s[r][i] = w[i];
+    T->s[r][3 + i] = sym_sub(c, c0->v[r][i], wxp);
+  }
+  return 1;
+}
+
+/* ---- the recursion ----------------------------------------------------------------------------- */
+/* Symmetric 6x6 as its 36 entries (both halves point to the same nodes). */
+typedef struct six { const sym_node *a[36]; } six;
+
+/* The spatial inertia of a carrier about the origin in the twist's
+ * convention (w, v_O): [[J - m [p]x^2, m [p]x], [-m [p]x, m 1]]. */
+static void carrier_inertia(sym_ctx *c, const carrier *k, six *I) {
+  const sym_node *m = k->mass, *const *p = k->p, *zero = sym_int(c, 0);
+  const sym_node *px[9] = {zero, sym_neg(c, p[2]), p[1], p[2], zero, sym_neg(c, p[0]),
+                           sym_neg(c, p[1]), p[0], zero};
+  const sym_node *pp = sym_addv(c, 3, (const sym_node *[]){sym_mul(c, p[0], p[0]),
+                                                           sym_mul(c, p[1], p[1]),
+                                                           sym_mul(c, p[2], p[2])});
+  static const int jat[3][3] = {{0, 3, 5}, {3, 1, 4}, {5, 4, 2}};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      /* -[p]x^2 = |p|^2 1 - p p^T */
+      const sym_node *a = sym_sub(c, i == j ? pp : zero, sym_mul(c, p[i], p[j]));
+      a = sym_mul(c, m, a);
+      if (k->body) a = sym_add(c, a, k->J[jat[i][j]]);
+      I->a[i * 6 + j] = a;
+      I->a[i * 6 + 3 + j] = sym_mul(c, m, px[3 * i + j]);
+      I->a[(3 + i) * 6 + j] = sym_neg(c, I->a[i * 6 + 3 + j]);
+      I->a[(3 + i) * 6 + 3 + j] = i == j ? m : zero;
+    }
+}
+
+static void six_add(sym_ctx *c, six *A, const six *B) {
+  for (int i = 0; i < 36; i++) A->a[i] = sym_add(c, A->a[i], B->a[i]);
+}
+
+static const sym_node *dot6(sym_ctx *c, const sym_node *const *a, const sym_node *const *b) {
+  const sym_node *t[6];
+  for (int i = 0; i < 6; i++) t[i] = sym_mul(c, a[i], b[i]);
+  return sym_addv(c, 6, t);
+}
+
+/* M x = b through the tree: x (n nodes). */
+static int solve(tree *T, const sym_node *const *b, const sym_node **x) {
+  sym_ctx *c = T->c;
+  size_t n = T->n;
+  six *IA = lg_calloc(n, sizeof *IA);
+  const sym_node *(*pA)[6] = lg_calloc(n, sizeof *pA), *(*U)[6] = lg_calloc(n, sizeof *U);
+  const sym_node **D = lg_calloc(n, sizeof *D), **u = lg_calloc(n, sizeof *u);
+  const sym_node *(*a)[6] = lg_calloc(n, sizeof *a);
+  int ok = IA && pA && U && D && u && a;
+  const sym_node *zero = sym_int(c, 0);
+  for (size_t r = 0; ok && r < n; r++) {
+    for (int i = 0; i < 36; i++) IA[r].a[i] = zero;
+    for (int i = 0; i < 6; i++) pA[r][i] = zero;
+  }
+  for (size_t k = 0; ok && k < T->nc; k++) { /* each carrier to its deepest coordinate */
+    int owner = -1;
+    for (size_t i = 0; i < n; i++) {
+      int r = T->order[i];
+      if (T->in[(size_t)r * T->nc + k]) owner = r;
+    }
+    if (owner < 0) continue; /* it never moves */
+    six I;
+    carrier_inertia(c, &T->cr[k], &I);
+    six_add(c, &IA[owner], &I);
+  }
+  for (size_t i = n; ok && i-- > 0;) { /* inward: leaves first */
+    int r = T->order[i], p = T->parent[r];
+    const sym_node *const *s = T->s[r];
+    for (int j = 0; j < 6; j++) U[r][j] = dot6(c, &IA[r].a[6 * j], s); /* IA symmetric */
+    D[r] = dot6(c, s, U[r]);
+    u[r] = sym_sub(c, b[r], dot6(c, s, pA[r]));
+    if (p < 0) continue;
+    const sym_node *inv = sym_powi(c, D[r], -1), *ud = sym_mul(c, u[r], inv);
+    for (int j = 0; j < 6; j++) {
+      for (int l = 0; l < 6; l++)
+        IA[p].a[6 * j + l] = sym_add(c, IA[p].a[6 * j + l],
+                                     sym_sub(c, IA[r].a[6 * j + l],
+                                             sym_mulv(c, 3, (const sym_node *[]){U[r][j], U[r][l], inv})));
+      pA[p][j] = sym_addv(c, 3, (const sym_node *[]){pA[p][j], pA[r][j], sym_mul(c, U[r][j], ud)});
+    }
+  }
+  for (size_t i = 0; ok && i < n; i++) { /* outward: roots first */
+    int r = T->order[i], p = T->parent[r];
+    const sym_node *const *ap = p < 0 ? NULL : a[p];
+    const sym_node *num = ap ? sym_sub(c, u[r], dot6(c, U[r], ap)) : u[r];
+    x[r] = sym_div(c, num, D[r]);
+    for (int j = 0; j < 6; j++)
+      a[r][j] = sym_add(c, ap ? ap[j] : zero, sym_mul(c, T->s[r][j], x[r]));
+  }
+  lg_free(IA);
+  lg_free(pA);
+  lg_free(U);
+  lg_free(D);
+  lg_free(u);
+  lg_free(a);
+  return ok && !sym_ctx_error(c);
+}
+
+lg_status mech_tree_accel(mech_model *m, const mech_eom *e, const char *file,
+                          const sym_node ***out, lg_diag *diag) {
+  *out = NULL;
+  tree T = {.m = m, .c = m->c, .n = e->n, .diag = diag, .file = file};
+  if (e->m) {
+    fail(&T, "the model has constraints", NULL);
+    return LG_ERR_MODEL;
+  }
+  if (m->L || m->has_T) {
+    fail(&T, "T or L is written directly", NULL);
+    return LG_ERR_MODEL;
+  }
+  T.nc = m->particles.n + m->bodies.n;
+  size_t n = T.n, nc = T.nc;
+  T.cr = lg_arena_alloc(&m->arena, (nc + 1) * sizeof *T.cr);
+  T.in = lg_arena_alloc(&m->arena, n * nc + 1);
+  T.size = lg_arena_alloc(&m->arena, (n + 1) * sizeof *T.size);
+  T.parent = lg_arena_alloc(&m->arena, (n + 1) * sizeof *T.parent);
+  T.order = lg_arena_alloc(&m->arena, (n + 1) * sizeof *T.order);
+  T.s = lg_arena_alloc(&m->arena, (n + 1) * sizeof *T.s);
+  const sym_node **x = lg_arena_alloc(&m->arena, (n + 1) * sizeof *x);
+  if (!T.cr || !T.in || !T.size || !T.parent || !T.order || !T.s || !x) return LG_ERR_NOMEM;
+  memset(T.cr, 0, (nc + 1) * sizeof *T.cr);
+  int ok = 1;
+  for (size_t i = 0; ok && i < m->particles.n; i++)
+    ok = add_carrier(&T, &T.cr[i], m->particles.v[i].point, -1, m->particles.v[i].mass, NULL);
+  for (size_t i = 0; ok && i < m->bodies.n; i++) {
+    const mech_body *b = &m->bodies.v[i];
+    ok = add_carrier(&T, &T.cr[m->particles.n + i], b->point, b->frame, b->mass, b->I);
+  }
+  if (!ok) {
+    if (diag->status == LG_OK) fail(&T, "a position or velocity has no numeric value", NULL);
+    return m->oom ? LG_ERR_NOMEM : LG_ERR_MODEL;
+  }
+  moved_sets(&T);
+  if (!build_tree(&T)) return LG_ERR_MODEL;
+  for (size_t r = 0; r < n; r++)
+    if (!twist(&T, r)) return m->oom ? LG_ERR_NOMEM : LG_ERR_MODEL;
+  if (!solve(&T, e->f, x)) return LG_ERR_NOMEM;
+  *out = x;
+  return LG_OK;
+}

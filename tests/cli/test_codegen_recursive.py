@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""codegen --functions rhs_recursive: q'' through the kinematic tree by the
+articulated-body recursion (src/mech/mech_tree.c), against the generated
+rhs (dense M, Cholesky) of the same file at random states, to 1e-10:
+every example that is a tree (particles and bodies, rotating and
+translating joints, a moving wire, a free body in Euler angles), chains
+in absolute and in relative angles, a branched tree, and a 3D arm of
+rigid bodies. Models that are not trees in their coordinates are refused
+with a reason (exit 1, nothing written); so are Kane's method and Python.
+
+usage: test_codegen_recursive.py LAGRANGE [SANITIZED_LAGRANGE]"""
+import os, random, subprocess, sys, tempfile
+
+BIN = sys.argv[2] if len(sys.argv) > 2 else sys.argv[1]
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+EX = os.path.join(ROOT, "examples")
+passed = failed = 0
+
+
+def check(name, ok, detail=""):
+    global passed, failed
+    passed, failed = passed + bool(ok), failed + (not ok)
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok else " " + str(detail)[:800]))
+
+
+def chain(n, relative):
+    lines = ["coordinates " + " ".join(f"q{i}" for i in range(1, n + 1)),
+             "parameters g = 9.81, " + ", ".join(f"m{i} = {1 + 0.1 * i:g}, l{i} = {0.5 + 0.05 * i:g}"
+                                                 for i in range(1, n + 1)),
+             "frame N", "point O"]
+    prev, frame = "O", "N"
+    for i in range(1, n + 1):
+        lines.append(f"frame A{i} = rotate({frame if relative else 'N'}, "
+                     f"{frame if relative else 'N'}.z, q{i})")
+        lines += [f"point P{i} = {prev} - l{i}*A{i}.y", f"particle P{i} mass m{i}"]
+        prev, frame = f"P{i}", f"A{i}"
+    lines.append("gravity -g*N.y")
+    return "\n".join(lines) + "\n"
+
+
+BRANCHED = """# a trunk with two branches: q2 and q3 both hang from the trunk's tip
+coordinates q1 q2 q3 q4
+parameters g = 9.81, m = 1.3, l = 0.7
+frame N
+point O
+frame A = rotate(N, N.z, q1)
+point P = O - l*A.y
+particle P mass m
+frame B = rotate(A, A.z, q2)
+point Q = P - l*B.y
+particle Q mass m
+frame C = rotate(A, A.z, q3)
+point R = P - l*C.y
+particle R mass 2*m
+frame E = rotate(C, C.x, q4)
+point S = R - l*E.z
+particle S mass m
+gravity -g*N.y
+"""
+
+ARM = """# three rigid links, joints about z, y, x, with a damper and a spring
+coordinates q1 q2 q3
+parameters g = 9.81, m = 1.2, l = 0.6, I1 = 0.05, I2 = 0.08, I3 = 0.02, k = 3, c = 0.4
+frame N
+point O
+frame A = rotate(N, N.z, q1)
+frame B = rotate(A, A.y, q2)
+frame C = rotate(B, B.x, q3)
+point G1 = O + l/2*A.z
+point J2 = O + l*A.z
+point G2 = J2 + l/2*B.z
+point J3 = J2 + l*B.z
+point G3 = J3 + l/2*C.z
+body A mass m at G1 inertia (I1, I2, I3)
+body B mass m at G2 inertia (I2, I1, I3)
+body C mass m/2 at G3 inertia (I3, I2, I1)
+gravity -g*N.z
+V = k/2*q2^2
+D = c/2*q3'^2
+torque C: 0.3*sin(t)*C.x
+"""
+
+NOT_A_TREE = """# q1 moves A and B, q2 moves B and C: the sets overlap without nesting
+coordinates q1 q2
+parameters m = 1
+frame N
+point O
+point A = O + q1*N.x
+point C = O + q2*N.y
+point B = O + q1*N.x + q2*N.y
+particle A mass m
+particle B mass m
+particle C mass m
+"""
+
+HARNESS = r"""
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "m.h"
+int main(int argc, char **argv) {
+  (void)argc;
+  double p[m_NP + 1], x[512], a[512], b[512], worst = 0;
+  int n = m_NQ, bad = 0;
+  m_default_params(p);
+  srand((unsigned)atoi(argv[1]));
+  for (int trial = 0; trial < 25; trial++) {
+    for (int i = 0; i < 2 * n; i++) x[i] = 2.0 * rand() / RAND_MAX - 1.0;
+    double t = 0.1 * trial;
+    int e1 = m_rhs(t, x, NULL, p, a), e2 = m_rhs_recursive(t, x, NULL, p, b);
+    bad += e1 != 0 || e2 != 0;
+    for (int i = 0; i < 2 * n; i++) {
+      double d = fabs(a[i] - b[i]) / (1 + fabs(a[i]));
+      if (!(d <= worst)) worst = d;
+    }
+  }
+  printf("%d %.3g\n", bad, worst);
+  return 0;
+}
+"""
+
+
+def compare(label, path, seed):
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([BIN, "codegen", path, "--name", "m", "--functions", "rhs, rhs_recursive",
+                            "-o", os.path.join(tmp, "m.c"), "--stats"], capture_output=True, text=True)
+        if r.returncode:
+            check(f"{label}: codegen --functions rhs_recursive", False, r.stderr)
+            return
+        open(os.path.join(tmp, "h.c"), "w").write(HARNESS)
+        exe = os.path.join(tmp, "h")
+        c = subprocess.run(["gcc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic",
+                            "-I", tmp, "-o", exe, os.path.join(tmp, "m.c"), os.path.join(tmp, "h.c"),
+                            "-lm"], capture_output=True, text=True)
+        if c.returncode:
+            check(f"{label}: the generated rhs_recursive compiles (-pedantic -Werror)", False, c.stderr)
+            return
+        out = subprocess.run([exe, str(seed)], capture_output=True, text=True).stdout.split()
+        ok = len(out) == 2 and out[0] == "0" and float(out[1]) < 1e-10
+        check(f"{label}: rhs_recursive = rhs at 25 random states ({out[1] if ok else out})", ok, out)
+        if "rhs_recursive" not in r.stderr:
+            check(f"{label}: --stats counts rhs_recursive", False, r.stderr)
+
+
+def refused(label, path, reason, *extra):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "m.c")
+        r = subprocess.run([BIN, "codegen", path, "--functions", "rhs_recursive", "-o", out, *extra],
+                           capture_output=True, text=True)
+        check(f"{label}: refused, saying why ({reason!r}), nothing written",
+              r.returncode in (1, 2) and reason in r.stderr and not os.path.exists(out), r.stderr)
+
+
+rng = random.Random(5)
+with tempfile.TemporaryDirectory() as d:
+    models = {}
+    for name in ("cart_pendulum", "double_rod_pendulum", "bead_rotating_wire", "bead_spinning_hoop",
+                 "free_body_zxy", "kane_rigid_body"):
+        models[name] = os.path.join(EX, name + ".lag")
+    for n, rel in ((7, False), (7, True), (13, False)):
+        path = os.path.join(d, f"chain{n}{'rel' if rel else ''}.lag")
+        open(path, "w").write(chain(n, rel))
+        models[f"{n}-link chain in {'relative' if rel else 'absolute'} angles"] = path
+    for name, text in (("branched tree", BRANCHED), ("3D arm of bodies with V, D and a torque", ARM)):
+        path = os.path.join(d, name.split()[0] + ".lag")
+        open(path, "w").write(text)
+        models[name] = path
+    for label, path in models.items():
+        compare(label, path, rng.randrange(1000))
+    bad = os.path.join(d, "overlap.lag")
+    open(bad, "w").write(NOT_A_TREE)
+    refused("overlapping sets", bad, "overlap without nesting")
+    refused("constraints", os.path.join(EX, "particle_bowl.lag"), "constraints")
+    refused("T written directly", os.path.join(EX, "spring_mass.lag"), "T or L is written")
+    refused("Kane's method", models["cart_pendulum"], "Lagrange's method only", "--method", "kane")
+    refused("Python", models["cart_pendulum"], "in C for Lagrange", "--lang", "python")
+    r = subprocess.run([BIN, "codegen", models["cart_pendulum"]], capture_output=True, text=True)
+    check("rhs_recursive is written only when asked for", r.returncode == 0 and "_rhs_recursive"
+          not in r.stdout and "_rhs(" in r.stdout, r.stderr)
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
