@@ -90,6 +90,9 @@ int mech_assemble_inertia_in(mech_model *m, size_t n, const sym_node *const *u,
 /* One entry made readable: expanded when it has at most max_dag nodes and
  * that does not grow it, then collected (sym_collect) at every size. */
 const sym_node *mech_simplify_entry(sym_ctx *c, const sym_node *x, size_t max_dag);
+/* Q_j of dissipation (-dD/dq_j'), forces, torques and `force q:` (not
+ * of V or gravity), through the partial velocities. */
+const sym_node *mech_generalized_force(mech_model *m, size_t j);
 /* The particles' and bodies' kinetic energy (NULL on OOM). */
 const sym_node *mech_kinetic_energy(mech_model *m);
 mech_vec mech_vec_from(mech_model *m, int frame, const sym_node *x,

@@ -33,7 +33,7 @@ static const sym_node *total_V(mech_model *m) {
 }
 
 /* ---- generalized forces --------------------------------------------------------------- */
-static const sym_node *generalized_force(mech_model *m, size_t j) {
+const sym_node *mech_generalized_force(mech_model *m, size_t j) {
   sym_ctx *c = m->c;
   const sym_node *qd = mech_coord(m, j, 1);
   const sym_node *Q = sym_neg(c, sym_diff(c, m->D, qd));
@@ -163,7 +163,7 @@ static lg_status derive_dynamics(mech_model *m, mech_eom *e) {
     e->p[i] = sym_diff(c, E, e->qd[i]);
     for (size_t j = 0; j < n; j++) SYM_AT(e->M, i, j) = sym_diff(c, e->p[i], e->qd[j]);
     const sym_node *rest = drop_qdd(m, e, sym_dt(c, e->p[i]));
-    e->f[i] = sym_add(c, generalized_force(m, i),
+    e->f[i] = sym_add(c, mech_generalized_force(m, i),
                       sym_sub(c, sym_diff(c, E, e->q[i]), rest));
   }
   if (!m->L && !mech_assemble_inertia(m, e)) return LG_ERR_NOMEM;

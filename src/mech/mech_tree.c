@@ -10,8 +10,13 @@
  * (Featherstone's ABA at q' = 0 and tau = b): an inward pass of 6x6
  * articulated inertias, an outward pass of accelerations; a few hundred
  * operations a coordinate, where the Cholesky solve of the dense M costs
- * n^3 / 6 and M itself O(n^2). b is the forcing f (velocity, gravity and
- * applied terms) as derived, so only the solve changes.
+ * n^3 / 6 and M itself O(n^2). b = tau - C: the velocity terms and gravity
+ * C by the recursive Newton-Euler pass at q'' = 0 (twists and their rates
+ * outward, gravity as an acceleration of the base, each carrier's
+ * I a + v x* I v inward), tau of V, dissipation, forces, torques and
+ * `force q:` directly: O(n) in all. Where the motion is not a tree of
+ * rigid twists alone (kinematics that move with t, declared speeds), b is
+ * the derived forcing f (O(n^2) for a chain) and only the solve changes.
  *
  * The recursion is built as expressions over the tree's twists and
  * inertias, so that the tape's common subexpressions and constant folding
@@ -51,6 +56,7 @@ typedef struct tree {
   size_t *size;                  /* |K(r)| */
   int *parent, *order;           /* parent coordinate (-1: root); order: parents first */
   const sym_node *(*s)[6];       /* twists (w, v_O) */
+  int scleronomic;               /* every carrier's velocity is sum_r twist_r q_r' */
   lg_diag *diag;
   const char *file;
 } tree;
@@ -156,6 +162,34 @@ static void moved_sets(tree *T) {
       T->size[r] += T->in[r * T->nc + k];
     }
   }
+}
+
+/* Is every carrier's velocity (and a body's angular velocity) the sum of
+ * its partial velocities times the q' (no motion of its own in t)? */
+static int scleronomic(tree *T) {
+  mech_model *m = T->m;
+  for (size_t k = 0; k < T->nc; k++) {
+    const carrier *c = &T->cr[k];
+    const sym_node *v[3], *w[3];
+    int point = k < m->particles.n ? m->particles.v[k].point : m->bodies.v[k - m->particles.n].point;
+    mech_vec wv = c->body ? mech_frame_angvel(m, m->bodies.v[k - m->particles.n].frame)
+                          : mech_vec_zero();
+    if (!mech_vec_express(m, mech_point_vel(m, point), 0, v) || !mech_vec_express(m, wv, 0, w))
+      return 0;
+    for (int s = 0; s < NSAMPLE; s++) {
+      double vv[3], ww[3], qd;
+      if (!values3(T, v, s, vv) || !values3(T, w, s, ww)) return 0;
+      for (size_t r = 0; r < T->n; r++) {
+        if (!value(T, mech_coord(m, r, 1), s, &qd)) return 0;
+        for (int i = 0; i < 3; i++) {
+          vv[i] -= c->vv[(s * T->n + r) * 3 + i] * qd;
+          ww[i] -= c->ww[(s * T->n + r) * 3 + i] * qd;
+        }
+      }
+      if (scale_of(vv, 3) > 1e-10 || scale_of(ww, 3) > 1e-10) return 0;
+    }
+  }
+  return 1;
 }
 
 /* Nested or disjoint; parents: the smallest strictly larger set, or among
@@ -300,31 +334,107 @@ static const sym_node *dot6(sym_ctx *c, const sym_node *const *a, const sym_node
   return sym_addv(c, 6, t);
 }
 
-/* M x = b through the tree: x (n nodes). */
-static int solve(tree *T, const sym_node *const *b, const sym_node **x) {
+/* I x for the symmetric 6x6 I. */
+static void six_times(sym_ctx *c, const six *I, const sym_node *const *x, const sym_node **y) {
+  for (int j = 0; j < 6; j++) y[j] = dot6(c, &I->a[6 * j], x);
+}
+
+/* v x* f for the twist v = (w, v_O) and the wrench f = (n_O, f):
+ * (w x n + v_O x f, w x f). */
+static void cross_force(sym_ctx *c, const sym_node *const *v, const sym_node *const *f,
+                        const sym_node **y) {
+  for (int i = 0; i < 3; i++) {
+    int j = (i + 1) % 3, l = (i + 2) % 3;
+    y[i] = sym_addv(c, 4, (const sym_node *[]){
+        sym_mul(c, v[j], f[l]), sym_neg(c, sym_mul(c, v[l], f[j])),
+        sym_mul(c, v[3 + j], f[3 + l]), sym_neg(c, sym_mul(c, v[3 + l], f[3 + j]))});
+    y[3 + i] = sym_sub(c, sym_mul(c, v[j], f[3 + l]), sym_mul(c, v[l], f[3 + j]));
+  }
+}
+
+/* b = tau - C(q, q') with gravity: Newton-Euler at q'' = 0 over the tree. */
+static int tree_forcing(tree *T, const six *I, const int *owner, const sym_node **b) {
+  mech_model *m = T->m;
   sym_ctx *c = T->c;
   size_t n = T->n;
+  const sym_node *(*V)[6] = lg_calloc(n, sizeof *V), *(*A)[6] = lg_calloc(n, sizeof *A);
+  const sym_node *(*F)[6] = lg_calloc(n, sizeof *F);
+  int ok = V && A && F;
+  const sym_node *zero = sym_int(c, 0), *base[6] = {zero, zero, zero, zero, zero, zero};
+  if (ok && m->has_gravity) { /* gravity: the base accelerating at -g */
+    const sym_node *g[3];
+    ok = mech_vec_express(m, m->gravity, 0, g);
+    for (int i = 0; ok && i < 3; i++) base[3 + i] = sym_neg(c, g[i]);
+  }
+  for (size_t i = 0; ok && i < n; i++) { /* outward: twists and accelerations at q'' = 0 */
+    int r = T->order[i], p = T->parent[r];
+    const sym_node *qd = mech_coord(m, (size_t)r, 1);
+    for (int j = 0; j < 6; j++) {
+      const sym_node *sd = sym_dt(c, T->s[r][j]); /* s depends on q and t only */
+      V[r][j] = sym_add(c, p < 0 ? zero : V[p][j], sym_mul(c, T->s[r][j], qd));
+      A[r][j] = sym_add(c, p < 0 ? base[j] : A[p][j], sym_mul(c, sd, qd));
+      F[r][j] = zero;
+    }
+  }
+  for (size_t k = 0; ok && k < T->nc; k++) { /* each carrier: I a + v x* I v */
+    int r = owner[k];
+    if (r < 0) continue;
+    const sym_node *Ia[6], *Iv[6], *x[6];
+    six_times(c, &I[k], A[r], Ia);
+    six_times(c, &I[k], V[r], Iv);
+    cross_force(c, V[r], Iv, x);
+    for (int j = 0; j < 6; j++) F[r][j] = sym_addv(c, 3, (const sym_node *[]){F[r][j], Ia[j], x[j]});
+  }
+  for (size_t i = n; ok && i-- > 0;) { /* inward: C_r = s_r . F_r */
+    int r = T->order[i], p = T->parent[r];
+    const sym_node *tau = sym_sub(c, mech_generalized_force(m, (size_t)r),
+                                  sym_diff(c, m->V, mech_coord(m, (size_t)r, 0)));
+    b[r] = sym_sub(c, tau, dot6(c, T->s[r], F[r]));
+    if (p >= 0)
+      for (int j = 0; j < 6; j++) F[p][j] = sym_add(c, F[p][j], F[r][j]);
+  }
+  lg_free(V);
+  lg_free(A);
+  lg_free(F);
+  return ok && !m->oom;
+}
+
+/* M x = b through the tree: x (n nodes). */
+static int solve(tree *T, const mech_eom *e, const sym_node **x) {
+  sym_ctx *c = T->c;
+  size_t n = T->n;
+  six *Ic = lg_calloc(T->nc + 1, sizeof *Ic);
+  int *owner = lg_calloc(T->nc + 1, sizeof *owner);
+  const sym_node **b = lg_calloc(n + 1, sizeof *b);
+  if (!Ic || !owner || !b) {
+    lg_free(Ic);
+    lg_free(owner);
+    lg_free(b);
+    return 0;
+  }
+  for (size_t k = 0; k < T->nc; k++) { /* each carrier to its deepest coordinate */
+    owner[k] = -1;
+    for (size_t i = 0; i < n; i++) {
+      int r = T->order[i];
+      if (T->in[(size_t)r * T->nc + k]) owner[k] = r;
+    }
+    carrier_inertia(c, &T->cr[k], &Ic[k]);
+  }
+  int okb = 1;
+  if (T->scleronomic) okb = tree_forcing(T, Ic, owner, b);
+  else memcpy(b, e->f, n * sizeof *b);
   six *IA = lg_calloc(n, sizeof *IA);
   const sym_node *(*pA)[6] = lg_calloc(n, sizeof *pA), *(*U)[6] = lg_calloc(n, sizeof *U);
   const sym_node **D = lg_calloc(n, sizeof *D), **u = lg_calloc(n, sizeof *u);
   const sym_node *(*a)[6] = lg_calloc(n, sizeof *a);
-  int ok = IA && pA && U && D && u && a;
+  int ok = okb && IA && pA && U && D && u && a;
   const sym_node *zero = sym_int(c, 0);
   for (size_t r = 0; ok && r < n; r++) {
     for (int i = 0; i < 36; i++) IA[r].a[i] = zero;
     for (int i = 0; i < 6; i++) pA[r][i] = zero;
   }
-  for (size_t k = 0; ok && k < T->nc; k++) { /* each carrier to its deepest coordinate */
-    int owner = -1;
-    for (size_t i = 0; i < n; i++) {
-      int r = T->order[i];
-      if (T->in[(size_t)r * T->nc + k]) owner = r;
-    }
-    if (owner < 0) continue; /* it never moves */
-    six I;
-    carrier_inertia(c, &T->cr[k], &I);
-    six_add(c, &IA[owner], &I);
-  }
+  for (size_t k = 0; ok && k < T->nc; k++)
+    if (owner[k] >= 0) six_add(c, &IA[owner[k]], &Ic[k]); /* (a carrier that never moves: none) */
   for (size_t i = n; ok && i-- > 0;) { /* inward: leaves first */
     int r = T->order[i], p = T->parent[r];
     const sym_node *const *s = T->s[r];
@@ -349,6 +459,9 @@ static int solve(tree *T, const sym_node *const *b, const sym_node **x) {
     for (int j = 0; j < 6; j++)
       a[r][j] = sym_add(c, ap ? ap[j] : zero, sym_mul(c, T->s[r][j], x[r]));
   }
+  lg_free(Ic);
+  lg_free(owner);
+  lg_free(b);
   lg_free(IA);
   lg_free(pA);
   lg_free(U);
@@ -396,7 +509,8 @@ lg_status mech_tree_accel(mech_model *m, const mech_eom *e, const char *file,
   if (!build_tree(&T)) return LG_ERR_MODEL;
   for (size_t r = 0; r < n; r++)
     if (!twist(&T, r)) return m->oom ? LG_ERR_NOMEM : LG_ERR_MODEL;
-  if (!solve(&T, e->f, x)) return LG_ERR_NOMEM;
+  T.scleronomic = !m->speeds.n && scleronomic(&T);
+  if (!solve(&T, e, x)) return LG_ERR_NOMEM;
   *out = x;
   return LG_OK;
 }
