@@ -52,6 +52,8 @@ static lg_status derive_kane(lg_system *s, lg_diag *d) {
   if (st == LG_OK) s->kane_eom = mech_kane_as_eom(mm, s->eom, s->kane);
   if (st == LG_OK && s->kane_eom)
     st = num_system_build(mm, s->kane_eom, s->dummy, s->ndummy, &s->sim, d);
+  if (st == LG_OK && s->kane_eom) /* simulate's O(n) tree solve, as the command's */
+    st = num_system_add_tree(mm, s->kane_eom, s->dummy, s->ndummy, s->sim);
   else if (st == LG_OK)
     st = num_kane_system_build(mm, s->kane, s->eom, s->dummy, s->ndummy, &s->ks, d);
   return st;
@@ -65,6 +67,8 @@ static lg_status derive(const lg_model *m, lg_method method, lg_system *s, lg_di
   if (st == LG_OK) st = resolve_defaults(s);
   if (st == LG_OK)
     st = num_system_build(s->lm->mech, s->eom, s->dummy, s->ndummy, &s->num, d);
+  if (st == LG_OK) /* simulate's O(n) tree solve, as the command's */
+    st = num_system_add_tree(s->lm->mech, s->eom, s->dummy, s->ndummy, s->num);
   if (st == LG_OK && method == LG_KANE) st = derive_kane(s, d);
   if (!s->sim) s->sim = s->num;
   /* the energy balance over the state simulate integrates */

@@ -246,6 +246,10 @@ int cli_sim_load(const cli_opts *o, const char *cmd, cli_sim *S) {
   lg_diag_clear(&d);
   if (num_system_build(S->lm->mech, S->e, o->set, o->nset, &S->s, &d) != LG_OK)
     rc = cli_report(&d, S->lm, o->model);
+  else if (num_system_add_tree(S->lm->mech, S->e, o->set, o->nset, S->s) != LG_OK) {
+    lg_diag_set(&d, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    rc = cli_report(&d, S->lm, o->model);
+  }
   else
     rc = build_aux(o, S);
   if (rc != CLI_EXIT_OK) cli_sim_free(S);

@@ -23,6 +23,7 @@ typedef struct num_system {
   double *params;             /* np: resolved values */
   sym_tape *tape;             /* inputs: t, q, q', params; every output */
   sym_tape *dyn;              /* the same inputs; outputs [0, ndyn) only */
+  sym_tape *tree;             /* optional (num_system_add_tree): q'' itself */
   /* output layout: M, f, J, gc, C, Cd (the dynamics), then T, V, p */
   size_t o_M, o_f, o_J, o_gc, o_C, o_Cd, ndyn, o_T, o_V, o_p, nout;
   int *row_holonomic;         /* m */
@@ -44,12 +45,23 @@ lg_status num_system_build(mech_model *mm, const mech_eom *e, const num_setting 
                            size_t nset, num_system **out, lg_diag *diag);
 void num_system_free(num_system *s);
 
+/* For simulation: when the model is a kinematic tree (mech_tree_accel)
+ * and that is shorter than M, f and the dense solve, s->tree computes q''
+ * directly in O(n). Build before num_work_init; a no-op otherwise. */
+lg_status num_system_add_tree(mech_model *mm, const mech_eom *e, const num_setting *set,
+                              size_t nset, num_system *s);
+
 lg_status num_work_init(const num_system *s, num_work *w);
 void num_work_free(num_work *w);
 
 /* Evaluate every tape output at (t, q, q'); results in w->out (see o_*). */
 void num_evaluate(const num_system *s, num_work *w, double t, const double *q,
                   const double *qd);
+
+/* q'' from s->tree into qdd (n); 0 when it is not finite (a singular
+ * mass matrix: the dense solve then says where). */
+int num_evaluate_tree(const num_system *s, num_work *w, double t, const double *q,
+                      const double *qd, double *qdd);
 
 /* Only what the right-hand side needs (M, f, J, gc, C, Cd): the tape of
  * every right-hand-side call. */

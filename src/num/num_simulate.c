@@ -121,6 +121,12 @@ static int lagrange_f(sim *S, double t, const double *x, double *dx) {
     add_power(S, t, x, dx);
     return 0;
   }
+  if (S->s->tree && num_evaluate_tree(S->s, &S->w, t, x, x + n, S->qdd)) { /* O(n) */
+    memcpy(dx, x + n, n * sizeof *dx);
+    memcpy(dx + n, S->qdd, n * sizeof *dx);
+    add_power(S, t, x, dx);
+    return 0;
+  }
   num_evaluate_dynamics(S->s, &S->w, t, x, x + n);
   if (S->o->stabilize == NUM_STAB_BAUMGARTE) baumgarte(S);
   lg_diag d;

@@ -102,18 +102,27 @@ static lg_status check_valueless(mech_model *mm, const num_system *s,
   return LG_OK;
 }
 
-static lg_status compile(mech_model *mm, num_system *s, const mech_eom *e,
-                         const sym_node *const *o, lg_diag *diag) {
-  sym_ctx *c = mech_ctx(mm);
-  size_t nin = 1 + 2 * s->n + s->np;
-  const sym_node **in = lg_malloc(nin * sizeof *in);
-  if (!in) return LG_ERR_NOMEM;
-  in[0] = sym_time(c);
+/* The tapes' inputs: t, q, q', params (lg_malloc'd, nin of them). */
+static const sym_node **tape_inputs(mech_model *mm, const num_system *s, const mech_eom *e,
+                                    size_t *nin) {
+  *nin = 1 + 2 * s->n + s->np;
+  const sym_node **in = lg_malloc(*nin * sizeof *in);
+  if (!in) return NULL;
+  in[0] = sym_time(mech_ctx(mm));
   for (size_t i = 0; i < s->n; i++) {
     in[1 + i] = e->q[i];
     in[1 + s->n + i] = e->qd[i];
   }
   for (size_t i = 0; i < s->np; i++) in[1 + 2 * s->n + i] = mech_param(mm, i);
+  return in;
+}
+
+static lg_status compile(mech_model *mm, num_system *s, const mech_eom *e,
+                         const sym_node *const *o, lg_diag *diag) {
+  sym_ctx *c = mech_ctx(mm);
+  size_t nin;
+  const sym_node **in = tape_inputs(mm, s, e, &nin);
+  if (!in) return LG_ERR_NOMEM;
   const sym_node *missing = NULL;
   lg_status st = sym_tape_build(c, nin, in, s->nout, o, &s->tape, &missing);
   if (st == LG_OK) st = sym_tape_build(c, nin, in, s->ndyn, o, &s->dyn, &missing);
@@ -163,10 +172,40 @@ done:
   return LG_OK;
 }
 
+lg_status num_system_add_tree(mech_model *mm, const mech_eom *e, const num_setting *set,
+                              size_t nset, num_system *s) {
+  if (s->m || s->tree) return LG_OK;
+  lg_diag ignore;
+  lg_diag_clear(&ignore);
+  const sym_node **qdd;
+  lg_status st = mech_tree_accel(mm, e, NULL, &qdd, &ignore);
+  if (st != LG_OK) return st == LG_ERR_NOMEM ? st : LG_OK; /* not a tree: the dense solve */
+  size_t nin, n = s->n;
+  const sym_node **in = tape_inputs(mm, s, e, &nin), **o = lg_malloc((n + 1) * sizeof *o);
+  if (!in || !o) st = LG_ERR_NOMEM;
+  if (st == LG_OK) {
+    memcpy(o, qdd, n * sizeof *o);
+    st = num_substitute_inputs(mm, set, nset, o, n);
+  }
+  const sym_node *missing = NULL;
+  if (st == LG_OK) st = sym_tape_build(mech_ctx(mm), nin, in, n, o, &s->tree, &missing);
+  if (st == LG_ERR_MODEL) st = LG_OK; /* something without a value: keep the dense solve */
+  /* worth it when it is shorter than the dense path: M and f, then the
+   * Cholesky factorization and solve (n^3/3 + 2 n^2 operations) */
+  if (s->tree && s->tree->ninstr > s->dyn->ninstr + n * n * n / 3 + 2 * n * n) {
+    sym_tape_free(s->tree);
+    s->tree = NULL;
+  }
+  lg_free(in);
+  lg_free(o);
+  return st;
+}
+
 void num_system_free(num_system *s) {
   if (!s) return;
   sym_tape_free(s->tape);
   sym_tape_free(s->dyn);
+  sym_tape_free(s->tree);
   lg_free(s->coord_names);
   lg_free(s->param_names);
   lg_free(s->params);
@@ -181,6 +220,7 @@ lg_status num_work_init(const num_system *s, num_work *w) {
   w->in = lg_calloc(1 + 2 * s->n + s->np, sizeof *w->in);
   w->out = lg_calloc(s->nout + 1, sizeof *w->out);
   size_t slots = s->tape->nslots > s->dyn->nslots ? s->tape->nslots : s->dyn->nslots;
+  if (s->tree && s->tree->nslots > slots) slots = s->tree->nslots;
   w->slots = lg_calloc(slots, sizeof *w->slots);
   w->A = lg_calloc(N * N + 1, sizeof *w->A);
   w->b = lg_calloc(N + 1, sizeof *w->b);
@@ -209,6 +249,17 @@ void num_evaluate(const num_system *s, num_work *w, double t, const double *q,
   memcpy(w->in + 1, q, s->n * sizeof *q);
   memcpy(w->in + 1 + s->n, qd, s->n * sizeof *qd);
   sym_tape_eval(s->tape, w->in, w->out, w->slots);
+}
+
+int num_evaluate_tree(const num_system *s, num_work *w, double t, const double *q,
+                      const double *qd, double *qdd) {
+  w->in[0] = t;
+  memcpy(w->in + 1, q, s->n * sizeof *q);
+  memcpy(w->in + 1 + s->n, qd, s->n * sizeof *qd);
+  sym_tape_eval(s->tree, w->in, qdd, w->slots);
+  for (size_t i = 0; i < s->n; i++)
+    if (!isfinite(qdd[i])) return 0;
+  return 1;
 }
 
 void num_evaluate_dynamics(const num_system *s, num_work *w, double t, const double *q,
