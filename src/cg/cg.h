@@ -63,6 +63,7 @@ typedef struct cg_jit {
   int pid;      /* a helper compiling in the background, or 0 */
   int msg_fd;   /* its failure message, or -1 */
   char *so;     /* where the helper puts the object */
+  int tree;     /* the code is NAME_rhs_recursive (a kinematic tree), not NAME_rhs */
 } cg_jit;
 
 /* Compile only the C right-hand side with the system compiler ($CC split

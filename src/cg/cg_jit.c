@@ -207,11 +207,12 @@ static lg_status load(const char *so, cg_jit *out, lg_diag *d) {
     lg_diag_set(d, LG_ERR_IO, NULL, 0, 0, "cannot load the compiled code: %s", dlerror());
     return LG_ERR_IO;
   }
-  void *f = dlsym(out->handle, JIT_NAME "_rhs");
+  const char *sym = out->tree ? JIT_NAME "_rhs_recursive" : JIT_NAME "_rhs";
+  void *f = dlsym(out->handle, sym);
   if (!f) {
     dlclose(out->handle);
     out->handle = NULL;
-    lg_diag_set(d, LG_ERR_IO, NULL, 0, 0, "the compiled code has no " JIT_NAME "_rhs");
+    lg_diag_set(d, LG_ERR_IO, NULL, 0, 0, "the compiled code has no %s", sym);
     return LG_ERR_IO;
   }
   memcpy(&out->rhs, &f, sizeof f); /* object pointer to function pointer */
@@ -414,6 +415,39 @@ int cg_jit_poll(cg_jit *j, int wait, lg_diag *diag) {
   return -1;
 }
 
+/* ---- the source ---------------------------------------------------------------------------------- */
+/* Only the right-hand side: through the kinematic tree in O(n)
+ * (rhs_recursive) when the model is one and that is the shorter code,
+ * else with the dense mass matrix and its Cholesky solve (rhs). */
+static lg_status generate_rhs(const cg_request *r, cg_request *q, lg_str *src, lg_str *hdr,
+                              int *tree, lg_diag *diag) {
+  cg_stats dense, rec;
+  lg_diag ignore;
+  lg_diag_clear(&ignore);
+  *tree = 0;
+  q->functions = 1u << CG_RHS;
+  lg_status st = cg_generate(q, CG_C, src, hdr, &dense, diag);
+  if (st != LG_OK || r->kane) return st;
+  lg_str tsrc, thdr;
+  lg_str_init(&tsrc);
+  lg_str_init(&thdr);
+  q->functions = 1u << CG_RHS_RECURSIVE;
+  size_t n = r->eom->n, solve = n * n * n / 3 + 2 * n * n;
+  if (cg_generate(q, CG_C, &tsrc, &thdr, &rec, &ignore) == LG_OK &&
+      rec.rhs_recursive < dense.rhs + solve) {
+    lg_str t = *src;
+    *src = tsrc;
+    tsrc = t;
+    t = *hdr;
+    *hdr = thdr;
+    thdr = t;
+    *tree = 1;
+  }
+  lg_str_free(&tsrc);
+  lg_str_free(&thdr);
+  return LG_OK;
+}
+
 /* ---- entry points ------------------------------------------------------------------------------ */
 lg_status cg_jit_start(const cg_request *r, int background, cg_jit *out, lg_diag *diag) {
   memset(out, 0, sizeof *out);
@@ -422,13 +456,12 @@ lg_status cg_jit_start(const cg_request *r, int background, cg_jit *out, lg_diag
   q.name = JIT_NAME;
   q.model_path = "lagrange simulate --jit";
   q.header = NULL;
-  q.functions = 1u << CG_RHS;
   lg_str src, hdr, key;
   lg_str_init(&src);
   lg_str_init(&hdr);
   lg_str_init(&key);
   cc_cmd c = {0};
-  lg_status st = cg_generate(&q, CG_C, &src, &hdr, NULL, diag);
+  lg_status st = generate_rhs(r, &q, &src, &hdr, &out->tree, diag);
   if (st == LG_OK && !cc_split(&c)) {
     lg_diag_set(diag, LG_ERR_IO, NULL, 0, 0, "CC has more than %d words", MAX_CC_WORDS);
     st = LG_ERR_IO;

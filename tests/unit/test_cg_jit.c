@@ -1,7 +1,8 @@
 /* test_cg_jit.c - the generated C right-hand side, compiled by the system
  * compiler and loaded (cg_jit.c), against the evaluation tape and the
  * LAPACK solve (num): the same accelerations at random states, with and
- * without constraints, and with the parameters passed in. */
+ * without constraints, and with the parameters passed in; a chain compiles
+ * as the kinematic tree's O(n) recursion, a constrained model densely. */
 #include "cg.h"
 #include "lang.h"
 #include "mech.h"
@@ -21,7 +22,22 @@ static const char BOWL[] =
     "frame N\npoint O\npoint P = O + q1*N.x + q2*N.y + q3*N.z\n"
     "particle P mass m\ngravity -g*N.z\nconstraint q1^2 + q2^2 + q3^2 = r^2\n";
 
-static void compare(const char *name, const char *text) {
+/* An n-link chain in absolute angles: a kinematic tree whose O(n)
+ * recursion is shorter than the dense solve from about six links on. */
+static void chain_text(char *buf, size_t size, int n) {
+  size_t k = (size_t)snprintf(buf, size, "coordinates");
+  for (int i = 1; i <= n; i++) k += (size_t)snprintf(buf + k, size - k, " q%d", i);
+  k += (size_t)snprintf(buf + k, size - k, "\nparameters g = 9.81, m = 1.1, l = 0.6\n"
+                                           "frame N\npoint O\n");
+  for (int i = 1; i <= n; i++)
+    k += (size_t)snprintf(buf + k, size - k,
+                          "frame A%d = rotate(N, N.z, q%d)\npoint P%d = %s%.0d - l*A%d.y\n"
+                          "particle P%d mass %d*m\n",
+                          i, i, i, i == 1 ? "O" : "P", i - 1, i, i, 1 + i % 3);
+  snprintf(buf + k, size - k, "gravity -g*N.y\n");
+}
+
+static void compare(const char *name, const char *text, int tree) {
   lang_model *lm = NULL;
   mech_eom *e = NULL;
   num_system *s = NULL;
@@ -35,6 +51,7 @@ static void compare(const char *name, const char *text) {
   lg_status st = cg_jit_compile(&r, &jit, &d);
   CHECK(st == LG_OK);
   if (st != LG_OK) fprintf(stderr, "%s: %s\n", name, d.message);
+  if (tree >= 0) CHECK(jit.tree == tree); /* the O(n) recursion where it is a tree and shorter */
   num_work w;
   CHECK(num_work_init(s, &w) == LG_OK);
   size_t n = s->n;
@@ -57,7 +74,10 @@ static void compare(const char *name, const char *text) {
 }
 
 int main(void) {
-  compare("cart.lag", CART);
-  compare("bowl.lag", BOWL);
+  compare("cart.lag", CART, -1);
+  compare("bowl.lag", BOWL, 0);
+  char chain[4096];
+  chain_text(chain, sizeof chain, 10);
+  compare("chain10.lag", chain, 1);
   return tu_summary("test_cg_jit");
 }
