@@ -75,7 +75,7 @@ def main():
     check(len(results) == 3, "codegen.py --quick measures 3 systems")
     for res in results:
         case = f"{res['kind']} n = {res['n']}"
-        want = ["lagrange", "sympy"] + ([] if res["kind"] == "arm" else ["aba"])
+        want = ["lagrange", "sympy", "recursive"] + ([] if res["kind"] == "arm" else ["aba"])
         check(res.get("impls") == want, f"{case}: every implementation built ({res.get('impls')})")
         for k, err in res.get("agree", {}).items():
             check(err < 1e-10, f"{case}: {k} agrees with {res['reference']} to 1e-10 ({err:.1e})")
