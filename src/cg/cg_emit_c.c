@@ -193,8 +193,9 @@ static lg_status emit_rhs_recursive(cg_ctx *G) {
   if (st != LG_OK) return st;
   lg_str *o = G->src;
   size_t at = o->len;
-  lg_str_printf(o, "\n/* x' = F(t, x, u, p) through the kinematic tree: the forcing, then the\n"
-                   "   articulated-body recursion for q'' = M^-1 f (%zu operations in all) */\n"
+  lg_str_printf(o, "\n/* x' = F(t, x, u, p) through the kinematic tree: Newton-Euler at q'' = 0\n"
+                   "   for the velocity terms and gravity, then the articulated-body recursion\n"
+                   "   for q'' = M^-1 (tau - C) (%zu operations in all) */\n"
                    "int %s_rhs_recursive(double t, const double *x, const double *u, "
                    "const double *p,\n    double *xdot) {\n", t->flops, NAME(G));
   prologue(G);
