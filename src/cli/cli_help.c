@@ -62,7 +62,8 @@ static const cli_help_entry entries[] = {
      "  -o FILE                 write FILE (and FILE.h for C) instead of stdout\n"
      "  --functions LIST        only these (default all): mass_matrix_full, forcing_full,\n"
      "                          mass_matrix, forcing, rhs, energy, momenta, constraints,\n"
-     "                          constraint_jacobian, rhs_jacobian\n"
+     "                          constraint_jacobian, rhs_jacobian; and, only when\n"
+     "                          named, rhs_recursive (O(n), kinematic trees)\n"
      "  --stats                 operation counts after common-subexpression elimination\n"},
     {"linearize",
      "lagrange linearize MODEL [--at 'q1=0, q1'=0'] [--independent 'q1, q1''] [--symbolic]\n"
