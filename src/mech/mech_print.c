@@ -33,9 +33,53 @@ typedef struct writer {
  * and at least SHARE_MIN_CHARS long is named. */
 enum { SHARE_BUDGET = 100000, SHARE_MIN_CHARS = 40 };
 
+static int subst_name(void *ud, lg_str *o, const sym_node *e);
+
+static void put_parts(writer *w, lg_str *o, const sym_node *a, const sym_node *b,
+                      sym_style style);
+
+/* One part of a split sum, flattened: an unnamed split inside prints its
+ * own parts (a + (b + c) is a + b + c). */
+static void put_part(writer *w, lg_str *o, const sym_node *e, sym_style style) {
+  const sym_node *a, *b;
+  if (!sym_share_index(&w->share, e) && sym_share_split(&w->share, e, &a, &b))
+    put_parts(w, o, a, b, style);
+  else
+    sym_print_subst(o, e, style, subst_name, w);
+}
+
+static void put_parts(writer *w, lg_str *o, const sym_node *a, const sym_node *b,
+                      sym_style style) {
+  put_part(w, o, a, style);
+  lg_str rest;
+  lg_str_init(&rest);
+  put_part(w, &rest, b, style);
+  const char *r = rest.s ? rest.s : "0";
+  lg_str_puts(o, r[0] == '-' ? " - " : " + ");
+  lg_str_puts(o, r[0] == '-' ? r + 1 : r);
+  lg_str_free(&rest);
+}
+
+/* A large sum through an earlier one, e = a + b (parenthesized unless e
+ * is the expression being written, whose callers place it). */
+static void put_split(writer *w, lg_str *o, const sym_node *a, const sym_node *b, int top) {
+  sym_style style = w->fmt == MECH_FMT_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT;
+  const sym_node *saved = w->defining;
+  w->defining = NULL;
+  if (!top) lg_str_puts(o, style == SYM_STYLE_LATEX ? "\\left(" : "(");
+  put_parts(w, o, a, b, style);
+  if (!top) lg_str_puts(o, style == SYM_STYLE_LATEX ? "\\right)" : ")");
+  w->defining = saved;
+}
+
 static int subst_name(void *ud, lg_str *o, const sym_node *e) {
   writer *w = ud;
   size_t k = e == w->defining ? 0 : sym_share_index(&w->share, e);
+  const sym_node *a, *b;
+  if (!k && sym_share_split(&w->share, e, &a, &b)) {
+    put_split(w, o, a, b, e == w->defining);
+    return 0;
+  }
   if (!k) return 1;
   lg_str_printf(o, w->fmt == MECH_FMT_LATEX ? "%s_{%zu}" : "%s%zu", w->prefix, k);
   return 0;

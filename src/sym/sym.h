@@ -257,11 +257,16 @@ typedef struct sym_share {
   size_t ids;
   char prefix[8];         /* names are prefix1, prefix2, ...: "z" unless an
                              atom is already called z<digits> */
+  const sym_node **split_a, **split_b; /* by node id: a large sum printed as
+                                          split_a + split_b, or NULL */
 } sym_share;
 lg_status sym_share_plan(sym_ctx *c, const sym_node *const *roots, size_t nroots,
                          size_t min_chars, size_t budget, sym_share *out);
 /* The name index k of e (1-based), or 0 when e is printed inline. */
 size_t sym_share_index(const sym_share *s, const sym_node *e);
+/* Is e (a large sum) printed as *a + *b, *a an earlier sum inside it? */
+int sym_share_split(const sym_share *s, const sym_node *e, const sym_node **a,
+                    const sym_node **b);
 void sym_share_free(sym_share *s);
 
 /* ---- dense matrices ----------------------------------------------------- */
