@@ -11,6 +11,9 @@ with a reason (exit 1, nothing written); so are Kane's method and Python.
 usage: test_codegen_recursive.py LAGRANGE [SANITIZED_LAGRANGE]"""
 import os, random, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chain_models import chain  # noqa: E402
+
 BIN = sys.argv[2] if len(sys.argv) > 2 else sys.argv[1]
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 EX = os.path.join(ROOT, "examples")
@@ -21,21 +24,6 @@ def check(name, ok, detail=""):
     global passed, failed
     passed, failed = passed + bool(ok), failed + (not ok)
     print(("PASS " if ok else "FAIL ") + name + ("" if ok else " " + str(detail)[:800]))
-
-
-def chain(n, relative):
-    lines = ["coordinates " + " ".join(f"q{i}" for i in range(1, n + 1)),
-             "parameters g = 9.81, " + ", ".join(f"m{i} = {1 + 0.1 * i:g}, l{i} = {0.5 + 0.05 * i:g}"
-                                                 for i in range(1, n + 1)),
-             "frame N", "point O"]
-    prev, frame = "O", "N"
-    for i in range(1, n + 1):
-        lines.append(f"frame A{i} = rotate({frame if relative else 'N'}, "
-                     f"{frame if relative else 'N'}.z, q{i})")
-        lines += [f"point P{i} = {prev} - l{i}*A{i}.y", f"particle P{i} mass m{i}"]
-        prev, frame = f"P{i}", f"A{i}"
-    lines.append("gravity -g*N.y")
-    return "\n".join(lines) + "\n"
 
 
 BRANCHED = """# a trunk with two branches: q2 and q3 both hang from the trunk's tip

@@ -9,6 +9,9 @@ and forcing must equal `eval --json` at the same values to 1e-9.
 usage: test_eom_shared.py LAGRANGE [SANITIZED_LAGRANGE]"""
 import json, math, os, random, re, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from chain_models import chain  # noqa: E402
+
 BIN = sys.argv[1]
 SAN = sys.argv[2] if len(sys.argv) > 2 else sys.argv[1]
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -111,26 +114,13 @@ check_model("whipple_bicycle.lag", "kane", SAN, True)
 check_model("double_rod_pendulum.lag", "lagrange", SAN, False)
 
 
-def relative_chain(n):
-    lines = ["coordinates " + " ".join(f"q{i}" for i in range(1, n + 1)),
-             "parameters g = 9.81, " + ", ".join(f"m{i} = {1 + 0.1 * i:g}, l{i} = {0.5 + 0.03 * i:g}"
-                                                 for i in range(1, n + 1)),
-             "frame N", "point O"]
-    prev, frame = "O", "N"
-    for i in range(1, n + 1):
-        lines += [f"frame A{i} = rotate({frame}, {frame}.z, q{i})", f"point P{i} = {prev} - l{i}*A{i}.y",
-                  f"particle P{i} mass m{i}"]
-        prev, frame = f"P{i}", f"A{i}"
-    return "\n".join(lines + ["gravity -g*N.y"]) + "\n"
-
-
 # A chain in relative angles: its mass matrix entries hold O(n^2) terms and
 # nest in two directions, so large sums print through the sums before them
 # (z = z' + the rest). The printout must still mean the same equations, and
 # stay small: 20 links printed 1.9 MB when every entry was written out.
 with tempfile.TemporaryDirectory() as d:
     path = os.path.join(d, "chain_rel20.lag")
-    open(path, "w").write(relative_chain(20))
+    open(path, "w").write(chain(20, relative=True))
     check_model(path, "lagrange", SAN, True)
     text = run(BIN, "eom", path)
     check(f"chain in relative angles, 20 links: printed in {len(text)} bytes (< 700 kB)",
