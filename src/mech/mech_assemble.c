@@ -33,11 +33,18 @@ typedef struct asm_ctx {
   mech_map_fn map;           /* velocities in the speeds (NULL: as they are) */
   void *map_ud;
   sym_subst_cache drop_ud;   /* the speeds' derivatives -> 0, for every carrier */
+  sym_subst_cache drop_u;    /* the speeds -> 0: the velocities' parts of their own */
+  sym_matrix *Mc;            /* the carriers' part of M */
 } asm_ctx;
 
 static const sym_node *drop_ud_cb(void *ud, const sym_node *x) {
   asm_ctx *A = ud;
   return sym_subst_cached(A->m->c, &A->drop_ud, x);
+}
+
+static const sym_node *drop_u_cb(void *ud, const sym_node *x) {
+  asm_ctx *A = ud;
+  return sym_subst_cached(A->m->c, &A->drop_u, x);
 }
 
 static mech_vec in_speeds(asm_ctx *A, mech_vec v) {
@@ -244,10 +251,32 @@ static int assemble_M(asm_ctx *A, const carrier *cr, size_t nc, const rot *R, si
         if (!gather_put(g, sym_int(c, 1), dot3(c, R[b].wr[r], Iws), c)) return 0;
       }
       const sym_node *x = gather_sum(g, c);
+      SYM_AT(A->Mc, r, s) = SYM_AT(A->Mc, s, r) = x;
       SYM_AT(M, r, s) = sym_add(c, SYM_AT(M, r, s), x);
       if (s != r) SYM_AT(M, s, r) = SYM_AT(M, r, s);
     }
   return 1;
+}
+
+/* sum m v . v_r + w_r . I w, as the velocities are linear in the speeds
+ * (v = sum_s v_s u_s + v0): sum_s M_rs u_s + (m v0 . v_r + w_r . I w0),
+ * with M's entries as shared nodes (the expanded dot products are O(n)
+ * terms each on a chain, and printed momenta then grew as n^3). */
+static const sym_node *momentum(asm_ctx *A, const carrier *cr, size_t nc, const rot *R,
+                                size_t nb, size_t r, gather *g) {
+  sym_ctx *c = A->m->c;
+  for (size_t i = 0; i < nc; i++)
+    if (!gather_dot(g, A->m, cr[i].mass, cr[i].vr[r], mech_vec_map(A->m, cr[i].v, drop_u_cb, A)))
+      return NULL;
+  for (size_t b = 0; b < nb; b++) {
+    const sym_node *w0[3], *Iw0[3];
+    for (int k = 0; k < 3; k++) w0[k] = drop_u_cb(A, R[b].w[k]);
+    inertia_times(c, A->m->bodies.v[b].I, w0, Iw0);
+    if (!gather_put(g, sym_int(c, 1), dot3(c, R[b].wr[r], Iw0), c)) return NULL;
+  }
+  const sym_node *p = gather_sum(g, c);
+  for (size_t s = 0; s < A->n; s++) p = sym_add(c, p, sym_mul(c, SYM_AT(A->Mc, r, s), A->u[s]));
+  return p;
 }
 
 /* f_r -= sum m v_r . a0 + w_r . rhs;  p_r += sum m v . v_r + w_r . I w */
@@ -260,12 +289,9 @@ static int assemble_f_p(asm_ctx *A, const carrier *cr, size_t nc, const rot *R, 
     for (size_t b = 0; b < nb; b++)
       if (!gather_put(g, sym_int(c, 1), dot3(c, R[b].wr[r], R[b].rhs), c)) return 0;
     f[r] = sym_sub(c, f[r], gather_sum(g, c));
-    if (!p) continue;
-    for (size_t i = 0; i < nc; i++)
-      if (!gather_dot(g, A->m, cr[i].mass, cr[i].vr[r], cr[i].v)) return 0;
-    for (size_t b = 0; b < nb; b++)
-      if (!gather_put(g, sym_int(c, 1), dot3(c, R[b].wr[r], R[b].Iw), c)) return 0;
-    p[r] = sym_add(c, p[r], gather_sum(g, c));
+    const sym_node *pr = p ? momentum(A, cr, nc, R, nb, r, g) : NULL;
+    if (p && !pr) return 0;
+    if (p) p[r] = sym_add(c, p[r], pr);
   }
   return 1;
 }
@@ -299,11 +325,15 @@ const sym_node *mech_kinetic_energy(mech_model *m) {
 int mech_assemble_inertia_in(mech_model *m, size_t n, const sym_node *const *u,
                              const sym_node *const *ud, mech_map_fn map, void *map_ud,
                              sym_matrix *M, const sym_node **f, const sym_node **p) {
-  asm_ctx A = {m, n, u, map, map_ud, {{0}, {0}}};
+  asm_ctx A = {m, n, u, map, map_ud, {{0}, {0}}, {{0}, {0}}, sym_matrix_new(m->c, n, n)};
   const sym_node **zeros = lg_arena_alloc(&m->arena, (n + 1) * sizeof *zeros);
-  if (!zeros) return 0;
+  if (!zeros || !A.Mc) return 0;
   for (size_t i = 0; i < n; i++) zeros[i] = sym_int(m->c, 0);
   if (sym_subst_cache_init(&A.drop_ud, n, ud, zeros) != LG_OK) return 0;
+  if (sym_subst_cache_init(&A.drop_u, n, u, zeros) != LG_OK) {
+    sym_subst_cache_free(&A.drop_ud);
+    return 0;
+  }
   carrier *cr;
   rot *R;
   size_t nc;
@@ -313,6 +343,7 @@ int mech_assemble_inertia_in(mech_model *m, size_t n, const sym_node *const *u,
            assemble_f_p(&A, cr, nc, R, m->bodies.n, f, p, &g);
   gather_free(&g);
   sym_subst_cache_free(&A.drop_ud);
+  sym_subst_cache_free(&A.drop_u);
   return ok && !m->oom;
 }
 

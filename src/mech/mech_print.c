@@ -26,6 +26,7 @@ typedef struct writer {
   sym_share share;          /* named shared subexpressions (large systems) */
   const char *prefix;       /* their names: prefix1, prefix2, ... */
   const sym_node *defining; /* printed whole, never by its own name */
+  const sym_node *top;      /* the expression being written (no parentheses) */
 } writer;
 
 /* Shared subexpressions get names once the equations printed as trees
@@ -77,7 +78,7 @@ static int subst_name(void *ud, lg_str *o, const sym_node *e) {
   size_t k = e == w->defining ? 0 : sym_share_index(&w->share, e);
   const sym_node *a, *b;
   if (!k && sym_share_split(&w->share, e, &a, &b)) {
-    put_split(w, o, a, b, e == w->defining);
+    put_split(w, o, a, b, e == w->top);
     return 0;
   }
   if (!k) return 1;
@@ -85,16 +86,24 @@ static int subst_name(void *ud, lg_str *o, const sym_node *e) {
   return 0;
 }
 
-/* e in the writer's style, shared subexpressions by name. */
-static void put(writer *w, lg_str *o, const sym_node *e, sym_style style) {
+/* e in the writer's style, shared subexpressions by name; `define`: e
+ * itself is written whole (its where-definition), else a named e is
+ * written by its name (an entry printed in several sections, say). */
+static void put_as(writer *w, lg_str *o, const sym_node *e, sym_style style, int define) {
   if (!w->share.count) {
     sym_print(o, e, style, NULL, NULL);
     return;
   }
-  const sym_node *saved = w->defining;
-  w->defining = e;
+  const sym_node *saved = w->defining, *saved_top = w->top;
+  w->defining = define ? e : NULL;
+  w->top = e;
   sym_print_subst(o, e, style, subst_name, w);
   w->defining = saved;
+  w->top = saved_top;
+}
+
+static void put(writer *w, lg_str *o, const sym_node *e, sym_style style) {
+  put_as(w, o, e, style, 0);
 }
 
 static char **cache_slot(render_cache *c, const sym_node *e) {
@@ -466,7 +475,7 @@ static void where_block(writer *w) {
     lg_str d;
     lg_str_init(&d);
     if (w->fmt == MECH_FMT_LATEX) lg_str_printf(&d, "%s_{%zu} = ", w->share.prefix, k + 1);
-    put(w, &d, w->share.named[k], style);
+    put_as(w, &d, w->share.named[k], style, 1);
     if (w->fmt == MECH_FMT_JSON) {
       lg_str_printf(o, "%s\n    \"%s%zu\": ", k ? "," : "", w->share.prefix, k + 1);
       lg_str_json(o, d.s ? d.s : "");
@@ -623,7 +632,7 @@ void mech_print_simplify(mech_model *mm, mech_eom *e, mech_kane *k) {
 
 lg_status mech_print(mech_model *mm, const mech_eom *e, const mech_kane *k, mech_format fmt,
                      lg_str *out) {
-  writer w = {out, fmt, {0}, mech_ctx(mm), {0}, "z", NULL};
+  writer w = {out, fmt, {0}, mech_ctx(mm), {0}, "z", NULL, NULL};
   lg_status st = plan_sharing(&w, e, k);
   if (st != LG_OK) return st;
   if (k) write_kane(&w, e, k);

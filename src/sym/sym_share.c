@@ -311,6 +311,10 @@ lg_status sym_share_plan(sym_ctx *c, const sym_node *const *roots, size_t nroots
     out->split_b[S.rec[i].e->id] = S.rec[i].b;
   }
   if (!postorder_split(out, roots, nroots, &p)) goto done;
+  /* a root written in several places (an entry of M in the equations,
+   * mass_matrix and mass_matrix_full) is used once per place */
+  for (size_t r = 0; r < nroots; r++)
+    if (p.uses[roots[r]->id] < UINT32_MAX) p.uses[roots[r]->id]++;
   /* a denominator x^-k is printed through its base x: x is then used
    * wherever the denominator is (parents come after children) */
   for (size_t i = p.count; i-- > 0;) {
