@@ -22,9 +22,9 @@ typedef struct num_system {
   const char **param_names;   /* np */
   double *params;             /* np: resolved values */
   sym_tape *tape;             /* inputs: t, q, q', params; every output */
-  sym_tape *dyn;              /* the same inputs; outputs [0, ndyn) only */
+  sym_tape *dyn;              /* the same inputs; the ndyn outputs from o_M on */
   sym_tape *tree;             /* optional (num_system_add_tree): q'' itself */
-  /* output layout: M, f, J, gc, C, Cd (the dynamics), then T, V, p */
+  /* output layout: T, V, p, then M, f, J, gc, C, Cd (the dynamics) */
   size_t o_M, o_f, o_J, o_gc, o_C, o_Cd, ndyn, o_T, o_V, o_p, nout;
   int *row_holonomic;         /* m */
 } num_system;

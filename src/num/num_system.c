@@ -24,19 +24,22 @@ static lg_status check_settings(mech_model *mm, const num_setting *set, size_t n
 }
 
 /* ---- outputs ---------------------------------------------------------------------------- */
-/* Everything eval and simulate need, in one list; o_* give the offsets. */
+/* Everything eval and simulate need, in one list; o_* give the offsets.
+ * The dynamics come last: a tape lowers its outputs last first, so the
+ * full tape computes M and f with exactly the instructions of the
+ * dynamics tape (eval's q'' and accel's agree to the last bit). */
 static const sym_node **collect_outputs(sym_ctx *c, num_system *s, const mech_eom *e) {
   size_t n = e->n, m = e->m, k = 0;
+  s->o_T = k++;
+  s->o_V = k++;
+  s->o_p = k; k += n;
   s->o_M = k; k += n * n;
   s->o_f = k; k += n;
   s->o_J = k; k += m * n;
   s->o_gc = k; k += m;
   s->o_C = k; k += m;
   s->o_Cd = k; k += m;
-  s->ndyn = k; /* everything above: what the right-hand side needs */
-  s->o_T = k++;
-  s->o_V = k++;
-  s->o_p = k; k += n;
+  s->ndyn = k - s->o_M; /* from o_M on: what the right-hand side needs */
   s->nout = k;
   const sym_node **o = lg_malloc((k ? k : 1) * sizeof *o);
   if (!o) return NULL;
@@ -125,7 +128,7 @@ static lg_status compile(mech_model *mm, num_system *s, const mech_eom *e,
   if (!in) return LG_ERR_NOMEM;
   const sym_node *missing = NULL;
   lg_status st = sym_tape_build(c, nin, in, s->nout, o, &s->tape, &missing);
-  if (st == LG_OK) st = sym_tape_build(c, nin, in, s->ndyn, o, &s->dyn, &missing);
+  if (st == LG_OK) st = sym_tape_build(c, nin, in, s->ndyn, o + s->o_M, &s->dyn, &missing);
   lg_free(in);
   if (st == LG_ERR_MODEL)
     lg_diag_set(diag, LG_ERR_MODEL, NULL, 0, 0,
@@ -267,5 +270,5 @@ void num_evaluate_dynamics(const num_system *s, num_work *w, double t, const dou
   w->in[0] = t;
   memcpy(w->in + 1, q, s->n * sizeof *q);
   memcpy(w->in + 1 + s->n, qd, s->n * sizeof *qd);
-  sym_tape_eval(s->dyn, w->in, w->out, w->slots);
+  sym_tape_eval(s->dyn, w->in, w->out + s->o_M, w->slots);
 }
