@@ -317,12 +317,22 @@ static lg_status derive(mech_model *m, const char *file, mech_eom **out, lg_diag
 /* ---- readable output ---------------------------------------------------------------------- */
 /* Expanded (when at most max_dag nodes, and only if that does not grow
  * it), then collected: the collection is linear, so every size gets it. */
+/* Expansion that multiplies an entry out past this many times its size
+ * is not worth simplifying: the result is kept only when it is no larger,
+ * and sin^2 + cos^2 searches over the expanded sums cost far more (a
+ * fuzzed model with nested rotations spent a second here on an entry of
+ * a few hundred nodes). */
+enum { EXPAND_GROWTH_MAX = 8 };
+
 const sym_node *mech_simplify_entry(sym_ctx *c, const sym_node *x, size_t max_dag) {
   if (!x) return x;
   size_t n = max_dag ? sym_dag_size(x) : 0;
   if (n && n <= max_dag) {
-    const sym_node *s = sym_simplify(c, x);
-    if (s && sym_dag_size(s) <= n) x = s;
+    const sym_node *ex = sym_expand(c, x);
+    if (ex && sym_dag_size(ex) <= EXPAND_GROWTH_MAX * n + 64) {
+      const sym_node *s = sym_simplify(c, x);
+      if (s && sym_dag_size(s) <= n) x = s;
+    }
   }
   const sym_node *g = sym_collect(c, x);
   return g ? g : x;
