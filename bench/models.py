@@ -64,7 +64,7 @@ def lag_model(kind, n):
         elif kind == "chain_rel":
             out.append(f"frame A{i} = rotate({prev_frame}, {prev_frame}.z, q{i})")
         else:
-            ax = ARM_AXES[i - 1]
+            ax = ARM_AXES[(i - 1) % len(ARM_AXES)]
             out.append(f"frame A{i} = rotate({prev_frame}, {prev_frame}.{ax}, q{i})")
         if base == "chain":
             out.append(f"point P{i} = {prev_pt} - l{i}*A{i}.y")
@@ -102,7 +102,7 @@ def sympy_kane(kind, n):
             A.orient_axis(N, q[i - 1], N.z)
             A.set_ang_vel(N, u[i - 1] * N.z)
         else:
-            axis = prev_frame.z if kind == "chain_rel" else getattr(prev_frame, ARM_AXES[i - 1])
+            axis = prev_frame.z if kind == "chain_rel" else getattr(prev_frame, ARM_AXES[(i - 1) % len(ARM_AXES)])
             A.orient_axis(prev_frame, q[i - 1], axis)
             A.set_ang_vel(prev_frame, u[i - 1] * axis)
         if base == "chain":

@@ -17,7 +17,20 @@
 
 enum { FOLD_PASSES = 4, FACTOR_DEPTH = 12 };
 
+/* A term is k*t with k numeric and t free of a numeric coefficient, as
+ * in a canonical sum. A fold can give t a coefficient (sin(q8 - (q7 + q8))
+ * is -sin(q7)); set_term moves it into k, so that every step that reads
+ * t's factors (gathering, the partner search) sees the whole term. */
 typedef struct term { const sym_node *k, *t; int dead; } term;
+
+static int set_term(sym_ctx *c, term *x, const sym_node *k, const sym_node *t) {
+  if (!k || !t) return 0;
+  const sym_node *kt, *rest;
+  sym_split_coef(c, t, &kt, &rest);
+  x->k = sym_mul(c, k, kt);
+  x->t = rest;
+  return x->k && x->t;
+}
 
 /* The factors of a product (or the node itself). */
 static const sym_node *const *factors(const sym_node *t, uint32_t *n,
@@ -72,9 +85,9 @@ static int fold_pair(sym_ctx *c, term *ts, size_t n, const sym_memo *map, size_t
   if (!same && ts[j].k != sym_neg(c, ts[i].k)) return 0;
   /* cos a cos b +- sin a sin b = cos(a -+ b); sin a cos b +- cos a sin b = sin(a +- b) */
   const sym_node *arg = (cc == same) ? sym_sub(c, a, b) : sym_add(c, a, b);
-  ts[i].t = sym_mul(c, R, sym_func(c, cc ? SYM_FN_COS : SYM_FN_SIN, arg, NULL));
   ts[j].dead = 1;
-  return ts[i].t != NULL;
+  return set_term(c, &ts[i], ts[i].k,
+                  sym_mul(c, R, sym_func(c, cc ? SYM_FN_COS : SYM_FN_SIN, arg, NULL)));
 }
 
 static int fold_term(sym_ctx *c, term *ts, size_t n, const sym_memo *map, size_t i) {
@@ -108,9 +121,7 @@ static int pythagoras_term(sym_ctx *c, term *ts, size_t n, const sym_memo *map, 
     if (j < 0) continue;
     /* a R s^2 + b R c^2 = b R + (a - b) R s^2 */
     const sym_node *a = ts[i].k, *b = ts[j].k;
-    ts[i].k = sym_sub(c, a, b);
-    ts[j].t = R;
-    return ts[i].k && R;
+    return set_term(c, &ts[i], sym_sub(c, a, b), ts[i].t) && set_term(c, &ts[j], b, R);
   }
   return 0;
 }
@@ -162,8 +173,9 @@ static void split_kinematic(sym_ctx *c, const sym_node *t, const sym_node **P,
                             const sym_node **K) {
   uint32_t nf;
   const sym_node *one;
+  const sym_node *p, *k = sym_int(c, 1);
+  sym_split_coef(c, t, &p, &t); /* (1 for a term of a canonical sum) */
   const sym_node *const *fs = factors(t, &nf, &one);
-  const sym_node *p = sym_int(c, 1), *k = sym_int(c, 1);
   for (uint32_t i = 0; i < nf; i++) {
     /* a sum stays a factor of K: multiplying it by the numeric
      * coefficient would distribute it again */
