@@ -4,7 +4,9 @@
  * as factors, nested sums), the collected expression equals the original
  * at random values of every atom. Plus the case that broke the generated
  * mass matrix of an 11-link 3D arm: a fold whose result is the sine of a
- * negative-leading argument (sin(q8 - (q7 + q8)) = -sin(q7)). */
+ * negative-leading argument (sin(q8 - (q7 + q8)) = -sin(q7)). The
+ * expansion and the bounded simplifier, which printing also runs, are
+ * held to the same property. */
 #include "sym.h"
 #include "test_util.h"
 
@@ -121,10 +123,11 @@ static int same_value(const sym_node *e, const sym_node *g) {
   return 1;
 }
 
-static void test_random_sums(void) {
+/* The same property for each rewrite that feeds printing and codegen. */
+static void test_random_sums(const sym_node *(*rewrite)(sym_ctx *, const sym_node *), int cases) {
   int bad = 0;
-  for (int n = 0; n < CASES && bad < 3; n++) {
-    const sym_node *e = expr(2), *g = sym_collect(C, e);
+  for (int n = 0; n < cases && bad < 3; n++) {
+    const sym_node *e = expr(2), *g = rewrite(C, e);
     if (!g || !same_value(e, g)) bad++;
   }
   CHECK(bad == 0);
@@ -153,7 +156,9 @@ int main(void) {
               : i < 2 * NQ ? sym_coord(C, names[i], 1)
                            : sym_symbol(C, names[i]);
   test_negative_angle_fold();
-  test_random_sums();
+  test_random_sums(sym_collect, CASES);
+  test_random_sums(sym_expand, CASES / 3);
+  test_random_sums(sym_simplify, CASES / 3);
   sym_ctx_free(C);
   return tu_summary("test_sym_collect");
 }
