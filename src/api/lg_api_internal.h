@@ -34,13 +34,23 @@ typedef struct api_scratch {
 } api_scratch;
 typedef struct api_pool api_pool;
 
+/* One derived system, never changed after lg_derive: the equations as
+ * derived (eom_raw, kane_raw: what printing starts from), their collected
+ * form (eom, kane: what every numeric object and the generated code are
+ * built from, as `simulate` and `codegen` build them), and the compiled
+ * objects. The printed form is made once, on first use, as new equations
+ * beside these (simplification never changes equations in place). */
 struct lg_system {
   lg_method method;
   lang_model *lm;        /* owns the context everything below lives in */
-  mech_eom *eom;         /* Lagrange's equations (also for T, V, momenta) */
-  mech_kane *kane;       /* Kane's, under LG_KANE */
+  mech_eom *eom_raw;     /* Lagrange's equations as derived */
+  mech_eom *eom;         /* collected (also for T, V, momenta) */
+  mech_kane *kane_raw;   /* Kane's as derived, under LG_KANE */
+  mech_kane *kane;       /* collected */
   mech_eom *kane_eom;    /* Kane's in Lagrange's shape (u = q', no
-                            constraints), else NULL */
+                            constraints), collected, else NULL */
+  const mech_eom *print_eom;   /* for lg_print, made on first use (lock) */
+  const mech_kane *print_kane;
   num_system *num;       /* Lagrange's equations, compiled */
   num_system *sim;       /* what simulate integrates in x = [q; q']:
                             num, or Kane's in Lagrange's shape */
@@ -52,8 +62,8 @@ struct lg_system {
                             evaluation passes the real values */
   size_t ndummy;
   double *defaults;      /* np, NaN where the model gives no value */
-  int simplify_eom, simplify_kane;       /* for printing, decided at derive */
-  int simplified_print, simplified_code;  /* done (under the lock) */
+  int simplify_eom, simplify_kane; /* expand for printing, decided at derive */
+  int printed;           /* print_eom and print_kane made (under the lock) */
   pthread_mutex_t lock;
   api_pool *pool;        /* idle evaluation scratch (its own lock) */
 };

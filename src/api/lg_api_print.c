@@ -7,13 +7,19 @@
 
 #include <string.h>
 
-/* As `lagrange eom`: small systems simplified for reading, once. The
- * decision was taken right after deriving (lg_derive records it). */
-static void prepare_print(lg_system *s) {
-  if (s->simplified_print) return;
-  s->simplified_print = 1;
-  mech_print_simplify(s->lm->mech, s->eom, NULL); /* collects; expands small systems */
-  mech_print_simplify(s->lm->mech, NULL, s->kane);
+/* As `lagrange eom`: the printed form, made once from the equations as
+ * derived (decided right after deriving: lg_derive records it), beside
+ * them. */
+static lg_status prepare_print(lg_system *s) {
+  if (s->printed) return LG_OK;
+  mech_model *mm = s->lm->mech;
+  lg_status st = mech_print_simplified(mm, s->eom_raw, NULL, s->simplify_eom, 0, &s->print_eom,
+                                       &(const mech_kane *){NULL});
+  if (st == LG_OK && s->kane_raw)
+    st = mech_print_simplified(mm, NULL, s->kane_raw, 0, s->simplify_kane,
+                               &(const mech_eom *){NULL}, &s->print_kane);
+  s->printed = st == LG_OK;
+  return st;
 }
 
 lg_status lg_print(const lg_system *s, lg_format fmt, char **out, lg_diag *diag) {
@@ -30,9 +36,10 @@ lg_status lg_print(const lg_system *s, lg_format fmt, char **out, lg_diag *diag)
   lg_str buf;
   lg_str_init(&buf);
   pthread_mutex_lock(&mut->lock);
-  prepare_print(mut);
-  lg_status st = mech_print(s->lm->mech, s->eom, s->method == LG_KANE ? s->kane : NULL,
-                            formats[fmt], &buf);
+  lg_status st = prepare_print(mut);
+  if (st == LG_OK)
+    st = mech_print(s->lm->mech, s->print_eom, s->method == LG_KANE ? s->print_kane : NULL,
+                    formats[fmt], &buf);
   pthread_mutex_unlock(&mut->lock);
   char *text = st == LG_OK ? lg_str_take(&buf) : NULL;
   lg_str_free(&buf);
@@ -55,13 +62,9 @@ static int valid_identifier(const char *s) {
  * share it, else in their own [q; u]; big entries left as derived. */
 static lg_status generate(lg_system *s, lg_code_lang lang, const char *name, lg_str *src,
                           lg_str *hdr, lg_diag *d) {
+  /* the collected equations of lg_derive, which nothing changes */
   mech_eom *e = s->method == LG_KANE && s->kane_eom ? s->kane_eom : s->eom;
   const mech_kane *k = s->method == LG_KANE && !s->kane_eom ? s->kane : NULL;
-  if (!s->simplified_code) {
-    s->simplified_code = 1;
-    mech_eom_simplify(s->lm->mech, e, CG_SIMPLIFY_FOR_CODE);
-    if (k) mech_kane_simplify(s->lm->mech, s->kane, CG_SIMPLIFY_FOR_CODE);
-  }
   cg_request r = {name, s->lm->file, s->lm->mech, e, k, NULL, 0, NULL, 0};
   cg_stats stats;
   return cg_generate(&r, lang == LG_CODE_C ? CG_C : CG_PYTHON, src,

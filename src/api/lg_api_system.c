@@ -1,6 +1,8 @@
 /* lg_api_system.c - deriving and compiling a system; its queries. */
 #include "lg_api_internal.h"
 
+#include "cg.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -45,11 +47,15 @@ static lg_status resolve_defaults(lg_system *s) {
  * symbolic context (an allocation failure there would poison it). */
 static lg_status derive_kane(lg_system *s, lg_diag *d) {
   mech_model *mm = s->lm->mech;
-  lg_status st = lang_derive_kane(s->lm, s->dummy, s->ndummy, &s->kane, d);
+  lg_status st = lang_derive_kane(s->lm, s->dummy, s->ndummy, &s->kane_raw, d);
   s->simplify_kane = mech_print_wants_simplify(s->lm->ctx, 1);
+  if (st == LG_OK && !(s->kane = mech_kane_simplified(mm, s->kane_raw, CG_SIMPLIFY_FOR_CODE)))
+    st = LG_ERR_NOMEM;
   if (st == LG_OK)
     st = num_kane_evaluator_build(mm, s->kane, s->dummy, s->ndummy, &s->kev, d);
-  if (st == LG_OK) s->kane_eom = mech_kane_as_eom(mm, s->eom, s->kane);
+  mech_eom *ke = st == LG_OK ? mech_kane_as_eom(mm, s->eom_raw, s->kane_raw) : NULL;
+  if (ke && !(s->kane_eom = mech_eom_simplified(mm, ke, CG_SIMPLIFY_FOR_CODE)))
+    st = LG_ERR_NOMEM;
   if (st == LG_OK && s->kane_eom)
     st = num_system_build(mm, s->kane_eom, s->dummy, s->ndummy, &s->sim, d);
   if (st == LG_OK && s->kane_eom) /* simulate's O(n) tree solve, as the command's */
@@ -62,8 +68,11 @@ static lg_status derive_kane(lg_system *s, lg_diag *d) {
 static lg_status derive(const lg_model *m, lg_method method, lg_system *s, lg_diag *d) {
   s->method = method;
   lg_status st = lang_load_string(m->name, m->text, m->len, &s->lm, d);
-  if (st == LG_OK) st = mech_derive_lagrange(s->lm->mech, s->lm->file, &s->eom, d);
+  if (st == LG_OK) st = mech_derive_lagrange(s->lm->mech, s->lm->file, &s->eom_raw, d);
   if (st == LG_OK) s->simplify_eom = mech_print_wants_simplify(s->lm->ctx, 0);
+  if (st == LG_OK &&
+      !(s->eom = mech_eom_simplified(s->lm->mech, s->eom_raw, CG_SIMPLIFY_FOR_CODE)))
+    st = LG_ERR_NOMEM;
   if (st == LG_OK) st = resolve_defaults(s);
   if (st == LG_OK)
     st = num_system_build(s->lm->mech, s->eom, s->dummy, s->ndummy, &s->num, d);

@@ -151,8 +151,14 @@ int cli_codegen(const cli_opts *o) {
     lang_model_free(lm);
     return rc;
   }
-  mech_eom_simplify(lm->mech, e, CLI_SIMPLIFY_FOR_CODE);
-  if (kane) mech_kane_simplify(lm->mech, kane, CLI_SIMPLIFY_FOR_CODE);
+  int kane_in = kane != NULL;
+  e = mech_eom_simplified(lm->mech, e, CLI_SIMPLIFY_FOR_CODE);
+  if (kane) kane = mech_kane_simplified(lm->mech, kane, CLI_SIMPLIFY_FOR_CODE);
+  if (!e || (kane_in && !kane)) {
+    fprintf(stderr, "%s: out of memory\n", o->model);
+    lang_model_free(lm);
+    return CLI_EXIT_MODEL;
+  }
   char *name = o->name ? lg_strdup(o->name)
                       : o->model_stdin ? lg_strdup("model") : cg_default_name(o->model);
   char hpath[4200];

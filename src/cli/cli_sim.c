@@ -240,11 +240,15 @@ int cli_sim_load(const cli_opts *o, const char *cmd, cli_sim *S) {
     cli_sim_free(S);
     return rc;
   }
-  mech_eom_simplify(S->lm->mech, S->e, CLI_SIMPLIFY_FOR_CODE);
-  if (S->k) mech_kane_simplify(S->lm->mech, S->k, CLI_SIMPLIFY_FOR_CODE);
+  int kane_in = S->k != NULL;
+  S->e = mech_eom_simplified(S->lm->mech, S->e, CLI_SIMPLIFY_FOR_CODE);
+  if (S->k) S->k = mech_kane_simplified(S->lm->mech, S->k, CLI_SIMPLIFY_FOR_CODE);
   lg_diag d;
   lg_diag_clear(&d);
-  if (num_system_build(S->lm->mech, S->e, o->set, o->nset, &S->s, &d) != LG_OK)
+  if (!S->e || (kane_in && !S->k)) {
+    lg_diag_set(&d, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    rc = cli_report(&d, S->lm, o->model);
+  } else if (num_system_build(S->lm->mech, S->e, o->set, o->nset, &S->s, &d) != LG_OK)
     rc = cli_report(&d, S->lm, o->model);
   else if (num_system_add_tree(S->lm->mech, S->e, o->set, o->nset, S->s) != LG_OK) {
     lg_diag_set(&d, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");

@@ -203,9 +203,11 @@ typedef struct mech_eom {
  * q', L together with T/V/bodies, an empty model) fill diag. */
 lg_status mech_derive_lagrange(mech_model *m, const char *file, mech_eom **out,
                                lg_diag *diag);
-/* Simplify every entry whose DAG is small (readable output); big entries
- * are left as derived. */
-void mech_eom_simplify(mech_model *m, mech_eom *eom, size_t max_dag);
+/* A new set of equations, every entry collected (sym_collect) and, when
+ * its DAG has at most max_dag nodes, simplified first (readable output);
+ * e is never changed (its symbols and rows are shared). NULL when out of
+ * memory. */
+mech_eom *mech_eom_simplified(mech_model *m, const mech_eom *e, size_t max_dag);
 
 /* ---- an O(n) solve for kinematic trees (mech_tree.c) ---------------------------------
  * When nothing is constrained and each coordinate moves a set of the
@@ -279,7 +281,8 @@ typedef struct mech_kane {
  * the order of the constraints, unless the model declares them. */
 lg_status mech_derive_kane(mech_model *m, const char *file, sym_atom_value_fn pivot_value,
                            void *pivot_ud, mech_kane **out, lg_diag *diag);
-void mech_kane_simplify(mech_model *m, mech_kane *k, size_t max_dag);
+/* Kane's equations simplified as mech_eom_simplified does (k unchanged). */
+mech_kane *mech_kane_simplified(mech_model *m, const mech_kane *k, size_t max_dag);
 /* With dependent speeds: fill k->all (M u_all' + C = F over every speed, as
  * if unconstrained), k->A and k->g, so that u_all' can be solved at each
  * state from [M A^T; A 0] [u'; lam] = [F - C; -g] without any symbolic
@@ -299,10 +302,15 @@ typedef enum mech_format { MECH_FMT_TEXT, MECH_FMT_LATEX, MECH_FMT_JSON } mech_f
 /* Whether the equations are small enough to simplify for reading, judged
  * by the context's size right after deriving (Lagrange's, or Kane's). */
 int mech_print_wants_simplify(const sym_ctx *c, int kane);
-/* Collect every entry of e and k (either may be NULL) for reading, in
- * linear time; small systems (mech_print_wants_simplify) are expanded
- * first, where expansion finds cancellations. */
-void mech_print_simplify(mech_model *mm, mech_eom *e, mech_kane *k);
+/* The equations for reading: every entry of e and k (either may be NULL)
+ * collected, in linear time, and expanded first when `expand` says so (take
+ * it from mech_print_wants_simplify right after deriving, before the
+ * context grows: the same system must print the same whatever was done
+ * with it since). New equations in *pe and *pk (e and k themselves when
+ * they are too big to collect); e and k are never changed. */
+lg_status mech_print_simplified(mech_model *mm, const mech_eom *e, const mech_kane *k,
+                                int expand_eom, int expand_kane, const mech_eom **pe,
+                                const mech_kane **pk);
 /* The equations (Kane's when k is not NULL, with T, V and momenta from e)
  * appended to out as `lagrange eom` prints them. */
 lg_status mech_print(mech_model *mm, const mech_eom *e, const mech_kane *k, mech_format fmt,

@@ -698,27 +698,39 @@ lg_status mech_kane_derive_all(mech_model *m, mech_kane *k, lg_diag *diag) {
   return st;
 }
 
-static const sym_node *small_simplify(sym_ctx *c, const sym_node *x, size_t max_dag) {
-  return mech_simplify_entry(c, x, max_dag);
+static const sym_node **kane_copy(mech_model *m, const sym_node *const *a, size_t n,
+                                  size_t max_dag) {
+  const sym_node **b = lg_arena_alloc(&m->arena, (n ? n : 1) * sizeof *b);
+  if (!b) return NULL;
+  for (size_t i = 0; i < n; i++) b[i] = mech_simplify_entry(m->c, a[i], max_dag);
+  return b;
 }
 
-void mech_kane_simplify(mech_model *m, mech_kane *k, size_t max_dag) {
-  sym_ctx *c = m->c;
-  for (size_t i = 0; i < k->p * k->p; i++) k->M->e[i] = small_simplify(c, k->M->e[i], max_dag);
+static sym_matrix *kane_copy_matrix(mech_model *m, const sym_matrix *x, size_t max_dag) {
+  sym_matrix *y = sym_matrix_new(m->c, x->rows, x->cols);
+  const sym_node **e = kane_copy(m, x->e, x->rows * x->cols, max_dag);
+  if (!y || !e) return NULL;
+  y->e = e;
+  return y;
+}
+
+mech_kane *mech_kane_simplified(mech_model *m, const mech_kane *k, size_t max_dag) {
+  mech_kane *s = lg_arena_alloc(&m->arena, sizeof *s);
+  if (!s) return NULL;
+  *s = *k; /* speeds, dependent speeds and the numeric elimination shared */
   size_t N = k->n + k->p;
-  for (size_t i = 0; i < N * N; i++)
-    k->mass_matrix_full->e[i] = small_simplify(c, k->mass_matrix_full->e[i], max_dag);
-  for (size_t r = 0; r < k->p; r++) {
-    k->C[r] = small_simplify(c, k->C[r], max_dag);
-    k->F[r] = small_simplify(c, k->F[r], max_dag);
-    k->f[r] = small_simplify(c, k->f[r], max_dag);
-  }
-  for (size_t i = 0; i < N; i++)
-    k->forcing_full[i] = small_simplify(c, k->forcing_full[i], max_dag);
-  for (size_t j = 0; j < k->n; j++) {
-    k->kq[j] = small_simplify(c, k->kq[j], max_dag);
-    k->qdd[j] = small_simplify(c, k->qdd[j], max_dag);
-  }
+  s->M = kane_copy_matrix(m, k->M, max_dag);
+  s->mass_matrix_full = kane_copy_matrix(m, k->mass_matrix_full, max_dag);
+  s->C = kane_copy(m, k->C, k->p, max_dag);
+  s->F = kane_copy(m, k->F, k->p, max_dag);
+  s->f = kane_copy(m, k->f, k->p, max_dag);
+  s->forcing_full = kane_copy(m, k->forcing_full, N, max_dag);
+  s->kq = kane_copy(m, k->kq, k->n, max_dag);
+  s->qdd = kane_copy(m, k->qdd, k->n, max_dag);
+  int lost = !s->M || !s->mass_matrix_full || !s->C || !s->F || !s->f || !s->forcing_full ||
+             !s->kq || !s->qdd;
+  if (lost) m->oom = 1;
+  return lost || sym_ctx_error(m->c) != LG_OK ? NULL : s;
 }
 
 /* With u = q' and no constraints, Kane's M u' = f has the shape of

@@ -338,28 +338,47 @@ const sym_node *mech_simplify_entry(sym_ctx *c, const sym_node *x, size_t max_da
   return g ? g : x;
 }
 
-static const sym_node *maybe_simplify(sym_ctx *c, const sym_node *x, size_t max_dag) {
-  return mech_simplify_entry(c, x, max_dag);
+/* A copy of a[0..n) in the arena, each entry simplified (NULL stays NULL). */
+static const sym_node **simplified_array(mech_model *m, const sym_node *const *a, size_t n,
+                                         size_t max_dag) {
+  if (!a) return NULL;
+  const sym_node **b = lg_arena_alloc(&m->arena, (n ? n : 1) * sizeof *b);
+  if (!b) {
+    m->oom = 1;
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) b[i] = mech_simplify_entry(m->c, a[i], max_dag);
+  return b;
 }
 
-static void simplify_array(sym_ctx *c, const sym_node **a, size_t n, size_t max_dag) {
-  for (size_t i = 0; a && i < n; i++) a[i] = maybe_simplify(c, a[i], max_dag);
+static sym_matrix *simplified_matrix(mech_model *m, const sym_matrix *x, size_t max_dag) {
+  if (!x) return NULL;
+  sym_matrix *y = sym_matrix_new(m->c, x->rows, x->cols);
+  const sym_node **e = simplified_array(m, x->e, x->rows * x->cols, max_dag);
+  if (!y || !e) {
+    m->oom = 1;
+    return NULL;
+  }
+  y->e = e;
+  return y;
 }
 
-static void simplify_matrix(sym_ctx *c, sym_matrix *x, size_t max_dag) {
-  if (x) simplify_array(c, x->e, x->rows * x->cols, max_dag);
-}
-
-void mech_eom_simplify(mech_model *m, mech_eom *e, size_t max_dag) {
-  sym_ctx *c = m->c;
-  simplify_matrix(c, e->M, max_dag);
-  simplify_matrix(c, e->J, max_dag);
-  simplify_matrix(c, e->mass_matrix, max_dag);
-  simplify_matrix(c, e->mass_matrix_full, max_dag);
-  simplify_array(c, e->f, e->n, max_dag);
-  simplify_array(c, e->gc, e->m, max_dag);
-  simplify_array(c, e->forcing_full, 2 * e->n + e->m, max_dag);
-  simplify_array(c, e->p, e->n, max_dag);
-  e->T = maybe_simplify(c, e->T, max_dag);
-  e->V = maybe_simplify(c, e->V, max_dag);
+mech_eom *mech_eom_simplified(mech_model *m, const mech_eom *e, size_t max_dag) {
+  mech_eom *s = lg_arena_alloc(&m->arena, sizeof *s);
+  if (!s) return NULL;
+  *s = *e; /* symbols, row kinds and positions shared: they never change */
+  s->M = simplified_matrix(m, e->M, max_dag);
+  s->J = simplified_matrix(m, e->J, max_dag);
+  s->mass_matrix = simplified_matrix(m, e->mass_matrix, max_dag);
+  s->mass_matrix_full = simplified_matrix(m, e->mass_matrix_full, max_dag);
+  s->f = simplified_array(m, e->f, e->n, max_dag);
+  s->gc = simplified_array(m, e->gc, e->m, max_dag);
+  s->forcing_full = simplified_array(m, e->forcing_full, 2 * e->n + e->m, max_dag);
+  s->p = simplified_array(m, e->p, e->n, max_dag);
+  s->T = mech_simplify_entry(m->c, e->T, max_dag);
+  s->V = mech_simplify_entry(m->c, e->V, max_dag);
+  int lost = (e->M && !s->M) || (e->J && !s->J) || (e->mass_matrix && !s->mass_matrix) ||
+             (e->mass_matrix_full && !s->mass_matrix_full) || (e->f && !s->f) ||
+             (e->gc && !s->gc) || (e->forcing_full && !s->forcing_full) || (e->p && !s->p);
+  return lost || m->oom || sym_ctx_error(m->c) != LG_OK ? NULL : s;
 }

@@ -619,15 +619,22 @@ int mech_print_wants_simplify(const sym_ctx *c, int kane) {
  * nodes, still collected). */
 enum { COLLECT_MAX_DAG = 4000 };
 
-void mech_print_simplify(mech_model *mm, mech_eom *e, mech_kane *k) {
+lg_status mech_print_simplified(mech_model *mm, const mech_eom *e, const mech_kane *k,
+                                int expand_eom, int expand_kane, const mech_eom **pe,
+                                const mech_kane **pk) {
   roots r = {0};
   add_printed_roots(&r, e, k);
   size_t dag = r.oom ? SIZE_MAX : sym_dag_size_many(r.count, r.v);
   lg_free(r.v);
-  if (dag > COLLECT_MAX_DAG) return;
-  if (e) mech_eom_simplify(mm, e, mech_print_wants_simplify(mech_ctx(mm), 0) ? SIMPLIFY_MAX_DAG : 0);
-  if (k) mech_kane_simplify(mm, k, mech_print_wants_simplify(mech_ctx(mm), 1) ? SIMPLIFY_MAX_DAG : 0);
+  *pe = e;
+  *pk = k;
+  if (dag > COLLECT_MAX_DAG) return LG_OK;
+  if (e && !(*pe = mech_eom_simplified(mm, e, expand_eom ? SIMPLIFY_MAX_DAG : 0)))
+    return LG_ERR_NOMEM;
+  if (k && !(*pk = mech_kane_simplified(mm, k, expand_kane ? SIMPLIFY_MAX_DAG : 0)))
+    return LG_ERR_NOMEM;
   sym_ctx_forget_rewrites(mech_ctx(mm)); /* printing needs the results only */
+  return LG_OK;
 }
 
 lg_status mech_print(mech_model *mm, const mech_eom *e, const mech_kane *k, mech_format fmt,
