@@ -337,8 +337,11 @@ class Model(_eval.Core):
                                    "r0": r0[:nr].copy()}
         return A, B
 
+    _INTEGRATORS = {"auto": 0, "dopri": 1, "rk45": 1, "bdf": 2, "cvode": 2, "ida": 3,
+                    "erk": 4, "verner": 5, "fehlberg": 6, "adams": 7}
+
     def simulate(self, tf=None, dt=None, t0=None, q0=None, qd0=None, params=None,
-                 rtol=None, atol=None, project=False, callback=None):
+                 rtol=None, atol=None, project=False, callback=None, integrator=None):
         """Integrate as `lagrange simulate` (the model's `simulate` line for
         what is not given; q0/qd0 None: the model's initial state, or a
         dict by coordinate name). Returns a Simulation: a dict of numpy
@@ -349,10 +352,18 @@ class Model(_eval.Core):
         there (the Simulation ends with that point). An exception raised
         in it (KeyboardInterrupt included) stops the run and propagates.
 
+        integrator: as `simulate --integrator` (adams, erk, dopri, verner,
+        fehlberg, bdf, ida; None or "auto": the command's default).
+
         Raises ModelError for an inconsistent initial state (unless
         project=True) and NumericError for a failure on the way."""
         o = _lib.SimOptions()
         lib.lg_sim_options_default(self._s, ctypes.byref(o))
+        if integrator is not None:
+            if integrator not in self._INTEGRATORS:
+                raise ValueError("integrator is one of %s, not %r"
+                                 % (", ".join(sorted(self._INTEGRATORS)), integrator))
+            o.integrator = self._INTEGRATORS[integrator]
         for k, v in (("tf", tf), ("dt", dt), ("t0", t0), ("rtol", rtol), ("atol", atol)):
             if v is not None:
                 setattr(o, k, float(v))

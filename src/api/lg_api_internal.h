@@ -56,6 +56,8 @@ struct lg_system {
                             num, or Kane's in Lagrange's shape */
   num_kane_evaluator *kev; /* Kane's equations at one state */
   num_lin *lin;          /* the linearization, compiled on first use (lock) */
+  num_lin *sim_lin;      /* the same over `sim`: BDF's and IDA's exact
+                            Jacobian, compiled on first use (lock) */
   num_kane_system *ks;   /* Kane's state [q; u], when kane_eom is NULL */
   num_aux *aux;          /* E and W over the simulated state */
   mech_setting *dummy;   /* values for parameters without one: every

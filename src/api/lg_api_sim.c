@@ -76,6 +76,26 @@ static lg_status check_initial(const lg_system *s, const num_system *ns, int pro
   return st;
 }
 
+/* The exact Jacobian of the simulated equations, compiled once (NULL
+ * when it cannot be: the integrator then uses difference quotients, as
+ * the command does). */
+static lg_status sim_jacobian(const lg_system *s, const num_lin **out, lg_diag *d) {
+  lg_system *mut = (lg_system *)s;
+  pthread_mutex_lock(&mut->lock);
+  if (!mut->sim_lin) {
+    lg_diag local;
+    lg_diag_clear(&local);
+    const mech_eom *e = s->kane_eom ? s->kane_eom : s->eom;
+    if (num_lin_build(s->lm->mech, e, s->sim, s->dummy, s->ndummy, &mut->sim_lin, &local) !=
+        LG_OK)
+      mut->sim_lin = NULL;
+  }
+  *out = mut->sim_lin;
+  pthread_mutex_unlock(&mut->lock);
+  (void)d;
+  return LG_OK;
+}
+
 /* The caller's callback over the layer's output points. */
 typedef struct relay {
   lg_sim_callback cb;
@@ -128,6 +148,15 @@ static lg_status simulate(const lg_system *s, const lg_sim_options *o, double *q
   if (s->ks) return simulate_kane(s, &so, q, qd, par, rl, stats, d);
   num_system ns = *s->sim; /* the tapes shared, the parameters the call's */
   ns.params = (double *)par;
+  /* BDF and IDA take the exact Jacobian, as the command's simulate */
+  const num_lin *L = NULL;
+  num_lin jac;
+  if ((so.integrator == NUM_INT_BDF || so.integrator == NUM_INT_IDA) &&
+      so.stabilize != NUM_STAB_BAUMGARTE && sim_jacobian(s, &L, d) == LG_OK && L) {
+    jac = *L;
+    jac.s = &ns;
+    so.jac = &jac;
+  }
   st = check_initial(s, &ns, o->project, so.t0, q, qd, d);
   if (st == LG_OK) st = num_simulate(&ns, &so, q, qd, relay_point, rl, stats, d);
   return st;

@@ -12,6 +12,7 @@ void lg_system_free(lg_system *s) {
   if (s->sim != s->num) num_system_free(s->sim);
   num_kane_evaluator_free(s->kev);
   num_lin_free(s->lin);
+  if (s->sim_lin != s->lin) num_lin_free(s->sim_lin);
   num_kane_system_free(s->ks);
   num_aux_free(s->aux);
   lang_model_free(s->lm);

@@ -364,12 +364,21 @@ int cli_eval(const cli_opts *o) {
   num_system *s;
   lg_diag d;
   lg_diag_clear(&d);
-  if (num_system_build(lm->mech, e, o->set, o->nset, &s, &d) != LG_OK) {
+  /* the collected equations, from which the library compiles its system */
+  mech_eom *ec = mech_eom_simplified(lm->mech, e, CLI_SIMPLIFY_FOR_CODE);
+  if (!ec) {
+    lg_diag_set(&d, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");
+    rc = cli_report(&d, lm, o->model);
+  } else if (num_system_build(lm->mech, ec, o->set, o->nset, &s, &d) != LG_OK) {
     rc = cli_report(&d, lm, o->model);
   } else {
     mech_kane *k = NULL;
     if (!strcmp(o->method, "kane")) {
       rc = cli_load_kane(o, lm, &k);
+      if (rc == CLI_EXIT_OK && !(k = mech_kane_simplified(lm->mech, k, CLI_SIMPLIFY_FOR_CODE))) {
+        lg_diag_set(&d, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");
+        rc = cli_report(&d, lm, o->model);
+      }
       if (rc == CLI_EXIT_OK) rc = evaluate_kane(o, lm, s, k);
     } else {
       rc = evaluate(o, lm, s);
