@@ -50,6 +50,10 @@ extern "C" {
 #define LAGRANGE_VERSION_MINOR 1
 #define LAGRANGE_VERSION_PATCH 0
 #define LAGRANGE_VERSION_STRING "0.1.0"
+/* MAJOR * 10000 + MINOR * 100 + PATCH, for comparisons (#if, and at run
+ * time against lg_version_number()). */
+#define LAGRANGE_VERSION_NUMBER                                                 \
+  (LAGRANGE_VERSION_MAJOR * 10000 + LAGRANGE_VERSION_MINOR * 100 + LAGRANGE_VERSION_PATCH)
 
 /* What the shared library exports (everything else is hidden). */
 #if defined(__GNUC__) || defined(__clang__)
@@ -60,6 +64,11 @@ extern "C" {
 
 /* "MAJOR.MINOR.PATCH" of the library actually linked. */
 LAGRANGE_API const char *lg_version(void);
+/* The same as a number (LAGRANGE_VERSION_NUMBER of the library actually
+ * linked): a program built against one release can check at run time that
+ * the library it loaded is at least as new
+ * (lg_version_number() >= LAGRANGE_VERSION_NUMBER). */
+LAGRANGE_API int lg_version_number(void);
 
 /* ---- status and diagnostics ---------------------------------------------------- */
 typedef enum lg_status {

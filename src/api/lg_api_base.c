@@ -8,6 +8,8 @@
 
 const char *lg_version(void) { return LAGRANGE_VERSION_STRING; }
 
+int lg_version_number(void) { return LAGRANGE_VERSION_NUMBER; }
+
 const char *lg_status_name(lg_status st) {
   switch (st) {
   case LG_OK: return "ok";

@@ -79,6 +79,9 @@ void cli_opts_free(cli_opts *o);
  * code for its status. `m` (may be NULL) supplies a location when the
  * diagnostic has none. */
 int cli_report(const lg_diag *d, const lang_model *m, const char *file);
+/* The library names options in backquotes, in its callers' terms
+ * (`rtol`); the command line says --rtol: rewrites d's message and hint. */
+void cli_diag_as_flags(lg_diag *d);
 /* The same text without printing it (buf gets "file:line:col: what (hint)"). */
 void cli_format_diag(const lg_diag *d, const lang_model *m, const char *file, char *buf,
                      size_t size);

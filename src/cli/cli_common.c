@@ -5,9 +5,44 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The library names an option in its callers' terms, in backquotes
+ * (`rtol`, `stop_when`); on the command line that is the flag --rtol,
+ * --stop-when. Rewrites s in place (it grows by at most one byte per
+ * quote pair, within size). */
+static void options_as_flags(char *s, size_t size) {
+  char out[1024];
+  size_t k = 0;
+  for (const char *p = s; *p && k + 3 < sizeof out; p++) {
+    const char *end = *p == '`' ? strchr(p + 1, '`') : NULL;
+    size_t len = end ? (size_t)(end - p - 1) : 0;
+    int word = end && len > 0 && len < 40;
+    for (size_t i = 1; word && i <= len; i++)
+      word = (p[i] >= 'a' && p[i] <= 'z') || p[i] == '_';
+    if (!word) {
+      out[k++] = *p;
+      continue;
+    }
+    if (k + len + 3 >= sizeof out) break;
+    out[k++] = '-';
+    out[k++] = '-';
+    for (size_t i = 1; i <= len; i++) out[k++] = p[i] == '_' ? '-' : p[i];
+    p = end;
+  }
+  if (k >= size) k = size - 1; /* (size > 0: the diagnostic's arrays) */
+  memcpy(s, out, k);
+  s[k] = 0;
+}
+
+/* A library diagnostic as the command line says it (options as flags). */
+void cli_diag_as_flags(lg_diag *d) {
+  options_as_flags(d->message, sizeof d->message);
+  options_as_flags(d->hint, sizeof d->hint);
+}
+
 void cli_format_diag(const lg_diag *d, const lang_model *m, const char *file, char *buf,
                      size_t size) {
   lg_diag loc = *d;
+  cli_diag_as_flags(&loc);
   if (!loc.file[0]) snprintf(loc.file, sizeof loc.file, "%s", file ? file : "lagrange");
   if (loc.line <= 0 && d->status != LG_ERR_USAGE) {
     /* numeric trouble has no single place: point at the coordinates */
@@ -29,7 +64,11 @@ void cli_format_diag(const lg_diag *d, const lang_model *m, const char *file, ch
 int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
   char buf[1200];
   cli_format_diag(d, m, file, buf, sizeof buf);
-  if (d->status == LG_ERR_USAGE) fprintf(stderr, "lagrange: %s\n", d->message);
+  if (d->status == LG_ERR_USAGE) {
+    lg_diag loc = *d;
+    cli_diag_as_flags(&loc);
+    fprintf(stderr, "lagrange: %s\n", loc.message);
+  }
   else fprintf(stderr, "%s\n", buf);
   return d->status == LG_ERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_MODEL;
 }

@@ -54,6 +54,7 @@ static int run_params(const sweep_ctx *c, const double *val, double *P, char *wh
   lg_status st = mech_resolve_params(c->S->lm->mech, set, ns, P, &d);
   if (c->lock) pthread_mutex_unlock(c->lock);
   lg_free(set);
+  cli_diag_as_flags(&d);
   if (st != LG_OK) snprintf(why, nwhy, "%s", d.message[0] ? d.message : "out of memory");
   return st == LG_OK;
 }

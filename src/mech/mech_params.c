@@ -53,7 +53,7 @@ static lg_status resolve(mech_model *mm, const mech_setting *set, size_t nset, d
       lg_diag_set(diag, LG_ERR_MODEL, NULL, line, col,
                   "the value of parameter '%s' uses '%s', which has no value",
                   mech_param_name(mm, i), missing ? missing->v.name : "?");
-      lg_diag_hint(diag, "give '%s' a value, or use --set", missing ? missing->v.name : "?");
+      lg_diag_hint(diag, "give '%s' a value, or `set` one", missing ? missing->v.name : "?");
       return LG_ERR_MODEL;
     }
   }

@@ -272,8 +272,8 @@ static lg_status ida_failure(dae *D, ida_run *I, num_sim_stats *st, double t, in
   else snprintf(cause, sizeof cause, "the step size collapsed to h = %.3g (the motion is "
                                      "singular or very stiff here)", h);
   blame(D, I, st);
-  num_fail(diag, st, t, cause, "try --integrator dopri (the ODE with projection onto the "
-                               "constraints) or loosen --rtol/--atol");
+  num_fail(diag, st, t, cause, "try `integrator` dopri (the ODE with projection onto the "
+                               "constraints) or loosen `rtol`/`atol`");
   return LG_ERR_NUMERIC;
 }
 

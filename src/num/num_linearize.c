@@ -238,7 +238,7 @@ lg_status num_lin_operating_point(const num_lin *L, num_work *w, num_lin_point *
     lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
                 "the holonomic constraints' Jacobian has no nonsingular block over the "
                 "coordinates left dependent at the operating point");
-    lg_diag_hint(diag, "name other independent coordinates (--independent), or check "
+    lg_diag_hint(diag, "name other independent coordinates (`independent`), or check "
                        "that the constraints are independent there");
     st = LG_ERR_NUMERIC;
   }
@@ -257,7 +257,7 @@ lg_status num_lin_operating_point(const num_lin *L, num_work *w, num_lin_point *
     if (!solve(G, res, mh, 1) || it == 59) {
       lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0, "the holonomic constraints cannot be "
                   "solved for the dependent coordinates near the operating point");
-      lg_diag_hint(diag, "give an operating point closer to the constraints (--at)");
+      lg_diag_hint(diag, "give an operating point closer to the constraints (`at`)");
       st = LG_ERR_NUMERIC;
     }
     for (size_t j = 0, c = 0; st == LG_OK && j < n; j++)
@@ -273,7 +273,7 @@ lg_status num_lin_operating_point(const num_lin *L, num_work *w, num_lin_point *
       lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
                   "the velocity constraints have no nonsingular block over the rates "
                   "left dependent at the operating point");
-      lg_diag_hint(diag, "name other independent rates (--independent \"q1'\"), or check "
+      lg_diag_hint(diag, "name other independent rates (`independent` \"q1'\"), or check "
                          "that the constraints are independent there");
       st = LG_ERR_NUMERIC;
     }
@@ -493,7 +493,7 @@ lg_status num_linearize(const num_lin *L, num_work *w, const num_lin_point *pt,
     lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
                 "the constraints cannot be solved for the dependent variables (%s) at the "
                 "operating point", names);
-    lg_diag_hint(diag, "choose other independent coordinates and rates with --independent");
+    lg_diag_hint(diag, "choose other independent coordinates and rates with `independent`");
   }
   lg_free(iq);
   lg_free(iu);

@@ -452,7 +452,7 @@ static lg_status failure(sim *S, double t, int flag, double h) {
       num_fail(S->diag, st, t, cause,
                "the motion reaches a configuration where the inertia of a coordinate "
                "vanishes: check masses, inertias and constraints there, or end the run "
-               "before it with --stop-when");
+               "before it with `stop_when`");
       return LG_ERR_NUMERIC;
     }
     if (!finite || state_size(S) > 1e6 * fmax(1, S->size0)) {
@@ -470,8 +470,8 @@ static lg_status failure(sim *S, double t, int flag, double h) {
   }
   num_fail(S->diag, st, t, cause,
            S->integ == NUM_INT_BDF
-               ? "try --integrator dopri, or loosen --rtol/--atol"
-               : "try --integrator bdf (stiff motion) or ida (constrained), or loosen --rtol/--atol");
+               ? "try `integrator` dopri, or loosen `rtol`/`atol`"
+               : "try `integrator` bdf (stiff motion) or ida (constrained), or loosen `rtol`/`atol`");
   return LG_ERR_NUMERIC;
 }
 
@@ -576,7 +576,7 @@ lg_status num_simulate(const num_system *s, const num_sim_opts *o, double *q, do
   if (projects && stats->integrator == NUM_INT_ADAMS) {
     lg_diag_set(diag, LG_ERR_USAGE, NULL, 0, 0, "the Adams integrator cannot project the "
                 "motion onto the constraints (CVODE projects only inside BDF steps)");
-    lg_diag_hint(diag, "use another integrator (ida, bdf, dopri), or --stabilize "
+    lg_diag_hint(diag, "use another `integrator` (ida, bdf, dopri), or `stabilize` "
                        "baumgarte:ALPHA,BETA or none");
     return LG_ERR_USAGE;
   }

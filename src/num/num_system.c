@@ -15,7 +15,7 @@ static lg_status check_settings(mech_model *mm, const num_setting *set, size_t n
       found = strcmp(mech_input_name(mm, i), set[k].name) == 0;
     if (!found) {
       lg_diag_set(diag, LG_ERR_USAGE, NULL, 0, 0,
-                  "--set %s: the model has no parameter or input named '%s'",
+                  "`set` %s: the model has no parameter or input named '%s'",
                   set[k].name, set[k].name);
       return LG_ERR_USAGE;
     }
@@ -97,8 +97,8 @@ static lg_status check_valueless(mech_model *mm, const num_system *s,
       mech_param_pos(mm, i, &line, &col);
       lg_diag_set(diag, LG_ERR_MODEL, NULL, line, col,
                   "parameter '%s' has no value", s->param_names[i]);
-      lg_diag_hint(diag, "give it one in the model ('%s = 1') or on the command "
-                         "line (--set %s=1)", s->param_names[i], s->param_names[i]);
+      lg_diag_hint(diag, "give it one in the model ('%s = 1') or in the "
+                         "call's parameters (`set` %s=1)", s->param_names[i], s->param_names[i]);
       return LG_ERR_MODEL;
     }
   }

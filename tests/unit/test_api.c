@@ -25,6 +25,10 @@ static void test_version(void) {
   char want[32];
   snprintf(want, sizeof want, "%d.%d.", LAGRANGE_VERSION_MAJOR, LAGRANGE_VERSION_MINOR);
   CHECK(strncmp(lg_version(), want, strlen(want)) == 0);
+  CHECK(lg_version_number() == LAGRANGE_VERSION_NUMBER);
+  snprintf(want, sizeof want, "%d.%d.%d", lg_version_number() / 10000,
+           lg_version_number() / 100 % 100, lg_version_number() % 100);
+  CHECK_STR(lg_version(), want);
   CHECK_STR(lg_status_name(LG_ERR_NOMEM), "out of memory");
   CHECK_STR(lg_diag_text(NULL), "");
 }
