@@ -7,6 +7,7 @@
 # given on the command line are kept (the project's own are appended);
 # PREFIX, LIBDIR, MANDIR and DESTDIR are honoured.
 CC      ?= cc
+OBJCOPY ?= objcopy
 WERROR  ?= -Werror
 SAN     ?= 0
 ifeq ($(SAN),1)
@@ -78,14 +79,27 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 all: $(BUILD)/lagrange $(BUILD)/liblagrange.a $(if $(filter 0,$(SAN)),$(BUILD)/$(SONAME)) \
      $(MPI_PLUGIN)
 
+# The installed archive exports only what lagrange.h declares: the objects
+# are linked into one (ld -r) whose hidden names are made local, so that
+# a program linking liblagrange.a statically cannot collide with (or call)
+# the library's internal functions. The command, the unit tests and the
+# benchmarks link the internal archive, which keeps every name.
+$(BUILD)/liblagrange-internal.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
 $(BUILD)/liblagrange.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(AR) rcs $@ $^
+	$(LD) -r -o $(BUILD)/liblagrange-all.o $^
+	$(OBJCOPY) --localize-hidden $(BUILD)/liblagrange-all.o
+	rm -f $@
+	$(AR) rcs $@ $(BUILD)/liblagrange-all.o
 
 $(BUILD)/$(SONAME): $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined $(LDFLAGS) -o $@ $^ $(SHLIBS)
 
-$(BUILD)/lagrange: $(CLI_OBJ) $(BUILD)/liblagrange.a
+$(BUILD)/lagrange: $(CLI_OBJ) $(BUILD)/liblagrange-internal.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # `lagrange animate` embeds three.js (Debian's libjs-three) and its player
@@ -112,9 +126,9 @@ $(BUILD)/three-flags: FORCE
 	@echo '$(THREE_JS)' | cmp -s - $@ || echo '$(THREE_JS)' > $@
 FORCE:
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange.a
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange-internal.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/liblagrange.a $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/liblagrange-internal.a $(LDFLAGS) $(LDLIBS)
 
 tests: $(TEST_BIN) $(BUILD)/lagrange
 
@@ -132,9 +146,9 @@ tsan:
 # Debian's python3 with SymPy, NumPy and SciPy (scripts/install-bench-deps.sh).
 # `make bench-quick` runs the small sizes only.
 BENCH_PY ?= /usr/bin/python3
-$(BUILD)/bench/sym_chain: bench/sym_chain.c $(BUILD)/liblagrange.a
+$(BUILD)/bench/sym_chain: bench/sym_chain.c $(BUILD)/liblagrange-internal.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/liblagrange.a $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/liblagrange-internal.a $(LDFLAGS) $(LDLIBS)
 
 bench: $(BUILD)/bench/sym_chain $(BUILD)/lagrange
 	bash scripts/install-bench-deps.sh
@@ -168,7 +182,7 @@ $(BUILD)/fuzz/cli_entry.o: src/cli/cli_main.c
 	$(CC) $(CFLAGS) -MMD -MP -Dmain=lg_cli_main -c $< -o $@
 
 $(BUILD)/fuzz/fuzz_lagrange: tests/fuzz/fuzz_lagrange.c $(BUILD)/fuzz/cli_entry.o \
-                             $(filter-out %/cli_main.o,$(CLI_OBJ)) $(BUILD)/liblagrange.a
+                             $(filter-out %/cli_main.o,$(CLI_OBJ)) $(BUILD)/liblagrange-internal.a
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 fuzz-build:
