@@ -66,12 +66,13 @@ static const cli_help_entry entries[] = {
      "                          named, rhs_recursive (O(n), kinematic trees)\n"
      "  --stats                 operation counts after common-subexpression elimination\n"},
     {"linearize",
-     "lagrange linearize MODEL [--at 'q1=0, q1'=0'] [--independent 'q1, q1''] [--symbolic]\n"
-     "                          [--format text|latex|json] [--json]",
+     "lagrange linearize MODEL [--at 'q1=0, q1'=0'] [--t T] [--independent 'q1, q1'']\n"
+     "                          [--symbolic] [--format text|latex|json] [--json]",
      "Linearizes about an operating point: x' = A (x - x0) + B (r - r0), x the\n"
      "independent coordinates and rates (speeds under --method kane), r the inputs.\n"
      "  --at 'NAME=V, NAME'=V'  the operating point (default: the initial state),\n"
      "                          completed to a consistent one\n"
+     "  --t T                   the time of the operating point (default 0)\n"
      "  --independent 'q1, q2'' the independent coordinates and rates (else pivoting)\n"
      "  --symbolic              A and B as expressions (text, LaTeX or JSON strings)\n"
      "  --json                  one JSON object (state, inputs, A, B, eigenvalues, ...)\n"},
