@@ -12,7 +12,8 @@ WERROR  ?= -Werror
 SAN     ?= 0
 ifeq ($(SAN),1)
   BUILD ?= build-san
-  OPT   := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+  OPT   := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+           -DLG_CHECK_CANONICAL
 else ifeq ($(SAN),fuzz)
   # coverage-instrumented for libFuzzer (clang only; see `make fuzz`)
   BUILD ?= build-fuzz

@@ -176,6 +176,9 @@ int sym_has(const sym_node *e, const sym_node *x);
 int sym_has_coord_order(const sym_node *e, int order);
 /* Canonical-form invariants hold for e and its subterms (debug checks). */
 int sym_is_canonical(const sym_node *e);
+/* The node's own invariants only (its children taken as canonical): what
+ * sanitized builds (LG_CHECK_CANONICAL) assert for every new node. */
+int sym_node_is_canonical(const sym_node *n);
 /* Number of distinct nodes in the DAG of e (of all the roots). */
 size_t sym_dag_size(const sym_node *e);
 size_t sym_dag_size_many(size_t n, const sym_node *const *roots);

@@ -1,6 +1,8 @@
 /* sym_ctx.c - the context: arena, interning table, memo tables. */
 #include "sym_internal.h"
 
+#include <assert.h>
+
 #include <string.h>
 
 /* ---- context lifetime ---------------------------------------------------- */
@@ -187,6 +189,11 @@ const sym_node *sym_intern(sym_ctx *c, const sym_node *tmpl) {
     return NULL;
   }
   n->id = (uint32_t)c->count++;
+#ifdef LG_CHECK_CANONICAL
+  /* every constructor builds canonical nodes: a rewrite that breaks the
+   * form breaks hash-consing (equal values, different nodes) silently */
+  assert(sym_node_is_canonical(n));
+#endif
   if (n->kind == SYM_SYMBOL || n->kind == SYM_COORD || n->kind == SYM_TIME)
     n->atoms = sym_atom_bit(n);
   c->table[j] = n;

@@ -127,26 +127,32 @@ int sym_has_coord_order(const sym_node *e, int order) {
 }
 
 /* ---- canonical-form check (used by tests and debug builds) ----------------- */
-static int canonical_visit(void *ud, const sym_node *n) {
-  int *ok = ud;
+/* One node's own invariants, its children taken as canonical. */
+int sym_node_is_canonical(const sym_node *n) {
+  int ok = 1;
   if (n->kind == SYM_ADD) {
-    if (n->nargs < 1 || (n->nargs == 1 && sym_is_zero(n->coef))) *ok = 0;
+    if (n->nargs < 1 || (n->nargs == 1 && sym_is_zero(n->coef))) ok = 0;
     for (uint32_t i = 0; i < n->nargs; i++) {
       const sym_node *t = n->args[i];
-      if (sym_is_number(t) || t->kind == SYM_ADD || sym_is_zero(n->coefs[i])) *ok = 0;
-      if (t->kind == SYM_MUL && !sym_is_one(t->coef)) *ok = 0;
-      if (i && sym_cmp(n->args[i - 1], t) >= 0) *ok = 0;
+      if (sym_is_number(t) || t->kind == SYM_ADD || sym_is_zero(n->coefs[i])) ok = 0;
+      if (t->kind == SYM_MUL && !sym_is_one(t->coef)) ok = 0;
+      if (i && sym_cmp(n->args[i - 1], t) >= 0) ok = 0;
     }
   } else if (n->kind == SYM_MUL) {
-    if (sym_is_zero(n->coef) || (n->nargs == 1 && sym_is_one(n->coef))) *ok = 0;
+    if (sym_is_zero(n->coef) || (n->nargs == 1 && sym_is_one(n->coef))) ok = 0;
     for (uint32_t i = 0; i < n->nargs; i++) {
       const sym_node *f = n->args[i];
-      if (f->kind == SYM_MUL || sym_is_number(f)) *ok = 0;
-      if (i && sym_cmp(n->args[i - 1], f) >= 0) *ok = 0;
+      if (f->kind == SYM_MUL || sym_is_number(f)) ok = 0;
+      if (i && sym_cmp(n->args[i - 1], f) >= 0) ok = 0;
     }
   } else if (n->kind == SYM_POW) {
-    if (sym_is_zero(n->args[1]) || sym_is_one(n->args[1])) *ok = 0;
+    if (sym_is_zero(n->args[1]) || sym_is_one(n->args[1])) ok = 0;
   }
+  return ok;
+}
+
+static int canonical_visit(void *ud, const sym_node *n) {
+  if (!sym_node_is_canonical(n)) *(int *)ud = 0;
   return 1;
 }
 
