@@ -104,8 +104,7 @@ int mech_add_kinematic(mech_model *m, const sym_node *row, int line, int col);
  * regular coefficient matrix, else mech_derive_kane fails at the
  * declaration's line:col. Returns -1 on OOM. */
 int mech_declare_dependent_speed(mech_model *m, int speed, int line, int col);
-/* The declared speeds (0 without a `speeds` statement) and their names. */
-size_t mech_nspeeds(const mech_model *m);
+/* The name of the i-th declared speed (a `speeds` statement). */
 const char *mech_speed_name(const mech_model *m, size_t i);
 size_t mech_ndeclared_dependent(const mech_model *m);
 /* The k-th declared dependent speed's index (and where it was declared). */
@@ -128,12 +127,9 @@ const sym_node *mech_input_law(const mech_model *m, size_t i);
 mech_vec mech_point_pos(const mech_model *m, int point);
 mech_vec mech_point_vel(mech_model *m, int point);
 mech_vec mech_frame_angvel(mech_model *m, int frame);
-int mech_frame_count(const mech_model *m);
 int mech_frame_is_fixed_in(mech_model *m, mech_vec v, int frame);
-int mech_has_lagrangian(const mech_model *m);
 /* The sums of the written T =, V =, D = statements (0 when none). */
 const sym_node *mech_written_V(const mech_model *m);
-int mech_has_energy_terms(const mech_model *m); /* T, V, gravity, bodies, particles */
 /* Has building the model run out of memory (a vector or a list could not
  * grow)? Then the model is incomplete. */
 int mech_model_oom(const mech_model *m);

@@ -101,7 +101,6 @@ int mech_add_frame_inertial(mech_model *m, const char *name) {
   return f.name ? MECH_PUSH(m, m->frames, f) : -1;
 }
 
-int mech_frame_count(const mech_model *m) { return (int)m->frames.n; }
 
 /* Are v's measure numbers in `frame` free of coordinates, inputs and t? */
 int mech_frame_is_fixed_in(mech_model *m, mech_vec v, int frame) {
@@ -253,11 +252,7 @@ void mech_add_V(mech_model *m, const sym_node *e) { m->V = sym_add(m->c, m->V, e
 void mech_add_D(mech_model *m, const sym_node *e) { m->D = sym_add(m->c, m->D, e); }
 void mech_set_L(mech_model *m, const sym_node *e) { m->L = e; }
 void mech_set_gravity(mech_model *m, mech_vec g) { m->gravity = g; m->has_gravity = 1; }
-int mech_has_lagrangian(const mech_model *m) { return m->L != NULL; }
 const sym_node *mech_written_V(const mech_model *m) { return m->V; }
-int mech_has_energy_terms(const mech_model *m) {
-  return m->has_T || m->has_V || m->has_gravity || m->bodies.n || m->particles.n;
-}
 
 void mech_add_force(mech_model *m, int point, mech_vec f) {
   mech_load l = {point, f, NULL};
@@ -279,7 +274,6 @@ int mech_add_speed(mech_model *m, const char *name) {
   return n ? MECH_PUSH(m, m->speeds, n) : -1;
 }
 
-size_t mech_nspeeds(const mech_model *m) { return m->speeds.n; }
 const char *mech_speed_name(const mech_model *m, size_t i) { return m->speeds.v[i]; }
 
 int mech_declare_dependent_speed(mech_model *m, int speed, int line, int col) {

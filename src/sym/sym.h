@@ -62,8 +62,6 @@ const char *sym_fn_name(sym_fn f);
 int sym_fn_arity(sym_fn f);
 const char *sym_fn_c_name(sym_fn f); /* spelling in C (<math.h>) */
 const char *sym_fn_latex(sym_fn f);
-/* The function called `name`, or -1. */
-int sym_fn_lookup(const char *name);
 /* Numeric value of f at the arguments (IEEE semantics: NaN, inf). */
 double sym_fn_eval(sym_fn f, double a, double b);
 
@@ -143,7 +141,6 @@ const sym_node *sym_float(sym_ctx *c, double v);
 const sym_node *sym_symbol(sym_ctx *c, const char *name);
 const sym_node *sym_time(sym_ctx *c);
 const sym_node *sym_coord(sym_ctx *c, const char *name, int order);
-const sym_node *sym_undef(sym_ctx *c);
 /* pi as a named symbol whose numeric value is M_PI. */
 const sym_node *sym_pi(sym_ctx *c);
 
@@ -172,8 +169,6 @@ double sym_number_value(const sym_node *e);    /* NUM/FLOAT as double */
 int sym_cmp(const sym_node *a, const sym_node *b);
 /* Does `e` contain atom `x` (SYMBOL, COORD, TIME)? */
 int sym_has(const sym_node *e, const sym_node *x);
-/* Does `e` contain any COORD of derivative order >= `order`? */
-int sym_has_coord_order(const sym_node *e, int order);
 /* Canonical-form invariants hold for e and its subterms (debug checks). */
 int sym_is_canonical(const sym_node *e);
 /* The node's own invariants only (its children taken as canonical): what

@@ -26,7 +26,6 @@ const sym_node *sym_coord(sym_ctx *c, const char *name, int order) {
 }
 
 const sym_node *sym_time(sym_ctx *c) { return c ? c->time : NULL; }
-const sym_node *sym_undef(sym_ctx *c) { return c ? c->undef : NULL; }
 const sym_node *sym_pi(sym_ctx *c) { return c ? c->pi : NULL; }
 
 /* ---- scratch arrays of (coefficient, term) or (base, exponent) pairs ------ */

@@ -21,12 +21,6 @@ const char *sym_fn_c_name(sym_fn f) { return fn_table[f].c_name; }
 const char *sym_fn_latex(sym_fn f) { return fn_table[f].latex; }
 int sym_fn_arity(sym_fn f) { return fn_table[f].arity; }
 
-int sym_fn_lookup(const char *name) {
-  for (int i = 0; i < SYM_FN_COUNT; i++)
-    if (strcmp(fn_table[i].name, name) == 0) return i;
-  return -1;
-}
-
 /* ---- numeric values --------------------------------------------------------- */
 double sym_fn_eval(sym_fn f, double a, double b) {
   switch (f) {

@@ -122,10 +122,6 @@ int sym_has(const sym_node *e, const sym_node *x) {
   return found;
 }
 
-int sym_has_coord_order(const sym_node *e, int order) {
-  return (int)e->max_order > order;
-}
-
 /* ---- canonical-form check (used by tests and debug builds) ----------------- */
 /* One node's own invariants, its children taken as canonical. */
 int sym_node_is_canonical(const sym_node *n) {
