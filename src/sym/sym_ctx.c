@@ -227,7 +227,8 @@ const sym_node *sym_memo_get(const sym_memo *m, uint64_t key) {
 }
 
 static int memo_grow(sym_memo *m) {
-  size_t ncap = m->cap ? m->cap * 2 : 1024;
+  /* small first: most memos are per sum (sym_collect maps each sum's terms) */
+  size_t ncap = m->cap ? m->cap * 2 : 16;
   uint64_t *nk = lg_calloc(ncap, sizeof *nk);
   const sym_node **nv = lg_calloc(ncap, sizeof *nv);
   if (!nk || !nv) {
