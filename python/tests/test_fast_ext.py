@@ -163,7 +163,7 @@ def test_result_object():
     assert r.qdd is r.qdd and not r.batch and isinstance(r.T, float)
     assert r.mass_matrix.shape == (3, 4) and r.mass_matrix_full.shape == (7, 7)
     assert np.shares_memory(r.qdd, r.record) and np.shares_memory(r.forcing, r.record)
-    assert r.record.shape == (lagrange._lib.lib.lg_eval_record_size(m._s),)
+    assert r.record.shape == (lagrange._lib.lib.lg_eval_record_size(m._sys.ptr),)
     r.record[0] = 123.0                       # fields are views into the record
     assert r.qdd[0] == 123.0
     d = r.as_dict()
