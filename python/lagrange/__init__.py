@@ -237,7 +237,9 @@ class Model(_eval.Core):
         the call is done. ValueError once closed."""
         owner = getattr(self, "_sys", None)
         if owner is None:
-            raise ValueError(_CLOSED)
+            raise ValueError(_CLOSED if hasattr(self, "_sys") else
+                             "this Model has no derived system: make one with lagrange.load "
+                             "or lagrange.loads")
         return owner
 
     @property
