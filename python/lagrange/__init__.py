@@ -14,14 +14,18 @@ build/, then the system).
     A, B = m.linearize(at={"theta": 0.0}, independent=["x", "x'"])
     M, f = m.equations()                          # exact SymPy matrices
     src = m.codegen(lang="c")
+    m.close()                                     # or: with lagrange.load(...) as m:
 
-Errors in a model raise ModelError (a ValueError) carrying file, line, col.
+Errors in a model raise ModelError (a ValueError) carrying file, line, col;
+a value out of range (tf=inf, a NUL in a name) raises ValueError.
 A Model may be used from several threads at once. eval and accel are
 one C call each (the extension lagrange._fast: `make python`), well under
 a microsecond on small models (bench/RESULTS.md); a batch costs the
 library's arithmetic per state.
 """
 import ctypes
+import os
+
 import numpy as np
 
 from . import _eval, _lib
@@ -56,8 +60,8 @@ def _error(st, text, file, line, col, message, hint):
     """The exception for a diagnostic of status st (the strings as bytes);
     the C extension raises what this returns too."""
     text = text.decode(errors="replace")
-    if st == 4:
-        return TypeError(text or "bad call into liblagrange")
+    if st == 4:  # a usage error: an argument out of range (tf = inf, a huge text)
+        return ValueError(text or "bad call into liblagrange")
     if st == 3:
         return MemoryError(text)
     if st == 5:
@@ -96,25 +100,58 @@ def _method(method):
         raise ValueError("method must be 'lagrange' or 'kane', not %r" % (method,)) from None
 
 
+def _c_path(path, what):
+    """A path (str, bytes or os.PathLike, as open() takes) as the bytes the
+    C library receives. A NUL byte would end the C string early (another
+    file would be opened): ValueError."""
+    try:
+        b = os.fsencode(path)
+    except TypeError:
+        raise TypeError("%s must be a str, bytes or os.PathLike, not %s"
+                        % (what, type(path).__name__)) from None
+    if b"\0" in b:
+        raise ValueError("%s %r contains a NUL byte: a file name cannot contain one"
+                         % (what, os.fsdecode(b)))
+    return b
+
+
+def _name(k, what):
+    """A parameter's or coordinate's name given by the caller: a str
+    without NUL (no name in a model has one)."""
+    if not isinstance(k, str):
+        raise TypeError("%s names are strings, not %r" % (what, k))
+    if "\0" in k:
+        raise ValueError("%s name %r contains a NUL byte: no %s is named so" % (what, k, what))
+    return k
+
+
 def load(path, method="lagrange"):
-    """Load, check and derive the model file at `path` (method "lagrange"
-    or "kane"); returns a Model. Raises ModelError for a bad model, OSError
-    when the file cannot be read."""
+    """Load, check and derive the model file at `path` (a str, bytes or
+    os.PathLike; method "lagrange" or "kane"); returns a Model. Raises
+    ModelError for a bad model, OSError when the file cannot be read,
+    ValueError for a path with a NUL byte."""
     diag = _lib.Diag()
     mp = ctypes.c_void_p()
     meth = _method(method)
-    _check(lib.lg_model_load_file(str(path).encode(), ctypes.byref(mp), ctypes.byref(diag)),
-           diag)
+    _check(lib.lg_model_load_file(_c_path(path, "path"), ctypes.byref(mp),
+                                  ctypes.byref(diag)), diag)
     return Model._derive(mp, meth)
 
 
 def loads(text, name="<string>", method="lagrange"):
-    """Like load, from the model's text; `name` is what diagnostics call it."""
+    """Like load, from the model's text (str or bytes); `name` is what
+    diagnostics call it (a str, bytes or os.PathLike, as for load)."""
     diag = _lib.Diag()
     mp = ctypes.c_void_p()
     meth = _method(method)
-    data = text.encode() if isinstance(text, str) else bytes(text)
-    _check(lib.lg_model_load_string(name.encode(), data, len(data), ctypes.byref(mp),
+    cname = _c_path(name, "name")
+    if isinstance(text, str):
+        data = text.encode()
+    elif isinstance(text, (bytes, bytearray, memoryview)):
+        data = bytes(text)
+    else:
+        raise TypeError("text must be a str or bytes, not %s" % type(text).__name__)
+    _check(lib.lg_model_load_string(cname, data, len(data), ctypes.byref(mp),
                                     ctypes.byref(diag)), diag)
     return Model._derive(mp, meth)
 
@@ -130,15 +167,42 @@ def _dptr_or_none(a):
     return None if a is None else _dptr(a)
 
 
+class _System:
+    """Owns one lg_system and frees it when the last reference goes: the
+    Model's, its C core's (lagrange._fast.Core holds one), or a call's in
+    progress (each method keeps one in a local until it returns). So
+    closing a Model in a simulate callback, or in another thread while an
+    eval runs, cannot free the system under a call."""
+    __slots__ = ("ptr", "__weakref__")
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+    def __del__(self, _free=lib.lg_system_free):
+        ptr, self.ptr = self.ptr, None
+        if ptr:
+            _free(ptr)
+
+
+_CLOSED = ("this Model is closed (by close() or the end of its `with` block): "
+           "load the model again to use it")
+
+_MAX_ROWS_TOP = 2 ** 63  # max_rows beyond this is no bound at all (and fits size_t)
+
+
 class Model(_eval.Core):
     """A derived model (equations ready to evaluate). Build it with load or
     loads. It is safe to call eval/accel/simulate/linearize on one model
     from several threads at once. eval and accel are methods of the C
     extension (lagrange._fast.Core); the rest is Python over ctypes.
 
+    close() releases the derived system at once (else it goes with the
+    Model); afterwards every method raises ValueError. A Model is a context
+    manager: `with lagrange.load(path) as m:` closes it at the end.
+
     Attributes: coordinates (names), parameters ({name: default}, NaN
     where the model gives none), inputs (names), method, n (coordinates),
-    m (constraint rows, one multiplier each)."""
+    m (constraint rows, one multiplier each), closed."""
 
     @classmethod
     def _derive(cls, mp, meth):
@@ -148,9 +212,10 @@ class Model(_eval.Core):
             _check(lib.lg_derive(mp, meth, ctypes.byref(sp), ctypes.byref(diag)), diag)
         finally:
             lib.lg_model_free(mp)
+        owner = _System(sp.value)
+        sp = owner.ptr
         self = cls.__new__(cls)
-        self._s = sp
-        self._free = lib.lg_system_free
+        self._sys = owner
         self.method = "kane" if meth else "lagrange"
         self.n = lib.lg_nq(sp)
         self.m = lib.lg_nc(sp)
@@ -163,23 +228,52 @@ class Model(_eval.Core):
         self.parameters = dict(zip(names, (float(v) for v in vals)))
         self._pindex = {k: i for i, k in enumerate(names)}
         self.inputs = [lib.lg_input_name(sp, i).decode() for i in range(lib.lg_ninputs(sp))]
-        self._bind(sp.value, self.n, self.m, np_, lib.lg_eval_record_size(sp))
+        self._bind(owner, self.n, self.m, np_, lib.lg_eval_record_size(sp))
         return self
 
-    def __del__(self):
-        s = getattr(self, "_s", None)
-        if s:
-            self._free(s)
-            self._s = None
+    # -- lifetime -----------------------------------------------------------------
+    def _live(self):
+        """The _System for one call: the caller keeps it in a local until
+        the call is done. ValueError once closed."""
+        owner = getattr(self, "_sys", None)
+        if owner is None:
+            raise ValueError(_CLOSED if hasattr(self, "_sys") else
+                             "this Model has no derived system: make one with lagrange.load "
+                             "or lagrange.loads")
+        return owner
+
+    @property
+    def closed(self):
+        """True after close()."""
+        return getattr(self, "_sys", None) is None
+
+    def close(self):
+        """Release the derived system now rather than when the Model is
+        garbage-collected; every method raises ValueError afterwards.
+        Closing twice does nothing. A call in progress (the simulate whose
+        callback closes the model, an eval in another thread) finishes
+        first: the system is freed when the last such call returns."""
+        self._sys = None
+        self._unbind()
+
+    def __enter__(self):
+        self._live()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
 
     def __repr__(self):
-        return "<lagrange.Model %s coordinates=%r>" % (self.method, self.coordinates)
+        return "<lagrange.Model %s coordinates=%r%s>" % (self.method, self.coordinates,
+                                                          " closed" if self.closed else "")
 
     # -- helpers ------------------------------------------------------------------
     def initial_state(self):
         """(q, qd): the model's `initial` values as numpy arrays."""
+        owner = self._live()
         q, qd = np.zeros(self.n), np.zeros(self.n)
-        lib.lg_initial_state(self._s, _dptr(q), _dptr(qd))
+        lib.lg_initial_state(owner.ptr, _dptr(q), _dptr(qd))
         return q, qd
 
     def _params(self, params):
@@ -194,7 +288,7 @@ class Model(_eval.Core):
             return None
         p = np.array(list(self.parameters.values()), dtype=float)
         for k, v in params.items():
-            if k not in self._pindex:
+            if _name(k, "parameter") not in self._pindex:
                 raise KeyError("no parameter %r (the model has %s)"
                                % (k, ", ".join(self.parameters) or "none"))
             p[self._pindex[k]] = float(v)
@@ -213,7 +307,7 @@ class Model(_eval.Core):
             q0, qd0 = self.initial_state()
             a = (q0 if what == "q" else qd0).copy()
             for k, x in v.items():
-                if k not in self.coordinates:
+                if _name(k, "coordinate") not in self.coordinates:
                     raise KeyError("no coordinate %r (the model has %s)"
                                    % (k, ", ".join(self.coordinates)))
                 a[self.coordinates.index(k)] = float(x)
@@ -287,7 +381,7 @@ class Model(_eval.Core):
             independent = [w for w in independent.replace(",", " ").split() if w]
         flags = (ctypes.c_int * (2 * self.n))()
         for name in independent:
-            rate = name.endswith("'")
+            rate = _name(name, "coordinate").endswith("'")
             base = name[:-1] if rate else name
             if base not in self.coordinates:
                 raise KeyError("independent: %r is not a coordinate or a coordinate's rate "
@@ -305,9 +399,10 @@ class Model(_eval.Core):
         a string "x, theta'" (like `--independent`); the rest is chosen by
         pivoting. Returns (A, B) numpy arrays; the full result (state
         names, inputs, x0, r0) is in self.last_linearization."""
+        owner = self._live()
         q, qd_ = self.initial_state()
         for k, v in (at or {}).items():
-            if k.endswith("'") and k[:-1] in self.coordinates:
+            if _name(k, "coordinate").endswith("'") and k[:-1] in self.coordinates:
                 qd_[self.coordinates.index(k[:-1])] = float(v)
             elif k in self.coordinates:
                 q[self.coordinates.index(k)] = float(v)
@@ -325,7 +420,7 @@ class Model(_eval.Core):
         res = _lib.Linearization(0, 0, state, _sptr(A), _sptr(B), _sptr(x0), _sptr(r0),
                                  None, None)
         diag = _lib.Diag()
-        _check(lib.lg_linearize(self._s, float(t), _dptr(q), _dptr(qd_), _dptr_or_none(p),
+        _check(lib.lg_linearize(owner.ptr, float(t), _dptr(q), _dptr(qd_), _dptr_or_none(p),
                                 flags, ctypes.byref(res), ctypes.byref(diag)), diag)
         nx, nr = res.nx, res.nr
         names = [self.coordinates[k] if k < n else self.coordinates[k - n] + "'"
@@ -341,7 +436,8 @@ class Model(_eval.Core):
                     "erk": 4, "verner": 5, "fehlberg": 6, "adams": 7}
 
     def simulate(self, tf=None, dt=None, t0=None, q0=None, qd0=None, params=None,
-                 rtol=None, atol=None, project=False, callback=None, integrator=None):
+                 rtol=None, atol=None, project=False, callback=None, max_rows=None,
+                 integrator=None):
         """Integrate as `lagrange simulate` (the model's `simulate` line for
         what is not given; q0/qd0 None: the model's initial state, or a
         dict by coordinate name). Returns a Simulation: a dict of numpy
@@ -352,13 +448,19 @@ class Model(_eval.Core):
         there (the Simulation ends with that point). An exception raised
         in it (KeyboardInterrupt included) stops the run and propagates.
 
+        As the command, a run of more than max_rows rows ((tf - t0)/dt + 1;
+        default 10,000,000, as `simulate --max-rows`) is refused up front.
+
         integrator: as `simulate --integrator` (adams, erk, dopri, verner,
         fehlberg, bdf, ida; None or "auto": the command's default).
 
-        Raises ModelError for an inconsistent initial state (unless
-        project=True) and NumericError for a failure on the way."""
+        Raises ValueError for options out of range (t0, tf or dt not
+        finite, tf <= t0, dt <= 0, too many rows, an unknown integrator),
+        ModelError for an inconsistent initial state (unless project=True)
+        and NumericError for a failure on the way."""
+        owner = self._live()
         o = _lib.SimOptions()
-        lib.lg_sim_options_default(self._s, ctypes.byref(o))
+        lib.lg_sim_options_default(owner.ptr, ctypes.byref(o))
         if integrator is not None:
             if integrator not in self._INTEGRATORS:
                 raise ValueError("integrator is one of %s, not %r"
@@ -367,6 +469,11 @@ class Model(_eval.Core):
         for k, v in (("tf", tf), ("dt", dt), ("t0", t0), ("rtol", rtol), ("atol", atol)):
             if v is not None:
                 setattr(o, k, float(v))
+        if max_rows is not None:
+            mr = float(max_rows)
+            if not (mr >= 1 and mr.is_integer()):
+                raise ValueError("max_rows must be a whole number >= 1, not %r" % (max_rows,))
+            o.max_rows = int(min(mr, _MAX_ROWS_TOP))
         o.project = 1 if project else 0
         q = self._state(q0, "q")
         qd = self._state(qd0, "qd")
@@ -392,7 +499,7 @@ class Model(_eval.Core):
         ccb = _lib.SIM_CALLBACK(cb)
         stats = _lib.SimStats()
         diag = _lib.Diag()
-        st = lib.lg_simulate(self._s, ctypes.byref(o), _dptr_or_none(q), _dptr_or_none(qd),
+        st = lib.lg_simulate(owner.ptr, ctypes.byref(o), _dptr_or_none(q), _dptr_or_none(qd),
                              _dptr_or_none(p), ccb, None, ctypes.byref(stats),
                              ctypes.byref(diag))
         if raised:
@@ -408,9 +515,10 @@ class Model(_eval.Core):
 
     # -- text ---------------------------------------------------------------------
     def _string(self, fn, *args):
+        owner = self._live()
         out = ctypes.c_void_p()
         diag = _lib.Diag()
-        _check(fn(self._s, *args, ctypes.byref(out), ctypes.byref(diag)), diag)
+        _check(fn(owner.ptr, *args, ctypes.byref(out), ctypes.byref(diag)), diag)
         try:
             return ctypes.string_at(out.value).decode()
         finally:
@@ -432,10 +540,13 @@ class Model(_eval.Core):
 
     def codegen_files(self, lang="c", name="model"):
         """(source, header) of codegen; header is None for Python."""
+        owner = self._live()
         lg = {"c": 0, "python": 1}[lang]
+        if not isinstance(name, str) or "\0" in name:
+            raise ValueError("name must be a C identifier (a str without NUL), not %r" % (name,))
         src, hdr = ctypes.c_void_p(), ctypes.c_void_p()
         diag = _lib.Diag()
-        _check(lib.lg_codegen(self._s, lg, name.encode(), ctypes.byref(src),
+        _check(lib.lg_codegen(owner.ptr, lg, name.encode(), ctypes.byref(src),
                               ctypes.byref(hdr), ctypes.byref(diag)), diag)
         try:
             s = ctypes.string_at(src.value).decode()
@@ -461,5 +572,6 @@ class Model(_eval.Core):
     def parameter_values(self):
         """{sympy.Symbol: value} of the defaults, for .subs on equations()."""
         import sympy as sm
+        self._live()
         return {sm.Symbol(k): sm.nsimplify(v, rational=True)
                 for k, v in self.parameters.items() if v == v}

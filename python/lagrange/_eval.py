@@ -44,6 +44,9 @@ else:
         def _bind(self, *args):
             pass
 
+        def _unbind(self):
+            pass
+
         def eval(self, q=None, qd=None, t=0.0, params=None):
             """Needs the C extension lagrange._fast (see HOW_TO_BUILD)."""
             raise ImportError(MISSING)

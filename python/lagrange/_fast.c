@@ -34,9 +34,16 @@ enum { FAST_STACK_N = 64, FAST_ARGS = 4 };
 /* Batches from this many states release the GIL around the library. */
 enum { FAST_NOGIL_MIN = 32 };
 
+/* The lg_system is owned by a Python object (lagrange._System, which
+ * frees it when the last reference goes): the core holds a reference to
+ * it, not only its address, and every call takes one more for its
+ * duration. So Model.close() (or the Model's last reference going) in a
+ * simulate callback, or in another thread while a batch runs without the
+ * GIL, frees the system only once the calls using it have returned. */
 typedef struct core {
   PyObject_HEAD
-  const lg_system *s;
+  PyObject *owner;     /* the _System; NULL before _bind and after _unbind */
+  const lg_system *s;  /* its address, valid while owner is held */
   Py_ssize_t n, m, np, size;
 } core;
 
@@ -140,26 +147,45 @@ static void raise_diag(lg_status st, const lg_diag *d) {
   }
 }
 
+/* ---- the system of a call ----------------------------------------------------------- */
+/* A new reference to the owner of c's system for one call (release it
+ * with Py_DECREF when the call is done) and the system's address in *s
+ * (valid until then, whatever Python code runs meanwhile); NULL with the
+ * Model's "closed" error (its _live() raises it) once the model is closed. */
+static PyObject *hold(PyObject *self, const lg_system **s) {
+  core *c = (core *)self;
+  *s = c->s;
+  if (c->owner) return Py_NewRef(c->owner);
+  PyObject *r = PyObject_CallMethod(self, "_live", NULL);
+  if (r) { /* _live did not raise: a core never bound (not made by load) */
+    Py_DECREF(r);
+    PyErr_SetString(PyExc_ValueError, "this Model has no derived system: make one with "
+                                      "lagrange.load or lagrange.loads");
+  }
+  return NULL;
+}
+
 /* ---- the library calls -------------------------------------------------------------- */
 typedef struct call {
+  const lg_system *s;
   size_t count;
   const double *t, *q, *qd, *p;
   double *out;
 } call;
 
-static lg_status call_lib(const core *c, int accel, const call *a) {
-  return accel ? fast_fn.accel_many(c->s, a->count, a->t, a->q, a->qd, a->p, a->out, NULL, NULL)
-               : fast_fn.eval_many(c->s, a->count, a->t, a->q, a->qd, a->p, a->out, NULL);
+static lg_status call_lib(int accel, const call *a) {
+  return accel ? fast_fn.accel_many(a->s, a->count, a->t, a->q, a->qd, a->p, a->out, NULL, NULL)
+               : fast_fn.eval_many(a->s, a->count, a->t, a->q, a->qd, a->p, a->out, NULL);
 }
 
 /* lg_eval_many / lg_eval_accel_many without a diagnostic, the GIL released
  * for a large batch (the library is thread-safe on one system; the arrays
  * are held by the caller's references, the output is ours alone). */
-static lg_status run(const core *c, int accel, const call *a) {
-  if (a->count < FAST_NOGIL_MIN) return call_lib(c, accel, a);
+static lg_status run(int accel, const call *a) {
+  if (a->count < FAST_NOGIL_MIN) return call_lib(accel, a);
   lg_status st;
   Py_BEGIN_ALLOW_THREADS
-  st = call_lib(c, accel, a);
+  st = call_lib(accel, a);
   Py_END_ALLOW_THREADS
   return st;
 }
@@ -171,13 +197,13 @@ static void raise_run(const core *c, int accel, int batch, const call *a) {
   lg_diag d;
   lg_status st;
   if (batch) {
-    st = accel ? fast_fn.accel_many(c->s, a->count, a->t, a->q, a->qd, a->p, a->out, NULL, &d)
-               : fast_fn.eval_many(c->s, a->count, a->t, a->q, a->qd, a->p, a->out, &d);
+    st = accel ? fast_fn.accel_many(a->s, a->count, a->t, a->q, a->qd, a->p, a->out, NULL, &d)
+               : fast_fn.eval_many(a->s, a->count, a->t, a->q, a->qd, a->p, a->out, &d);
   } else if (accel) {
-    st = fast_fn.accel(c->s, a->t[0], a->q, a->qd, a->p, a->out, NULL, &d);
+    st = fast_fn.accel(a->s, a->t[0], a->q, a->qd, a->p, a->out, NULL, &d);
   } else {
     lg_eval_result r = fast_record_ptrs(c->n, c->m, a->out);
-    st = fast_fn.eval(c->s, a->t[0], a->q, a->qd, a->p, &r, &d);
+    st = fast_fn.eval(a->s, a->t[0], a->q, a->qd, a->p, &r, &d);
   }
   if (st == LG_OK) {
     PyErr_SetString(PyExc_RuntimeError, "liblagrange failed once and not the second time");
@@ -189,23 +215,24 @@ static void raise_run(const core *c, int accel, int batch, const call *a) {
 /* ---- one state, the fast path -------------------------------------------------------- */
 /* eval/accel at the state in a[] when it is plain numbers and no params;
  * NULL without an exception when the Python path must take it (not plain,
- * or the library reported an error: the Python path raises it). */
-static PyObject *one_state(const core *c, int accel, PyObject **a) {
+ * or the library reported an error: the Python path raises it). The
+ * caller holds the system s. */
+static PyObject *one_state(const core *c, const lg_system *s, int accel, PyObject **a) {
   double t, bq[FAST_STACK_N], bqd[FAST_STACK_N];
-  if ((a[3] && a[3] != Py_None) || !a[0] || !a[1] || !c->s || !get_t(a[2], &t)) return NULL;
+  if ((a[3] && a[3] != Py_None) || !a[0] || !a[1] || !get_t(a[2], &t)) return NULL;
   const double *q = get_vec(a[0], c->n, bq);
   const double *qd = q ? get_vec(a[1], c->n, bqd) : NULL;
   if (!qd) return NULL;
   if (accel) {
     npy_intp dim = c->n;
     PyObject *out = PyArray_SimpleNew(1, &dim, NPY_DOUBLE);
-    if (out && fast_fn.accel_many(c->s, 1, &t, q, qd, NULL, PyArray_DATA((PyArrayObject *)out),
+    if (out && fast_fn.accel_many(s, 1, &t, q, qd, NULL, PyArray_DATA((PyArrayObject *)out),
                                   NULL, NULL) != LG_OK)
       Py_CLEAR(out);
     return out;
   }
   fast_result *r = fast_result_one(c->n, c->m, c->size);
-  if (r && fast_fn.eval_many(c->s, 1, &t, q, qd, NULL, r->data, NULL) != LG_OK) Py_CLEAR(r);
+  if (r && fast_fn.eval_many(s, 1, &t, q, qd, NULL, r->data, NULL) != LG_OK) Py_CLEAR(r);
   return (PyObject *)r;
 }
 
@@ -221,9 +248,13 @@ static PyObject *core_eval(PyObject *self, PyObject *const *args, Py_ssize_t nar
                            PyObject *kwnames) {
   PyObject *a[FAST_ARGS];
   if (parse("eval", args, nargs, kwnames, a) < 0) return NULL;
-  PyObject *r = one_state((core *)self, 0, a);
-  if (r || PyErr_Occurred()) return r;
-  return slow(self, slow_eval, a);
+  const lg_system *s;
+  PyObject *owner = hold(self, &s);
+  if (!owner) return NULL;
+  PyObject *r = one_state((core *)self, s, 0, a);
+  if (!r && !PyErr_Occurred()) r = slow(self, slow_eval, a);
+  Py_DECREF(owner);
+  return r;
 }
 
 static PyObject *core_accel(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -235,9 +266,13 @@ static PyObject *core_accel(PyObject *self, PyObject *const *args, Py_ssize_t na
       PyErr_Format(PyExc_TypeError, "accel() missing required argument %R", arg_str[k]);
       return NULL;
     }
-  PyObject *r = one_state((core *)self, 1, a);
-  if (r || PyErr_Occurred()) return r;
-  return slow(self, slow_accel, a);
+  const lg_system *s;
+  PyObject *owner = hold(self, &s);
+  if (!owner) return NULL;
+  PyObject *r = one_state((core *)self, s, 1, a);
+  if (!r && !PyErr_Occurred()) r = slow(self, slow_accel, a);
+  Py_DECREF(owner);
+  return r;
 }
 
 /* ---- many states, from the Python path --------------------------------------------- */
@@ -258,17 +293,15 @@ static const double *get_arr(PyObject *v, const char *what, int nd, Py_ssize_t d
   return (const double *)PyArray_DATA(a);
 }
 
-/* The call of _eval_many(Q, QD, T, P, batch) / _accel_many; *batch set. */
-static int get_call(const core *c, PyObject *const *args, Py_ssize_t nargs, call *a,
-                    int *batch) {
+/* The call of _eval_many(Q, QD, T, P, batch) / _accel_many on the system
+ * s, which the caller holds; *batch set. */
+static int get_call(const core *c, const lg_system *s, PyObject *const *args,
+                    Py_ssize_t nargs, call *a, int *batch) {
   if (nargs != 5) {
     PyErr_SetString(PyExc_TypeError, "_eval_many(Q, QD, T, P, batch) takes 5 arguments");
     return -1;
   }
-  if (!c->s) {
-    PyErr_SetString(PyExc_RuntimeError, "the model has no derived system");
-    return -1;
-  }
+  a->s = s;
   if (!(a->q = get_arr(args[0], "Q", 2, -1, c->n))) return -1;
   Py_ssize_t N = PyArray_DIM((PyArrayObject *)args[0], 0);
   a->count = (size_t)N;
@@ -298,14 +331,15 @@ static PyObject *new_output(const core *c, int accel, int batch, call *a) {
   return out;
 }
 
-static PyObject *many(PyObject *self, int accel, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *many_held(PyObject *self, const lg_system *s, int accel,
+                           PyObject *const *args, Py_ssize_t nargs) {
   const core *c = (const core *)self;
   call a;
   int batch;
-  if (get_call(c, args, nargs, &a, &batch) < 0) return NULL;
+  if (get_call(c, s, args, nargs, &a, &batch) < 0) return NULL;
   PyObject *out = new_output(c, accel, batch, &a);
   if (!out) return NULL;
-  if (run(c, accel, &a) != LG_OK) {
+  if (run(accel, &a) != LG_OK) {
     raise_run(c, accel, batch, &a);
     Py_DECREF(out);
     return NULL;
@@ -313,6 +347,15 @@ static PyObject *many(PyObject *self, int accel, PyObject *const *args, Py_ssize
   if (!batch || accel) return out;
   PyObject *r = fast_result_batch(c->n, c->m, out);
   Py_DECREF(out);
+  return r;
+}
+
+static PyObject *many(PyObject *self, int accel, PyObject *const *args, Py_ssize_t nargs) {
+  const lg_system *s;
+  PyObject *owner = hold(self, &s);
+  if (!owner) return NULL;
+  PyObject *r = many_held(self, s, accel, args, nargs);
+  Py_DECREF(owner);
   return r;
 }
 
@@ -324,14 +367,15 @@ static PyObject *core_accel_many(PyObject *self, PyObject *const *args, Py_ssize
   return many(self, 1, args, nargs);
 }
 
-/* _bind(address, n, m, np, record_size): the lg_system this Model wraps
- * (owned by the Model, which frees it), its sizes, and the library's
- * record size (checked against this extension's layout). */
+/* _bind(owner, n, m, np, record_size): the owner of the lg_system this
+ * Model wraps (a lagrange._System: its `ptr` is the address; the core
+ * keeps a reference), its sizes, and the library's record size (checked
+ * against this extension's layout). */
 static PyObject *core_bind(PyObject *self, PyObject *args) {
   core *c = (core *)self;
-  PyObject *addr;
+  PyObject *owner;
   Py_ssize_t n, m, np, size;
-  if (!PyArg_ParseTuple(args, "Onnnn", &addr, &n, &m, &np, &size)) return NULL;
+  if (!PyArg_ParseTuple(args, "Onnnn", &owner, &n, &m, &np, &size)) return NULL;
   if (!fast_fn.eval_many) {
     PyErr_SetString(PyExc_RuntimeError, "lagrange._fast.bind() was not called");
     return NULL;
@@ -341,14 +385,39 @@ static PyObject *core_bind(PyObject *self, PyObject *args) {
                                        "extension lagrange._fast: rebuild both (make python)");
     return NULL;
   }
+  PyObject *addr = PyObject_GetAttrString(owner, "ptr");
+  if (!addr) return NULL;
   void *s = PyLong_AsVoidPtr(addr);
-  if (!s && PyErr_Occurred()) return NULL;
+  Py_DECREF(addr);
+  if (!s) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "_bind: a NULL system");
+    return NULL;
+  }
+  Py_INCREF(owner);
+  Py_XSETREF(c->owner, owner);
   c->s = s;
   c->n = n;
   c->m = m;
   c->np = np;
   c->size = size;
   Py_RETURN_NONE;
+}
+
+/* _unbind(): lets go of the system (Model.close); calls in flight keep
+ * their own reference until they return. */
+static PyObject *core_unbind(PyObject *self, PyObject *unused) {
+  (void)unused;
+  core *c = (core *)self;
+  c->s = NULL;
+  Py_CLEAR(c->owner);
+  Py_RETURN_NONE;
+}
+
+static void core_dealloc(PyObject *self) {
+  PyTypeObject *tp = Py_TYPE(self);
+  Py_CLEAR(((core *)self)->owner);
+  tp->tp_free(self);
+  Py_DECREF(tp); /* a heap type's instance holds its type */
 }
 
 PyDoc_STRVAR(eval_doc,
@@ -380,12 +449,14 @@ static PyMethodDef core_methods[] = {
      "_eval_many(Q, QD, T, P, batch): lg_eval_many on normalized arrays."},
     {"_accel_many", (PyCFunction)(void (*)(void))core_accel_many, METH_FASTCALL,
      "_accel_many(Q, QD, T, P, batch): lg_eval_accel_many on normalized arrays."},
-    {"_bind", core_bind, METH_VARARGS, "_bind(address, n, m, np, record_size)"},
+    {"_bind", core_bind, METH_VARARGS, "_bind(owner, n, m, np, record_size)"},
+    {"_unbind", core_unbind, METH_NOARGS, "_unbind(): let go of the system (close)."},
     {NULL, NULL, 0, NULL}};
 
 static PyType_Slot core_slots[] = {
     {Py_tp_doc, (void *)"The evaluation core of a Model (C)."},
     {Py_tp_methods, core_methods},
+    {Py_tp_dealloc, (void *)core_dealloc},
     {0, NULL}};
 
 static PyType_Spec core_spec = {"lagrange._fast.Core", sizeof(core), 0,

@@ -42,7 +42,14 @@ typedef struct fast_field {
   npy_intp dims[2];
 } fast_field;
 
+/* The largest n or m of a record: every offset (the largest term is
+ * (2n + m)^2) and the record's bytes then fit a Py_ssize_t. No model
+ * comes near it. */
+#define FAST_MAX_DIM ((Py_ssize_t)1 << (sizeof(Py_ssize_t) >= 8 ? 28 : 12))
+
 fast_field fast_field_at(Py_ssize_t n, Py_ssize_t m, int k);
+/* The record's size in doubles; -1 when n or m is negative or past
+ * FAST_MAX_DIM. */
 Py_ssize_t fast_record_size(Py_ssize_t n, Py_ssize_t m);
 
 /* The record pointers lg_eval fills, for a record at rec. */

@@ -43,6 +43,7 @@ fast_field fast_field_at(Py_ssize_t n, Py_ssize_t m, int k) {
 }
 
 Py_ssize_t fast_record_size(Py_ssize_t n, Py_ssize_t m) {
+  if (n < 0 || m < 0 || n > FAST_MAX_DIM || m > FAST_MAX_DIM) return -1;
   return fast_field_at(n, m, FAST_NFIELDS - 1).off + 1;
 }
 
@@ -214,21 +215,35 @@ static PyObject *result_reduce(PyObject *self, PyObject *unused) {
   return rec ? Py_BuildValue("O(Onn)", rebuild_fn, rec, r->n, r->m) : NULL;
 }
 
+/* The arguments come from a pickle, which anyone can write: n and m are
+ * bounded before any size is computed from them (a size that wrapped
+ * could match a small record and give views far past its end), and a
+ * batch's records are copied (the views are writable and aligned). */
 PyObject *fast_result_rebuild(PyObject *module, PyObject *args) {
   (void)module;
   PyObject *rec;
   Py_ssize_t n, m;
   if (!PyArg_ParseTuple(args, "O!nn", &PyArray_Type, &rec, &n, &m)) return NULL;
   PyArrayObject *a = (PyArrayObject *)rec;
-  Py_ssize_t size = n >= 0 && m >= 0 ? fast_record_size(n, m) : -1;
-  int nd = PyArray_NDIM(a);
-  if (size < 0 || PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_IS_C_CONTIGUOUS(a) ||
-      !PyArray_ISNOTSWAPPED(a) || (nd != 1 && nd != 2) || PyArray_DIM(a, nd - 1) != size) {
-    PyErr_SetString(PyExc_ValueError, "_result(record, n, m): a C-contiguous float64 record "
-                                      "(or N of them) of an (n, m) system is needed");
+  Py_ssize_t size = fast_record_size(n, m);
+  if (size < 0) {
+    PyErr_Format(PyExc_ValueError, "_result(record, n, m): n and m must be from 0 to %zd, "
+                 "not %zd and %zd", (Py_ssize_t)FAST_MAX_DIM, n, m);
     return NULL;
   }
-  if (nd == 2) return fast_result_batch(n, m, rec);
+  int nd = PyArray_NDIM(a);
+  if (PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) ||
+      !PyArray_ISNOTSWAPPED(a) || (nd != 1 && nd != 2) || PyArray_DIM(a, nd - 1) != size) {
+    PyErr_Format(PyExc_ValueError, "_result(record, n, m): a C-contiguous float64 record "
+                 "of %zd values (or N of them) is needed for n = %zd, m = %zd", size, n, m);
+    return NULL;
+  }
+  if (nd == 2) {
+    PyObject *own = PyArray_NewCopy(a, NPY_CORDER);
+    PyObject *r = own ? fast_result_batch(n, m, own) : NULL;
+    Py_XDECREF(own);
+    return r;
+  }
   fast_result *r = fast_result_one(n, m, size);
   if (r) memcpy(r->data, PyArray_DATA(a), size * sizeof *r->data);
   return (PyObject *)r;

@@ -163,7 +163,7 @@ def test_result_object():
     assert r.qdd is r.qdd and not r.batch and isinstance(r.T, float)
     assert r.mass_matrix.shape == (3, 4) and r.mass_matrix_full.shape == (7, 7)
     assert np.shares_memory(r.qdd, r.record) and np.shares_memory(r.forcing, r.record)
-    assert r.record.shape == (lagrange._lib.lib.lg_eval_record_size(m._s),)
+    assert r.record.shape == (lagrange._lib.lib.lg_eval_record_size(m._sys.ptr),)
     r.record[0] = 123.0                       # fields are views into the record
     assert r.qdd[0] == 123.0
     d = r.as_dict()
@@ -194,6 +194,47 @@ def test_result_pickles_and_copies():
                 assert np.array_equal(getattr(c, f), getattr(r, f), equal_nan=True), f
     with pytest.raises(ValueError):
         lagrange._eval._fast._result(np.zeros(5), 3, 1)
+
+
+def test_result_sizes_from_a_pickle():
+    """_result takes n and m from a pickle: sizes that wrap are refused
+    before they are computed. n = 0, m = 486331011735726987 makes the
+    record size wrap to 28: a 28-value record gave a view of 4.8e17
+    multipliers, and reading one crashed. The test runs in a child so that
+    a crash fails it cleanly."""
+    code = textwrap.dedent("""
+        import pickle, numpy as np, lagrange
+        from lagrange import _fast
+        for n, m, size in ((0, 486331011735726987, 28), (2**40, 0, 16), (1, 2**62, 10)):
+            for rec in (np.zeros(size), np.zeros((2, size))):
+                try:
+                    r = _fast._result(rec, n, m)
+                    print("built", float(r.lam.reshape(-1)[10**15 % max(r.lam.size, 1)]))
+                except ValueError as e:
+                    print("ValueError", "n and m" in str(e))
+        # a pickle naming the same sizes, as anyone can write one
+        class Forged:
+            def __reduce__(self):
+                return (_fast._result, (np.zeros(28), 0, 486331011735726987))
+        try:
+            pickle.loads(pickle.dumps(Forged()))
+            print("unpickled")
+        except ValueError as e:
+            print("ValueError", "n and m" in str(e))
+    """)
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+    assert r.stdout.split("\n")[:7] == ["ValueError True"] * 7, r.stdout
+    # an unaligned or read-only batch is copied, not viewed
+    m = lagrange.loads("coordinates x\nT = x'^2/2\nV = x^2/2\n")
+    b = m.eval(np.zeros((2, 1)), np.ones((2, 1)))
+    ro = b.record.copy()
+    ro.flags.writeable = False
+    c = lagrange._eval._fast._result(ro, 1, 0)
+    c.qdd[0] = 5.0  # its own copy: writable
+    assert ro[0, 0] == b.record[0, 0]
 
 
 def test_threads_one_model_single_and_batches():

@@ -107,8 +107,9 @@ typedef enum lg_method { LG_LAGRANGE = 0, LG_KANE = 1 } lg_method;
 /* Read, parse and check a model file (the language of lagrange-model(5)),
  * as the command reads it: at most 64 MB; "-" reads standard input. */
 LAGRANGE_API lg_status lg_model_load_file(const char *path, lg_model **out, lg_diag *diag);
-/* The same from text in memory: len bytes (no NUL needed). `name` is what
- * diagnostics call the text (like a file name); NULL: "<string>". */
+/* The same from text in memory: len bytes (no NUL needed; more than 64 MB
+ * is LG_ERR_USAGE). `name` is what diagnostics call the text (like a file
+ * name); NULL: "<string>". */
 LAGRANGE_API lg_status lg_model_load_string(const char *name, const char *text, size_t len,
                                             lg_model **out, lg_diag *diag);
 LAGRANGE_API void lg_model_free(lg_model *m);
@@ -276,10 +277,17 @@ typedef struct lg_sim_options {
   double alpha, beta;         /* Baumgarte's constants */
   int project;                /* nonzero: move an inconsistent initial state
                                  onto the constraints instead of refusing it */
+  size_t max_rows;            /* refuse up front a run of more output points
+                                 ((tf - t0)/dt + 1) than this; 0:
+                                 LG_SIM_MAX_ROWS */
 } lg_sim_options;
 
+/* The bound on a run's output points unless lg_sim_options.max_rows says
+ * otherwise: the command's `simulate --max-rows` default. */
+#define LG_SIM_MAX_ROWS ((size_t)10000000)
+
 /* The model's `simulate` line (t0 0, tf 10, dt 0.01 when absent),
- * tolerances 1e-10, LG_INT_AUTO, projection. */
+ * tolerances 1e-10, LG_INT_AUTO, projection, LG_SIM_MAX_ROWS. */
 LAGRANGE_API void lg_sim_options_default(const lg_system *s, lg_sim_options *o);
 
 /* One output point: simulate's CSV row. E is T + V (the energy function h
@@ -308,7 +316,10 @@ typedef struct lg_sim_stats {
  * An initial state off a constraint by more than 1e-9 is LG_ERR_MODEL
  * (diag at the constraint) unless o->project. A failure on the way
  * (singular mass matrix, blow-up) is LG_ERR_NUMERIC after every output
- * before it was delivered. cb and stats may be NULL. */
+ * before it was delivered. cb and stats may be NULL. Options out of range
+ * are LG_ERR_USAGE naming the field: t0, tf and dt finite with t0 < tf
+ * and dt > 0, positive finite tolerances, a known integrator and
+ * stabilization, and at most max_rows output points. */
 LAGRANGE_API lg_status lg_simulate(const lg_system *s, const lg_sim_options *o,
                                    const double *q0, const double *qd0, const double *p,
                                    lg_sim_callback cb, void *ud, lg_sim_stats *stats,

@@ -80,7 +80,7 @@ static lg_status run(const lg_system *s, double t, const double *q, const double
   const num_lin *L = NULL;
   lg_status st = api_params(s, p, &par, d);
   if (st == LG_OK) st = compiled(s, &L, d);
-  double *x = lg_malloc((2 * n + 1) * sizeof *x);
+  double *x = lg_calloc(2 * n + 1, sizeof *x);
   int *flags = lg_calloc(4 * n + 1, sizeof *flags); /* indep q, v; dep q, v */
   if (st == LG_OK && (!x || !flags)) st = LG_ERR_NOMEM;
   if (st == LG_OK) {

@@ -1,7 +1,8 @@
 /* lg_api_model.c - loading a model: the text is kept (lg_derive parses it
  * again into a context of its own) and checked now, so that errors in the
  * file are reported by the load. Files are read as the command reads them
- * (lg_read_input: at most 64 MB, "-" is standard input). */
+ * (lg_read_input: at most 64 MB, "-" is standard input); a text in
+ * memory has the same bound. */
 #include "lg_api_internal.h"
 
 #include <string.h>
@@ -42,6 +43,13 @@ lg_status lg_model_load_string(const char *name, const char *text, size_t len,
   lg_status st = LG_OK;
   if (!out || (!text && len)) {
     lg_diag_set(d, LG_ERR_USAGE, name, 0, 0, "lg_model_load_string: out and text are needed");
+    st = LG_ERR_USAGE;
+  } else if (len > LG_INPUT_LIMIT) {
+    /* the bound of a model file; also keeps len + 1 (the copy) from wrapping */
+    lg_diag_set(d, LG_ERR_USAGE, name, 0, 0,
+                "lg_model_load_string: len is %zu bytes, more than %zu MB, the limit for a "
+                "model", len, LG_INPUT_LIMIT >> 20);
+    lg_diag_hint(d, "pass the length of the text (a model is a few kilobytes)");
     st = LG_ERR_USAGE;
   }
   lg_model *m = NULL;

@@ -1,6 +1,9 @@
 /* lg_api_sim.c - integration over time, as `lagrange simulate` does it. */
 #include "lg_api_internal.h"
 
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 /* An initial state further off a constraint than this is refused. */
@@ -15,11 +18,63 @@ void lg_sim_options_default(const lg_system *s, lg_sim_options *o) {
   o->rtol = o->atol = 1e-10;
   o->integrator = LG_INT_AUTO;
   o->stabilize = LG_STAB_PROJECT;
+  o->max_rows = LG_SIM_MAX_ROWS;
+}
+
+/* A usage error about an option, named in the caller's terms: the fields
+ * of lg_sim_options, which are also Model.simulate's arguments. */
+static lg_status bad_option(const lg_system *s, lg_diag *d, const char *hint, const char *fmt,
+                            ...) __attribute__((format(printf, 4, 5)));
+static lg_status bad_option(const lg_system *s, lg_diag *d, const char *hint, const char *fmt,
+                            ...) {
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  lg_diag_set(d, LG_ERR_USAGE, s->lm->file, 0, 0, "simulation options: %s", msg);
+  if (hint) lg_diag_hint(d, "%s", hint);
+  return LG_ERR_USAGE;
+}
+
+/* Every option in range, before anything runs: an infinite or NaN time
+ * would run forever (or not at all), and the output is bounded as the
+ * command's (`simulate --max-rows`). */
+static lg_status check_options(const lg_system *s, const lg_sim_options *o, lg_diag *d) {
+  const struct { const char *name; double v; } times[] = {{"t0", o->t0}, {"tf", o->tf},
+                                                         {"dt", o->dt}};
+  for (size_t i = 0; i < sizeof times / sizeof *times; i++)
+    if (!isfinite(times[i].v))
+      return bad_option(s, d, NULL, "%s must be a finite number, not %g",
+                        times[i].name, times[i].v);
+  if (!(o->tf > o->t0))
+    return bad_option(s, d, "the run goes from t0 to a later tf",
+                      "tf (%g) must be greater than t0 (%g)", o->tf, o->t0);
+  if (!(o->dt > 0)) return bad_option(s, d, NULL, "dt must be positive, not %g", o->dt);
+  if (!(o->rtol > 0 && o->atol > 0 && isfinite(o->rtol) && isfinite(o->atol)))
+    return bad_option(s, d, NULL, "rtol and atol must be positive finite numbers, not %g and %g",
+                      o->rtol, o->atol);
+  if ((unsigned)o->stabilize > LG_STAB_NONE || (unsigned)o->integrator > LG_INT_ADAMS)
+    return bad_option(s, d, "use the values of lg_integrator and lg_stabilize",
+                      "unknown integrator (%d) or stabilization (%d)", (int)o->integrator,
+                      (int)o->stabilize);
+  if (o->stabilize == LG_STAB_BAUMGARTE && !(isfinite(o->alpha) && isfinite(o->beta)))
+    return bad_option(s, d, NULL, "Baumgarte's alpha and beta must be finite, not %g and %g",
+                      o->alpha, o->beta);
+  size_t limit = o->max_rows ? o->max_rows : LG_SIM_MAX_ROWS;
+  double rows = ceil((o->tf - o->t0) / o->dt) + 1; /* inf when tf - t0 overflows */
+  if (!(rows <= (double)limit))
+    return bad_option(s, d, "raise max_rows, or use a larger dt",
+                      "this run would give %.15g rows (t = %g to %g every %g), more than "
+                      "the limit max_rows = %zu", rows, o->t0, o->tf, o->dt, limit);
+  return LG_OK;
 }
 
 static lg_status to_num_options(const lg_system *s, const lg_sim_options *o,
                                 num_sim_opts *so, lg_diag *d) {
   memset(so, 0, sizeof *so);
+  lg_status st = check_options(s, o, d);
+  if (st != LG_OK) return st;
   so->t0 = o->t0;
   so->tf = o->tf;
   so->dt = o->dt;
@@ -31,13 +86,6 @@ static lg_status to_num_options(const lg_system *s, const lg_sim_options *o,
   static const num_integrator integ[] = {NUM_INT_ODE,    NUM_INT_DOPRI, NUM_INT_BDF,
                                          NUM_INT_IDA,    NUM_INT_ERK,   NUM_INT_VERNER,
                                          NUM_INT_FEHLBERG, NUM_INT_ADAMS};
-  if (!(o->tf > o->t0) || !(o->dt > 0) || !(o->rtol > 0) || !(o->atol > 0) ||
-      (unsigned)o->stabilize > LG_STAB_NONE || (unsigned)o->integrator > LG_INT_ADAMS) {
-    lg_diag_set(d, LG_ERR_USAGE, s->lm->file, 0, 0,
-                "simulation options: need t0 < tf, dt > 0, positive tolerances and a "
-                "known integrator and stabilization");
-    return LG_ERR_USAGE;
-  }
   so->stabilize = stab[o->stabilize];
   so->integrator = integ[o->integrator];
   /* as simulate: IDA for a constrained model unless a stabilization of the
@@ -55,8 +103,8 @@ static lg_status check_initial(const lg_system *s, const num_system *ns, int pro
   if (!m) return LG_OK;
   num_work w;
   if (num_work_init(ns, &w) != LG_OK) return LG_ERR_NOMEM;
-  double *C = lg_malloc(2 * m * sizeof *C);
-  int *bad = lg_malloc(m * sizeof *bad);
+  double *C = lg_calloc(2 * m, sizeof *C);
+  int *bad = lg_calloc(m, sizeof *bad);
   lg_status st = C && bad ? LG_OK : LG_ERR_NOMEM;
   if (st == LG_OK && project) st = num_project(ns, &w, t0, q, qd, 1e-12, d);
   if (st == LG_OK && num_check_consistent(ns, &w, t0, q, qd, CONSISTENT_TOL, C, C + m, bad)) {
@@ -184,7 +232,7 @@ lg_status lg_simulate(const lg_system *s, const lg_sim_options *o, const double 
   }
   size_t n = s->num->n;
   const double *par = NULL;
-  double *x = lg_malloc((2 * n + 1) * sizeof *x);
+  double *x = lg_calloc(2 * n + 1, sizeof *x);
   lg_status st = x ? api_params(s, p, &par, d) : LG_ERR_NOMEM;
   num_sim_stats ns;
   memset(&ns, 0, sizeof ns);

@@ -46,7 +46,13 @@ void *lg_realloc(void *p, size_t n) {
 
 void lg_free(void *p) { free(p); }
 
+void *lg_alloc_too_big(void) {
+  failures++;
+  return NULL;
+}
+
 char *lg_strndup(const char *s, size_t n) {
+  if (n == (size_t)-1) return lg_alloc_too_big(); /* n + 1 would wrap to 0 */
   char *r = lg_malloc(n + 1);
   if (!r) return NULL;
   memcpy(r, s, n);
@@ -60,7 +66,10 @@ int lg_grow(void **buf, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap) return 1;
   size_t ncap = *cap ? *cap : 8;
   while (ncap < need) {
-    if (ncap > ((size_t)-1) / 2 / elem) return 0;
+    if (ncap > ((size_t)-1) / 2 / elem) {
+      lg_alloc_too_big();
+      return 0;
+    }
     ncap *= 2;
   }
   void *nb = lg_realloc(*buf, ncap * elem);

@@ -28,6 +28,8 @@ void lg_arena_free(lg_arena *a) {
 }
 
 void *lg_arena_alloc(lg_arena *a, size_t n) {
+  /* rounding up and the chunk header must not wrap */
+  if (n > (size_t)-1 / 2 - sizeof(lg_arena_chunk)) return lg_alloc_too_big();
   n = (n + 15) & ~(size_t)15;
   lg_arena_chunk *c = a->head;
   if (!c || c->size - c->used < n) {
@@ -52,7 +54,7 @@ void *lg_arena_alloc(lg_arena *a, size_t n) {
 }
 
 char *lg_arena_strdup(lg_arena *a, const char *s, size_t n) {
-  char *r = lg_arena_alloc(a, n + 1);
+  char *r = n < (size_t)-1 ? lg_arena_alloc(a, n + 1) : lg_alloc_too_big();
   if (!r) return NULL;
   memcpy(r, s, n);
   r[n] = 0;

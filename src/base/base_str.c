@@ -21,6 +21,11 @@ void lg_str_clear(lg_str *b) {
 
 static int reserve(lg_str *b, size_t extra) {
   if (b->oom) return 0;
+  if (extra > (size_t)-1 - 1 - b->len) { /* len + extra + 1 would wrap */
+    lg_alloc_too_big();
+    b->oom = 1;
+    return 0;
+  }
   if (b->len + extra + 1 <= b->cap) return 1;
   void *p = b->s;
   if (!lg_grow(&p, &b->cap, b->len + extra + 1, 1)) {

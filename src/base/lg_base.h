@@ -34,6 +34,10 @@ void lg_alloc_fail_after(long n);
  * or real): the public entries compare it before and after a call to
  * report out of memory as LG_ERR_NOMEM whatever the layer below said. */
 unsigned long lg_alloc_failures(void);
+/* A size that cannot be computed without wrapping (count * size, n + 1):
+ * counted as a failed allocation, NULL returned; nothing is asked of
+ * malloc, so a wrapped size never becomes a small buffer. */
+void *lg_alloc_too_big(void);
 /* Grow *buf (element size `elem`) so it holds at least `need` elements. */
 int lg_grow(void **buf, size_t *cap, size_t need, size_t elem);
 

@@ -130,7 +130,7 @@ int cli_parse_state(const char *cmd, const char *opt, const char *s, const lang_
 
 /* ---- output (cli_output.c, cli_plot.c) -------------------------------------------- */
 /* simulate refuses up front a run of more rows than this (--max-rows). */
-#define CLI_MAX_ROWS 1e7
+#define CLI_MAX_ROWS ((double)LG_SIM_MAX_ROWS) /* the library's bound */
 
 /* SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT: remove the temporaries, then
  * die of the signal. Signals ignored at start stay ignored. */

@@ -70,7 +70,12 @@ static int takes_value(const char *opt) {
 
 static int apply_number(const char *cmd, const char *opt, const char *val, cli_opts *o) {
   double v;
-  if (!parse_double(val, &v)) return bad(cmd, "option %s needs a number", opt);
+  if (!parse_double(val, &v)) {
+    /* inf, nan and 1e999 too: a time or a tolerance must be finite */
+    fprintf(stderr, "lagrange %s: option %s needs a finite decimal number (such as 0.5 or "
+                    "-2e-3), not '%s' (see 'lagrange --help')\n", cmd, opt, val ? val : "");
+    return CLI_EXIT_USAGE;
+  }
   if (!strcmp(opt, "--t")) o->t = v;
   else if (!strcmp(opt, "--t0")) { o->t0 = v; o->has_t0 = 1; }
   else if (!strcmp(opt, "--tf")) { o->tf = v; o->has_tf = 1; }

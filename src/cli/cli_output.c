@@ -53,8 +53,8 @@ int cli_check_rows(const cli_opts *o, double t0, double tf, double dt) {
   double limit = o->max_rows > 0 ? o->max_rows : CLI_MAX_ROWS;
   double rows = ceil((tf - t0) / dt) + 1;
   if (rows <= limit) return 1;
-  fprintf(stderr, "lagrange %s: this run would write %.0f rows (t = %g to %g every %g), "
-                  "more than the limit of %.0f (raise it with --max-rows N, or use a larger "
+  fprintf(stderr, "lagrange %s: this run would write %.15g rows (t = %g to %g every %g), "
+                  "more than the limit of %.15g (raise it with --max-rows N, or use a larger "
                   "--dt)\n", o->command ? o->command : "simulate", rows, t0, tf, dt, limit);
   return 0;
 }
