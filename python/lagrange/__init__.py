@@ -422,6 +422,10 @@ class Model(_eval.Core):
     def codegen_files(self, lang="c", name="model"):
         """(source, header) of codegen; header is None for Python."""
         lg = {"c": 0, "python": 1}[lang]
+        # The C side sees the name up to a NUL byte; codegen() pastes the
+        # whole name into a comment: the two must be one C identifier.
+        if not isinstance(name, str) or "\0" in name:
+            raise ValueError("codegen: name must be a C identifier, not %r" % (name,))
         src, hdr = ctypes.c_void_p(), ctypes.c_void_p()
         diag = _lib.Diag()
         _check(lib.lg_codegen(self._s, lg, name.encode(), ctypes.byref(src),

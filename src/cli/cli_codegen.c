@@ -20,10 +20,11 @@ static char *header_path(const char *c_path) {
 }
 
 /* Is the header written beside -o TARGET? Only when TARGET is (or will
- * be) a regular file: beside a device or FIFO (/dev/null) it is not. */
+ * be) a regular file: beside a device or FIFO (/dev/null) it is not. (A
+ * folder is left to lg_out_open, which says it is one.) */
 static int header_beside(const char *target) {
   struct stat st;
-  return stat(target, &st) != 0 || S_ISREG(st.st_mode);
+  return stat(target, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode);
 }
 
 /* -o FILE, and the header beside it (hpath, when not NULL): both are
