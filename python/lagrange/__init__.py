@@ -542,8 +542,11 @@ class Model(_eval.Core):
         """(source, header) of codegen; header is None for Python."""
         owner = self._live()
         lg = {"c": 0, "python": 1}[lang]
+        # The C side sees the name up to a NUL byte; codegen() pastes the
+        # whole name into a comment: the two must be one C identifier.
         if not isinstance(name, str) or "\0" in name:
-            raise ValueError("name must be a C identifier (a str without NUL), not %r" % (name,))
+            raise ValueError("codegen: name must be a C identifier (a str without NUL), not %r"
+                             % (name,))
         src, hdr = ctypes.c_void_p(), ctypes.c_void_p()
         diag = _lib.Diag()
         _check(lib.lg_codegen(owner.ptr, lg, name.encode(), ctypes.byref(src),

@@ -55,7 +55,8 @@ class SimOptions(ctypes.Structure):
                 ("rtol", ctypes.c_double), ("atol", ctypes.c_double),
                 ("integrator", ctypes.c_int), ("stabilize", ctypes.c_int),
                 ("alpha", ctypes.c_double), ("beta", ctypes.c_double),
-                ("project", ctypes.c_int), ("max_rows", ctypes.c_size_t)]
+                ("project", ctypes.c_int), ("max_rows", ctypes.c_size_t),
+                ("max_steps", ctypes.c_double)]
 
 
 class SimPoint(ctypes.Structure):

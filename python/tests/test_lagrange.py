@@ -115,6 +115,50 @@ def test_codegen_string():
     assert "#include" in m.codegen(lang="c")
 
 
+def test_codegen_hostile_path_and_name():
+    """A model file named to close the comment or docstring its path is
+    written in: the generated module imports and the C compiles without
+    running anything; a name with a NUL byte is refused (the C side would
+    see only its start, while codegen() pastes all of it)."""
+    import shutil
+    with tempfile.TemporaryDirectory() as tmp:
+        dirname = os.path.join(tmp, "d*", " int pwned = 1; ")
+        os.makedirs(dirname)
+        path = os.path.join(dirname, '*q"""; open("PWNED", "w"); """.lag')
+        shutil.copy(os.path.join(ROOT, "examples", "spring_mass.lag"), path)
+        m = lagrange.load(path)
+        here = os.getcwd()
+        os.chdir(tmp)
+        try:
+            py = m.codegen(lang="python", name="m")
+            ns = {}
+            exec(compile(py, "m.py", "exec"), ns)
+            assert not os.path.exists("PWNED")
+            x = np.array([0.1, 0.2])
+            want = [x[1]] + list(m.eval(q=x[:1], qd=x[1:]).qdd)
+            assert _close(ns["rhs"](0.0, x), want)
+            src, hdr = m.codegen_files(lang="c", name="m")
+            assert "*/ int pwned" not in src and "*/ int pwned" not in hdr
+            if shutil.which("gcc"):
+                with open("m.h", "w") as f:
+                    f.write(hdr)
+                with open("m.c", "w") as f:
+                    f.write(src)
+                r = subprocess.run(["gcc", "-std=c99", "-Wall", "-Werror", "-c", "m.c"],
+                                   capture_output=True, text=True)
+                assert r.returncode == 0, r.stderr
+                r = subprocess.run(["nm", "m.o"], capture_output=True, text=True)
+                assert "pwned" not in r.stdout
+        finally:
+            os.chdir(here)
+        for bad in ["m\0 */ int x; /*", "m n", "1m", ""]:
+            try:
+                m.codegen(name=bad)
+            except (ValueError, TypeError):
+                continue
+            raise AssertionError("codegen accepted the name %r" % bad)
+
+
 def _sympy_reference(name):
     import sys
     import sympy.physics.mechanics as me

@@ -280,6 +280,9 @@ typedef struct lg_sim_options {
   size_t max_rows;            /* refuse up front a run of more output points
                                  ((tf - t0)/dt + 1) than this; 0:
                                  LG_SIM_MAX_ROWS */
+  double max_steps;           /* stop (LG_ERR_NUMERIC) when reaching tf would
+                                 take more integration steps than this; 0:
+                                 the command's default (2e7) */
 } lg_sim_options;
 
 /* The bound on a run's output points unless lg_sim_options.max_rows says

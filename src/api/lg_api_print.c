@@ -49,15 +49,6 @@ lg_status lg_print(const lg_system *s, lg_format fmt, char **out, lg_diag *diag)
   return st;
 }
 
-static int valid_identifier(const char *s) {
-  if (!*s || (*s >= '0' && *s <= '9')) return 0;
-  for (; *s; s++)
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-          (*s >= '0' && *s <= '9') || *s == '_'))
-      return 0;
-  return 1;
-}
-
 /* As `lagrange codegen`: Kane's equations in Lagrange's state when they
  * share it, else in their own [q; u]; big entries left as derived. */
 static lg_status generate(lg_system *s, lg_code_lang lang, const char *name, lg_str *src,
@@ -79,7 +70,7 @@ lg_status lg_codegen(const lg_system *s, lg_code_lang lang, const char *name, ch
   if (header) *header = NULL;
   if (!name) name = "model";
   if (!s || !source || (lang != LG_CODE_C && lang != LG_CODE_PYTHON) ||
-      !valid_identifier(name)) {
+      !cg_identifier_ok(name)) {
     lg_diag_set(d, LG_ERR_USAGE, s ? s->lm->file : NULL, 0, 0,
                 "lg_codegen: a system, a source output, a language and a C identifier "
                 "as the name are needed");

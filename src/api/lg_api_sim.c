@@ -58,6 +58,8 @@ static lg_status check_options(const lg_system *s, const lg_sim_options *o, lg_d
     return bad_option(s, d, "use the values of lg_integrator and lg_stabilize",
                       "unknown integrator (%d) or stabilization (%d)", (int)o->integrator,
                       (int)o->stabilize);
+  if (!(o->max_steps >= 0) || !isfinite(o->max_steps))
+    return bad_option(s, d, NULL, "max_steps must be a finite number >= 0, not %g", o->max_steps);
   if (o->stabilize == LG_STAB_BAUMGARTE && !(isfinite(o->alpha) && isfinite(o->beta)))
     return bad_option(s, d, NULL, "Baumgarte's alpha and beta must be finite, not %g and %g",
                       o->alpha, o->beta);
@@ -81,6 +83,7 @@ static lg_status to_num_options(const lg_system *s, const lg_sim_options *o,
   so->rtol = o->rtol;
   so->atol = o->atol;
   so->alpha = o->alpha;
+  so->max_steps = o->max_steps;
   so->beta = o->beta;
   static const num_stabilize stab[] = {NUM_STAB_PROJECT, NUM_STAB_BAUMGARTE, NUM_STAB_NONE};
   static const num_integrator integ[] = {NUM_INT_ODE,    NUM_INT_DOPRI, NUM_INT_BDF,

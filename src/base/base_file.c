@@ -76,7 +76,7 @@ static char *folder_of(const char *path) {
  * to create), following at most 40 links like the kernel. The folders on
  * the way may be links too: the final name's folder is where the file is.
  * NULL with errno set on failure. */
-static char *follow_links(const char *path) {
+char *lg_path_follow(const char *path) {
   char *cur = lg_strdup(path);
   if (!cur) errno = ENOMEM;
   for (int hops = 0; cur; hops++) {
@@ -194,7 +194,7 @@ static lg_status find_target(lg_out *o, struct stat *old, int *exists, lg_diag *
     return LG_ERR_IO;
   }
   if (*exists && !S_ISREG(old->st_mode)) return LG_OK; /* device, FIFO, socket */
-  o->target = follow_links(o->path);
+  o->target = lg_path_follow(o->path);
   if (!o->target && errno != ENOMEM)
     return io_error(d, o->path, "cannot follow the symbolic link", errno, NULL);
   return o->target ? LG_OK : LG_ERR_NOMEM;

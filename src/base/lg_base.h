@@ -118,6 +118,10 @@ typedef struct lg_out {
 } lg_out;
 
 lg_status lg_out_open(lg_out *o, const char *path, lg_diag *d);
+/* The name at the end of path's chain of symbolic links: the file an
+ * output to path replaces or creates (lg_malloc'd; NULL with errno set on
+ * failure). */
+char *lg_path_follow(const char *path);
 /* Nonzero when the output goes straight to a device or FIFO. */
 int lg_out_direct(const lg_out *o);
 /* The file that gets the result (the path itself when direct). */

@@ -90,6 +90,13 @@ int cg_jit_poll(cg_jit *j, int wait, lg_diag *diag);
 /* Unloads; a helper still compiling is left to finish on its own. */
 void cg_jit_free(cg_jit *j);
 
+/* 1 when s is a C identifier ([A-Za-z_][A-Za-z0-9_]*): cg_request.name
+ * must be. */
+int cg_identifier_ok(const char *s);
+/* 1 when s can be the file name in `#include "s"` as it is (no quote,
+ * backslash, slash, control byte or "??"): cg_request.header must be. */
+int cg_include_name_ok(const char *s);
+
 /* "mymodel.lag" -> "mymodel", made a valid C identifier. */
 char *cg_default_name(const char *model_path);
 

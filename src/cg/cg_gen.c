@@ -161,6 +161,15 @@ int cg_function_lookup(const char *name) {
   return -1;
 }
 
+int cg_identifier_ok(const char *s) {
+  if (!s || !*s || (*s >= '0' && *s <= '9')) return 0;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+          (*s >= '0' && *s <= '9') || *s == '_'))
+      return 0;
+  return 1;
+}
+
 char *cg_default_name(const char *path) {
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
@@ -182,6 +191,11 @@ char *cg_default_name(const char *path) {
 lg_status cg_generate(const cg_request *r, cg_lang lang, lg_str *src, lg_str *hdr,
                       cg_stats *stats, lg_diag *diag) {
   cg_ctx G = {.r = r, .c = mech_ctx(r->mech), .diag = diag, .src = src, .hdr = hdr};
+  if (!cg_identifier_ok(r->name)) { /* it is spelled into code as it is */
+    lg_diag_set(diag, LG_ERR_USAGE, NULL, 0, 0, "the generated code's name must be a C "
+                "identifier (letters, digits and '_', not starting with a digit)");
+    return LG_ERR_USAGE;
+  }
   size_t np = mech_nparams(r->mech);
   G.params = lg_calloc(np + 1, sizeof *G.params);
   lg_status st = G.params && make_inputs(&G) ? LG_OK : LG_ERR_NOMEM;

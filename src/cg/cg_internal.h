@@ -47,6 +47,12 @@ void cg_emit_tape(cg_ctx *G, const sym_tape *t, const char *out, size_t fn_start
 /* A double as a C literal (NAN, INFINITY included). */
 void cg_literal(lg_str *o, double k);
 
+/* User text (paths, names) in generated code (cg_text.c): as the text of
+ * a C block comment (put it between characters other than '*' and '/'),
+ * and as the inside of a Python string literal or docstring. */
+void cg_c_comment_text(lg_str *o, const char *s);
+void cg_py_string_text(lg_str *o, const char *s);
+
 lg_status cg_emit_c(cg_ctx *G);
 lg_status cg_emit_python(cg_ctx *G);
 

@@ -31,6 +31,7 @@ typedef struct cli_opts {
   int has_t0, has_tf, has_dt, project, stats;
   enum { CLI_JIT_OFF, CLI_JIT_BACKGROUND, CLI_JIT_WAIT } jit;
   double max_rows;          /* --max-rows (0: CLI_MAX_ROWS) */
+  double max_steps;         /* --max-steps (0: the integrators' default, 2e7) */
   int model_stdin;          /* the model is read from stdin ("-"); model is "<stdin>" */
   const char *integrator, *out, *plot, *stabilize, *stop_when;
   const char *plot_vars, *plot_xy; /* --plot-vars 'x, theta'', --plot-xy 'P, Q' */
@@ -141,6 +142,15 @@ int cli_finish_stdout(int rc);
 int cli_report_io(const lg_diag *d);
 /* 1 when the rows from t0 to tf every dt fit the limit, else prints why. */
 int cli_check_rows(const cli_opts *o, double t0, double tf, double dt);
+
+/* Outputs against inputs (cli_guard.c): each of the n outputs path[i]
+ * (NULL: none), called label[i] in messages ("--out"), that is the model
+ * file or another of them is refused with a message: CLI_EXIT_USAGE. A
+ * device or FIFO is never refused (it is written, not replaced). */
+int cli_check_outputs(const cli_opts *o, const char *const *path, const char *const *label,
+                      size_t n);
+/* 1 when writing path would replace the model file. */
+int cli_output_is_input(const cli_opts *o, const char *path);
 
 /* --plot (cli_plot.c): .svg, .png or .pdf (any case) */
 typedef struct cli_plot cli_plot;

@@ -41,6 +41,7 @@ typedef struct anim {
   unsigned char *trail;      /* npoints */
   lg_out out;                /* the HTML, opened before the run */
   char *path;                /* --out, or the default MODEL.html (owned) */
+  int failed;                /* a row was refused (said why): the run fails */
 } anim;
 
 static int anim_open(anim *a);
@@ -69,13 +70,41 @@ static void quaternion(const double *R, double *res) {
 }
 
 /* ---- frames ----------------------------------------------------------------------------- */
+/* Every position and orientation of the scene at t finite, else the
+ * first one that is not, named with the time (a frame cannot be drawn,
+ * and quantizing it would put the point at the origin without a word). */
+static int scene_finite(const anim *a, double t) {
+  mech_model *mm = a->lm->mech;
+  const char *what = NULL, *name = NULL;
+  for (size_t i = 0; !what && i < a->npoints; i++)
+    for (int k = 0; k < 3; k++)
+      if (!isfinite(a->res[3 * i + k])) what = "point", name = mech_point_name(mm, i);
+  for (size_t b = 0; !what && b < a->nbodies; b++)
+    for (int k = 0; k < 9; k++)
+      if (!isfinite(a->res[a->sc->o_rot + 9 * b + k])) {
+        int frame;
+        mech_body_info(mm, b, &frame, NULL, NULL, NULL);
+        what = "body frame", name = mech_frame_name(mm, frame);
+      }
+  if (!what) return 1;
+  char tb[LG_DOUBLE_CHARS];
+  fprintf(stderr, "%s: the %s %s is not finite at t = %s (inf or nan): animate draws finite "
+                  "positions only (check its definition and the parameters, or end the run "
+                  "before it with --tf)\n", a->o->model, what, name, lg_fmt_double(tb, t));
+  return 0;
+}
+
 /* One frame at time t from q: positions, then quaternions (the sign kept
  * continuous with the frame before, so differences stay small). */
 static int add_frame(anim *a, double t, const double *q) {
-  if (a->nframes >= ANIM_MAX_FRAMES) return 1;
-  if (!lg_grow((void **)&a->frames, &a->cap, (a->nframes + 1) * a->nch, sizeof *a->frames))
+  if (a->nframes >= ANIM_MAX_FRAMES ||
+      !lg_grow((void **)&a->frames, &a->cap, (a->nframes + 1) * a->nch, sizeof *a->frames)) {
+    fprintf(stderr, "lagrange animate: out of memory for %zu frames (lower --fps or --tf)\n",
+            a->nframes + 1);
     return 1;
+  }
   num_scene_eval(a->sc, a->work, t, q, a->res);
+  if (!scene_finite(a, t)) return 1;
   double *f = a->frames + a->nframes * a->nch;
   memcpy(f, a->res, 3 * a->npoints * sizeof *f);
   for (size_t b = 0; b < a->nbodies; b++) {
@@ -119,8 +148,7 @@ static int on_row(cli_sim_client *c, const num_sim_point *p) {
     if (t > p->t + 1e-9 / a->fps) break;
     hermite(a, t, a->q);
     if (add_frame(a, t, a->q)) {
-      fprintf(stderr, "lagrange animate: out of memory for %ld frames (lower --fps or --tf)\n",
-              a->next + 1);
+      a->failed = 1;
       return 1;
     }
     a->next++;
@@ -425,9 +453,16 @@ static void page_scripts(FILE *f) {
   fputs("\n</script>\n", f);
 }
 
-static int anim_html(FILE *f, const anim *a) {
-  anim_box g;
-  geometry(a, &g);
+/* The picture's numbers finite (JSON has no inf): positions near the
+ * largest double can still make the extent or the grid overflow. */
+static int box_finite(const anim_box *g) {
+  int ok = isfinite(1.5 * g->size) && isfinite(g->low) && isfinite(g->unit);
+  for (int k = 0; k < 3; k++) ok = ok && isfinite(g->center[k]) && isfinite(g->extent[k]);
+  return ok;
+}
+
+static int anim_html(FILE *f, const anim *a, const anim_box *gp) {
+  const anim_box g = *gp;
   page_head(f, a);
   page_scripts(f);
   fputs("<script type=\"application/json\" id=\"lg-data\">\n{\"model\":", f);
@@ -461,20 +496,24 @@ static char *default_name(const cli_opts *o) {
 
 /* Open the HTML before simulating, so a bad path fails at once. */
 static int anim_open(anim *a) {
-  a->path = a->o->out ? lg_strdup(a->o->out) : default_name(a->o);
   lg_diag d;
   lg_diag_clear(&d);
-  if (!a->path) {
-    fprintf(stderr, "lagrange animate: out of memory\n");
-    return CLI_EXIT_MODEL;
-  }
   return lg_out_open(&a->out, a->path, &d) == LG_OK ? CLI_EXIT_OK : cli_report_io(&d);
 }
 
 static int anim_write(anim *a) {
   lg_diag d;
   lg_diag_clear(&d);
-  if (!anim_html(a->out.f, a)) {
+  anim_box g;
+  geometry(a, &g);
+  if (!box_finite(&g)) {
+    lg_out_abort(&a->out);
+    fprintf(stderr, "%s: the motion spans more than the largest number: animate cannot "
+                    "scale it to the screen (check the parameters and the points' "
+                    "definitions)\n", a->o->model);
+    return CLI_EXIT_MODEL;
+  }
+  if (!anim_html(a->out.f, a, &g)) {
     lg_out_abort(&a->out);
     fprintf(stderr, "lagrange animate: out of memory\n");
     return CLI_EXIT_MODEL;
@@ -498,6 +537,7 @@ static int anim_write(anim *a) {
 
 static int on_finish(cli_sim_client *c, int rc) {
   anim *a = (anim *)c;
+  if (rc == CLI_EXIT_OK && a->failed) rc = CLI_EXIT_MODEL; /* a row stopped the run */
   if (rc == CLI_EXIT_OK && a->nframes == 0) {
     fprintf(stderr, "lagrange animate: the run gave no frame\n");
     rc = CLI_EXIT_MODEL;
@@ -531,10 +571,18 @@ int cli_animate(const cli_opts *o) {
   a.base.finish = on_finish;
   a.o = o;
   a.fps = o->fps > 0 ? o->fps : 60;
+  a.path = o->out ? lg_strdup(o->out) : default_name(o);
+  if (!a.path) {
+    fprintf(stderr, "lagrange animate: out of memory\n");
+    return CLI_EXIT_MODEL;
+  }
+  const char *const outs[] = {a.path, o->plot};
+  const char *const labels[] = {o->out ? "--out" : "the default output", "--plot"};
   cli_opts so = *o; /* simulate's options; the CSV is not written */
   so.out = NULL;
   so.no_csv = 1;
-  int rc = cli_simulate_with(&so, &a.base);
+  int rc = cli_check_outputs(o, outs, labels, 2);
+  if (rc == CLI_EXIT_OK) rc = cli_simulate_with(&so, &a.base);
   anim_free(&a);
   return rc;
 }

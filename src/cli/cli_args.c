@@ -58,7 +58,8 @@ static const char *const valued[] = {"--set", "--method", "--format", "--state",
                                      "--t0", "--tf", "--dt", "--rtol", "--atol",
                                      "--integrator", "--out", "--plot", "--stabilize",
                                      "--stop-when", "--lang", "--name", "-o", "--at",
-                                     "--independent", "--box", "--max-rows", "--functions",
+                                     "--independent", "--box", "--max-rows", "--max-steps",
+                                     "--functions",
                                      "--plot-vars", "--plot-xy", "--fps", "--trail", "--vary",
                                      "--dist", "--samples", "--seed", "--jobs", NULL};
 
@@ -89,6 +90,10 @@ static int apply_number(const char *cmd, const char *opt, const char *val, cli_o
     if (!(v >= 1) || v != floor(v))
       return bad(cmd, "--max-rows needs a whole number >= 1, not '%s'", val);
     o->max_rows = v;
+  } else if (!strcmp(opt, "--max-steps")) {
+    if (!(v >= 1) || v != floor(v))
+      return bad(cmd, "--max-steps needs a whole number >= 1, not '%s'", val);
+    o->max_steps = v;
   }
   return CLI_EXIT_OK;
 }

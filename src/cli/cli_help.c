@@ -24,7 +24,7 @@ static const cli_help_entry entries[] = {
      "lagrange simulate MODEL [--t0 A] [--tf B] [--dt H] [--integrator NAME]\n"
      "                         [--out FILE.csv] [--plot FILE.svg|png|pdf] [--rtol R] [--atol A]\n"
      "                         [--project] [--stabilize project|none|baumgarte:A,B] [--jit[=wait]]\n"
-     "                         [--max-rows N] [--stop-when EXPR]\n"
+     "                         [--max-rows N] [--max-steps N] [--stop-when EXPR]\n"
      "                         [--plot-vars 'q1, q2''] [--plot-xy 'P, Q']",
      "Integrates from the initial state; CSV of t, q, q', T, V, E, C1..Cm, W.\n"
      "  --t0, --tf, --dt        time span and output step (default: the model's)\n"
@@ -43,6 +43,8 @@ static const cli_help_entry entries[] = {
      "                          the run starts on the tape and switches when it is\n"
      "                          compiled; =wait compiles first\n"
      "  --max-rows N            refuse a run of more rows (default 10000000)\n"
+     "  --max-steps N           stop a run that would need more than N more steps to\n"
+     "                          reach tf at its step size (default 20000000)\n"
      "  --stop-when EXPR        end at EXPR's first zero crossing (t, q, q', parameters)\n"},
     {"animate",
      "lagrange animate MODEL [simulate's options] [--out FILE.html] [--fps F] [--trail 'P, Q']",

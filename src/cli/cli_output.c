@@ -100,8 +100,13 @@ static int keep_partial(const cli_opts *o, cli_sim_out *k, int rc) {
   char *part = partial_name(lg_out_target(&k->out));
   lg_diag d;
   lg_diag_clear(&d);
-  if (!part) lg_out_abort(&k->out);
-  else if (lg_out_commit_to(&k->out, part, &d) != LG_OK) cli_report_io(&d);
+  if (!part) {
+    lg_out_abort(&k->out);
+  } else if (cli_output_is_input(o, part)) { /* a model named x.partial.csv */
+    lg_out_abort(&k->out);
+    fprintf(stderr, "lagrange %s: '%s' was not written (the run failed); its rows were not "
+                    "kept either: '%s' is the model file\n", o->command, o->out, part);
+  } else if (lg_out_commit_to(&k->out, part, &d) != LG_OK) cli_report_io(&d);
   else
     fprintf(stderr, "lagrange simulate: '%s' was not written (the run failed); its rows are "
                     "in '%s'\n", o->out, part);

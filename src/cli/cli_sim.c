@@ -60,6 +60,7 @@ int cli_sim_options(const cli_opts *o, cli_sim *S) {
   so->rtol = o->rtol;
   so->atol = o->atol;
   so->aux = S->aux;
+  so->max_steps = o->max_steps;
   if (!(so->tf > so->t0) || !(so->dt > 0) || !(so->rtol > 0) || !(so->atol > 0)) {
     fprintf(stderr, "lagrange %s: need t0 < tf, dt > 0 and positive tolerances "
                     "(got t0=%g tf=%g dt=%g)\n", S->cmd, so->t0, so->tf, so->dt);

@@ -237,8 +237,12 @@ static int integrate_kane(const cli_opts *o, cli_sim *S, cli_sim_client *client)
 int cli_simulate(const cli_opts *o) { return cli_simulate_with(o, NULL); }
 
 int cli_simulate_with(const cli_opts *o, cli_sim_client *client) {
+  const char *const outs[] = {o->no_csv ? NULL : o->out, o->plot};
+  const char *const labels[] = {"--out", "--plot"};
+  int rc = cli_check_outputs(o, outs, labels, 2);
+  if (rc != CLI_EXIT_OK) return rc;
   cli_sim S;
-  int rc = cli_sim_load(o, "simulate", &S);
+  rc = cli_sim_load(o, "simulate", &S);
   if (rc != CLI_EXIT_OK) return rc;
   rc = cli_sim_options(o, &S);
   if (rc == CLI_EXIT_OK) rc = S.k ? integrate_kane(o, &S, client) : integrate(o, &S, client);

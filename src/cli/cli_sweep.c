@@ -21,6 +21,11 @@ static int parse_jobs(const cli_opts *o, size_t *jobs) {
     return 0;
   }
   *jobs = (size_t)j;
+  if (cores > 0 && *jobs > (size_t)cores) { /* more threads than cores only add contention */
+    fprintf(stderr, "lagrange sweep: note: --jobs %s is more than the %ld cores; using %ld "
+                    "threads\n", o->jobs, cores, cores);
+    *jobs = (size_t)cores;
+  }
   return 1;
 }
 
@@ -96,8 +101,11 @@ static int sweep_loaded(const cli_opts *o, cli_sim *S) {
 }
 
 int cli_sweep(const cli_opts *o) {
+  const char *const label = "--out";
+  int rc = cli_check_outputs(o, &o->out, &label, 1);
+  if (rc != CLI_EXIT_OK) return rc;
   cli_sim S;
-  int rc = cli_sim_load(o, "sweep", &S);
+  rc = cli_sim_load(o, "sweep", &S);
   if (rc != CLI_EXIT_OK) return rc;
   if (S.k) {
     fprintf(stderr, "%s:%d:%d: sweep --method kane needs u = q' and no constraints (this model "

@@ -78,6 +78,9 @@ static int parse_vary(const num_system *s, const char *text, sweep_var *v) {
       n > CLI_SWEEP_MAX_RUNS)
     return usage("--vary", text, "N is a whole number of values >= 1 (NAME=A:B:N)");
   v->n = (size_t)n;
+  if (v->n > 2 && !isfinite(v->b - v->a)) /* the values between would be inf or nan */
+    return usage("--vary", text, "B - A overflows (the values between A and B would not be "
+                 "finite); narrow the range");
   if (eq == text) return usage("--vary", text, "a name is missing before '='");
   return resolve_name(s, "--vary", text, (size_t)(eq - text), v);
 }
@@ -106,6 +109,14 @@ static int parse_dist(const num_system *s, const char *text, sweep_var *v) {
     return usage("--dist", text, "SIGMA is a standard deviation, >= 0");
   if (v->law == SWEEP_UNIFORM && v->b < v->a)
     return usage("--dist", text, "uniform(A,B) needs A <= B");
+  /* the draws must be finite: A + (B - A) u, and MU + SIGMA z with |z| < 9
+   * (Box-Muller's largest |z| from 53-bit uniforms is 8.6) */
+  if (v->law == SWEEP_UNIFORM && !isfinite(v->b - v->a))
+    return usage("--dist", text, "B - A overflows (the draws would not be finite); narrow "
+                 "the range");
+  if (v->law == SWEEP_NORMAL && !isfinite(fabs(v->a) + 9 * v->b))
+    return usage("--dist", text, "MU + 9 SIGMA overflows (the draws would not be finite); "
+                 "use a smaller SIGMA");
   return resolve_name(s, "--dist", text, (size_t)(eq - text), v);
 }
 

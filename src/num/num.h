@@ -201,6 +201,9 @@ typedef struct num_sim_opts {
    * [[0, I], [dq''/dq, dq''/dq']] (forward AD, num_lin_accel_jacobian)
    * instead of difference quotients; Lagrange's state, no Baumgarte. */
   const num_lin *jac;
+  /* The run stops (LG_ERR_NUMERIC) when reaching tf at the current step
+   * size would take more than this many more steps (0: 2e7). */
+  double max_steps;
 } num_sim_opts;
 
 /* The ERK table NUM_INT_ERK picks at a tolerance (DOPRI, VERNER or FEHLBERG). */

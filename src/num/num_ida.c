@@ -253,8 +253,8 @@ static void blame(dae *D, ida_run *I, num_sim_stats *st) {
 }
 
 static lg_status ida_failure(dae *D, ida_run *I, num_sim_stats *st, double t, int flag,
-                             double h, lg_diag *diag) {
-  char cause[200];
+                             double h, const num_budget *b, lg_diag *diag) {
+  char cause[sizeof diag->message];
   const char *why;
   switch (flag) {
   case IDA_CONV_FAIL: why = "Newton's iteration did not converge"; break;
@@ -267,6 +267,13 @@ static lg_status ida_failure(dae *D, ida_run *I, num_sim_stats *st, double t, in
     why = "the residual is not finite";
     break;
   default: why = NULL;
+  }
+  char hint[sizeof diag->hint];
+  if (!why && flag == IDA_TOO_MUCH_WORK &&
+      num_budget_too_long(b, t, D->o->tf, h, 0, cause, sizeof cause, hint, sizeof hint)) {
+    st->fail_coord = st->fail_row = -1; /* nothing is at fault */
+    num_fail(diag, st, t, cause, hint);
+    return LG_ERR_NUMERIC;
   }
   if (why) snprintf(cause, sizeof cause, "%s (flag %d)", why, flag);
   else snprintf(cause, sizeof cause, "the step size collapsed to h = %.3g (the motion is "
@@ -296,12 +303,12 @@ static lg_status march(dae *D, const num_sim_opts *o, ida_run *I, num_sim_output
   const double *Y = N_VGetArrayPointer(I->y);
   double t = o->t0, ref = 0, h = 0;
   int have_ref = 0;
-  num_budget b = {0, t, 1};
+  num_budget b = {0, t, 1, o->max_steps, 0};
   if (deliver(D, t, Y, out, ud, st, &ref, &have_ref)) return LG_OK;
   for (long k = 1; t < o->tf - 1e-12 * fabs(o->tf); k++) {
     double tout = fmin(o->t0 + (double)k * o->dt, o->tf);
     int flag = solve_to(I, tout, &t, &b, &h, o->tf);
-    if (flag < 0) return ida_failure(D, I, st, t, flag, h, diag);
+    if (flag < 0) return ida_failure(D, I, st, t, flag, h, &b, diag);
     if (flag == IDA_ROOT_RETURN) {
       st->stopped = 1;
       deliver(D, t, Y, out, ud, st, &ref, &have_ref);

@@ -9,21 +9,33 @@
 
 /* Steps between two output points before the loop asks whether the run
  * still makes progress: if the steps of the last chunk, continued, would
- * need more than NUM_MAX_PROJECTED steps to reach tf, the step size has
- * collapsed and the run stops with a message instead of grinding. */
+ * need more than the limit (num_sim_opts.max_steps, default
+ * NUM_MAX_PROJECTED) to reach tf, the run stops with a message instead of
+ * grinding: either the step size has collapsed, or the run is too long
+ * for the step size its tolerance needs. */
 enum { NUM_STEP_CHUNK = 5000 };
 #define NUM_MAX_PROJECTED 2e7
 
 typedef struct num_budget {
   long steps;      /* since the last check */
   double t_mark;   /* time at the last check */
-  double scale;    /* NUM_MAX_PROJECTED times this (0: 1): Adams takes
-                      3-5x more, much cheaper steps than Runge-Kutta */
+  double scale;    /* the limit times this (0: 1): Adams takes 3-5x more,
+                      much cheaper steps than Runge-Kutta */
+  double limit;    /* projected steps allowed (0: NUM_MAX_PROJECTED) */
+  double h_first;  /* the mean step of the first chunk (0: not yet) */
 } num_budget;
 
-/* Count steps that reached t; nonzero when the step size has collapsed
- * (h_avg set to the mean step of the last chunk). */
+/* Count steps that reached t; nonzero when reaching tf would take more
+ * steps than the limit (h_avg set to the mean step of the last chunk). */
 int num_budget_add(num_budget *b, long steps, double t, double tf, double *h_avg);
+/* After num_budget_add said so: when the step size h has not shrunk much
+ * since the first chunk, nothing collapsed: the run is long for the limit
+ * at its tolerance (or, for an integrator that is not made for stiff
+ * motion, stiff: stiff_possible). cause and hint then get messages that
+ * say so, with how many steps it would take and the option that raises
+ * the limit; returns 0 (a collapse) otherwise. */
+int num_budget_too_long(const num_budget *b, double t, double tf, double h, int stiff_possible,
+                        char *cause, size_t size, char *hint, size_t hint_size);
 
 /* Energy balance and residual bookkeeping at an output point: ref holds
  * E0 - W0 after the first call (set *have_ref = 0 before it). */

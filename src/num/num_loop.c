@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+static double budget_limit(const num_budget *b) {
+  return (b->limit > 0 ? b->limit : NUM_MAX_PROJECTED) * (b->scale > 0 ? b->scale : 1);
+}
+
 int num_budget_add(num_budget *b, long steps, double t, double tf, double *h_avg) {
   b->steps += steps;
   if (b->steps < NUM_STEP_CHUNK) return 0;
@@ -14,7 +18,24 @@ int num_budget_add(num_budget *b, long steps, double t, double tf, double *h_avg
   b->steps = 0;
   b->t_mark = t;
   *h_avg = h;
-  return !(h > 0) || (tf - t) / h > NUM_MAX_PROJECTED * (b->scale > 0 ? b->scale : 1);
+  if (!(b->h_first > 0)) b->h_first = h;
+  return !(h > 0) || (tf - t) / h > budget_limit(b);
+}
+
+/* A collapse shrinks the step by orders of magnitude on the way to a
+ * singular or stiff place; a long run keeps the step it started with. A
+ * hundredfold is well beyond the variation of a smooth motion's steps. */
+int num_budget_too_long(const num_budget *b, double t, double tf, double h, int stiff_possible,
+                        char *cause, size_t size, char *hint, size_t hint_size) {
+  if (!(h > 0) || !(b->h_first > 0) || h < 1e-2 * b->h_first) return 0;
+  snprintf(cause, size, "reaching t = %.6g at steps of about h = %.3g (steady since the start) "
+                        "would take %.3g more steps, more than the limit of %.3g: the run is "
+                        "long for its tolerance%s", tf, h, (tf - t) / h, budget_limit(b),
+           stiff_possible ? ", or the motion is stiff" : "");
+  snprintf(hint, hint_size, "raise the limit with `max_steps` N, shorten the run (`tf`), or "
+                            "loosen `rtol`/`atol` for larger steps%s",
+           stiff_possible ? "; for a stiff motion try `integrator` bdf" : "");
+  return 1;
 }
 
 void num_tally(num_sim_stats *st, const num_sim_point *p, const double *Cd, size_t m,

@@ -432,7 +432,7 @@ static int near_singular(sim *S, double t, char *cause, size_t size) {
   return 1;
 }
 
-static lg_status failure(sim *S, double t, int flag, double h) {
+static lg_status failure(sim *S, double t, int flag, double h, const num_budget *b) {
   num_sim_stats *st = S->stats;
   char cause[sizeof S->diag->message];
   if (S->failed) {
@@ -461,6 +461,13 @@ static lg_status failure(sim *S, double t, int flag, double h) {
                "be integrated past");
       return LG_ERR_NUMERIC;
     }
+    char hint[sizeof S->diag->hint];
+    if (num_budget_too_long(b, t, S->o->tf, h, S->integ != NUM_INT_BDF, cause, sizeof cause,
+                            hint, sizeof hint)) {
+      st->fail_coord = -1; /* no coordinate is at fault */
+      num_fail(S->diag, st, t, cause, hint);
+      return LG_ERR_NUMERIC;
+    }
     snprintf(cause, sizeof cause, "the step size collapsed to h = %.3g (the motion is "
                                   "singular or very stiff here)", h);
   } else {
@@ -484,7 +491,7 @@ static lg_status run(sim *S, loop_state *L) {
   num_sim_stats *st = S->stats;
   double t = o->t0, h = 0;
   double *x = N_VGetArrayPointer(S->y);
-  num_budget b = {0, t, S->integ == NUM_INT_ADAMS ? 5 : 1};
+  num_budget b = {0, t, S->integ == NUM_INT_ADAMS ? 5 : 1, o->max_steps, 0};
   S->size0 = state_size(S);
   if (S->s) {
     long k;
@@ -500,7 +507,7 @@ static lg_status run(sim *S, loop_state *L) {
     int collapsed = flag == COLLAPSED;
     if (collapsed) flag = 0;
     if (flag < 0 || S->failed || !state_finite(S) || collapsed)
-      return failure(S, t, flag, h);
+      return failure(S, t, flag, h, &b);
     if (at_root(S, flag)) {
       st->stopped = 1;
       emit(S, t, L);

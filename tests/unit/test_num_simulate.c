@@ -119,13 +119,13 @@ static void test_parse_scalar(void) {
 }
 
 static void test_budget_and_tables(void) {
-  num_budget b = {0, 0, 1};
+  num_budget b = {.scale = 1};
   double h = 0;
   int collapsed = 0;
   for (long i = 1; i <= NUM_STEP_CHUNK && !collapsed; i++)
     collapsed = num_budget_add(&b, 1, 1e-3 * (double)i, 10, &h);
   CHECK(!collapsed); /* 1e-3 per step: 1e4 steps to go */
-  b = (num_budget){0, 0, 1};
+  b = (num_budget){.scale = 1};
   for (long i = 1; i <= NUM_STEP_CHUNK && !collapsed; i++)
     collapsed = num_budget_add(&b, 1, 1e-12 * (double)i, 10, &h);
   CHECK(collapsed && h > 0 && h < 2e-12);
@@ -135,12 +135,38 @@ static void test_budget_and_tables(void) {
   /* the same pace with Adams' budget (5x): 1e-3 per step over 1e5 s is
    * 1e8 steps to go, within it; Runge-Kutta's 2e7 is not */
   for (int adams = 0; adams < 2; adams++) {
-    b = (num_budget){0, 0, adams ? 5 : 1};
+    b = (num_budget){.scale = adams ? 5 : 1};
     collapsed = 0;
     for (long i = 1; i <= NUM_STEP_CHUNK && !collapsed; i++)
       collapsed = num_budget_add(&b, 1, 1e-3 * (double)i, 9e4, &h);
     CHECK(collapsed == !adams);
   }
+  /* over the limit at a steady step: a long run, not a collapse; a higher
+   * limit (--max-steps) lets it go on */
+  char cause[300], hint[300];
+  b = (num_budget){.scale = 1};
+  collapsed = 0;
+  for (long i = 1; i <= NUM_STEP_CHUNK && !collapsed; i++)
+    collapsed = num_budget_add(&b, 1, 1e-3 * (double)i, 1e5, &h);
+  CHECK(collapsed && num_budget_too_long(&b, 5, 1e5, h, 1, cause, sizeof cause, hint,
+                                                sizeof hint));
+  CHECK(strstr(cause, "long for its tolerance") && strstr(cause, "1e+08 more steps"));
+  CHECK(strstr(hint, "`max_steps`") && strstr(hint, "bdf"));
+  b = (num_budget){.scale = 1, .limit = 1e9};
+  collapsed = 0;
+  for (long i = 1; i <= NUM_STEP_CHUNK && !collapsed; i++)
+    collapsed = num_budget_add(&b, 1, 1e-3 * (double)i, 1e5, &h);
+  CHECK(!collapsed);
+  /* the step shrank a millionfold after the first chunk: a collapse */
+  b = (num_budget){.scale = 1};
+  collapsed = 0;
+  for (long i = 1; i <= NUM_STEP_CHUNK; i++)
+    collapsed = num_budget_add(&b, 1, 1e-3 * (double)i, 10, &h);
+  CHECK(!collapsed);
+  for (long i = 1; i <= NUM_STEP_CHUNK && !collapsed; i++)
+    collapsed = num_budget_add(&b, 1, 5 + 1e-9 * (double)i, 10, &h);
+  CHECK(collapsed && !num_budget_too_long(&b, 5, 10, h, 1, cause, sizeof cause, hint,
+                                                 sizeof hint));
   /* the default for an ODE: Adams where it pays, the explicit pair else */
   CHECK(num_resolve_integrator(NUM_INT_ODE, 1e-10, 0, 1000) == NUM_INT_ADAMS);
   CHECK(num_resolve_integrator(NUM_INT_ODE, 1e-10, 0, 20) == NUM_INT_DOPRI);
