@@ -39,9 +39,11 @@ static const cli_help_entry entries[] = {
      "  --rtol R, --atol A      tolerances (default 1e-10)\n"
      "  --project               move an inconsistent initial state onto the constraints\n"
      "  --stabilize HOW         project (default), none, baumgarte:ALPHA,BETA\n"
-     "  --jit[=wait]            compile the generated C right-hand side with $CC (cached);\n"
-     "                          the run starts on the tape and switches when it is\n"
-     "                          compiled; =wait compiles first\n"
+     "  --jit[=wait]            compile the generated C right-hand side with $CC (cached in\n"
+     "                          $LAGRANGE_CACHE_DIR or ~/.cache/lagrange, used only when\n"
+     "                          nobody else can write it or a folder above it); the run\n"
+     "                          starts on the tape and switches when it is compiled (the\n"
+     "                          compiler ends with the run); =wait compiles first\n"
      "  --max-rows N            refuse a run of more rows (default 10000000)\n"
      "  --stop-when EXPR        end at EXPR's first zero crossing (t, q, q', parameters)\n"},
     {"animate",
