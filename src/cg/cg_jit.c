@@ -47,6 +47,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -389,15 +390,19 @@ static int cache_store(const job *j, int work) {
          renameat(work, JIT_NAME ".key", j->base, entry_file(j->entry, ".key", b)) == 0;
 }
 
-/* The entry's lock, waited for (-1 when it cannot be had: go on without;
- * also on a stop request in the helper). */
+/* The entry's lock, waited for (-1 when it cannot be had: go on without).
+ * The helper asks every 20 ms instead of blocking: a stop request that
+ * came just before a blocking wait would not end it. */
 static int lock_entry(const job *j, int helper) {
   char b[64];
+  const char *name = entry_file(j->entry, ".lock", b);
   int fd;
-  while ((fd = cg_dir_lock(j->base, entry_file(j->entry, ".lock", b), 1)) < 0 &&
-         errno == EINTR && !(helper && stop_requested))
-    continue;
-  return fd;
+  while (!(helper && stop_requested)) {
+    if ((fd = cg_dir_lock(j->base, name, !helper)) >= 0) return fd;
+    if (errno != EINTR && errno != EWOULDBLOCK) break;
+    if (helper) nanosleep(&(struct timespec){0, 20000000}, NULL);
+  }
+  return -1;
 }
 
 /* Compile in the foreground and load. With a cache: under the entry's lock
