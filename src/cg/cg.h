@@ -59,35 +59,54 @@ typedef int (*cg_rhs_fn)(double t, const double *x, const double *u, const doubl
 typedef struct cg_jit {
   void *handle;
   cg_rhs_fn rhs;
-  int cached;   /* loaded from the cache without compiling */
-  int pid;      /* a helper compiling in the background, or 0 */
-  int msg_fd;   /* its failure message, or -1 */
-  char *so;     /* where the helper puts the object */
-  int tree;     /* the code is NAME_rhs_recursive (a kinematic tree), not NAME_rhs */
+  int cached;     /* loaded from the cache without compiling */
+  int tree;       /* the code is NAME_rhs_recursive (a kinematic tree), not NAME_rhs */
+  int started;    /* set by cg_jit_start: cg_jit_free has something to free */
+  int so_fd;      /* the loaded object (it is loaded as /proc/self/fd/N), or -1 */
+  /* a helper compiling in the background: */
+  int pid;        /* its process, or 0 */
+  int owner;      /* the process that started it (only it stops the helper) */
+  int msg_fd;     /* its failure message, or -1 */
+  int cache_fd;   /* the cache folder it stores the object in, or -1 */
+  char *key;      /* the entry's key (to confirm the object it stores) */
+  size_t key_len;
+  char entry[48]; /* the entry's name in the cache folder */
+  char work[64];  /* its work folder there ("" once it is gone) */
 } cg_jit;
 
 /* Compile only the C right-hand side with the system compiler ($CC split
- * on whitespace like make does, else cc; run without a shell) into a
- * shared object and load it. The object is cached by a hash of its source
- * and compiler command in $LAGRANGE_CACHE_DIR, else $XDG_CACHE_HOME/lagrange,
- * else ~/.cache/lagrange (created 0700; used only when it is ours and not
- * writable by others), so a second run loads it without compiling. Work
- * files live in a private folder that is removed before returning.
- * LG_ERR_IO when no compiler works, with the reason (exit status, the
- * first lines of the compiler's messages) in diag; the caller falls back
- * to the tape. */
+ * on whitespace like make does, else cc; run without a shell, in a private
+ * work folder that is its working directory) into a shared object and
+ * load it. The object is cached by a hash of the uid, the compiler command
+ * and the source in $LAGRANGE_CACHE_DIR, else $XDG_CACHE_HOME/lagrange,
+ * else ~/.cache/lagrange (created 0700), so a second run loads it without
+ * compiling. Code runs from there, so the folder is opened once and checked
+ * with every folder above it (owned by root or us, not writable by others
+ * unless sticky; the folder itself ours and writable by nobody else), and
+ * everything is done relative to that descriptor; the object is loaded
+ * through a descriptor that was checked (see cg_jit.c). An unsafe folder is
+ * LG_ERR_IO with the reason and the fix in diag (the caller integrates with
+ * the tape); a cache folder that cannot be made means no cache (the work
+ * folder is then in $TMPDIR or /tmp). One compile per entry at a time (a
+ * lock): a run that waited finds the object. Work files live in a private
+ * folder that is removed before returning. LG_ERR_IO when no compiler
+ * works, with the reason (exit status, the first lines of the compiler's
+ * messages) in diag; the caller falls back to the tape. */
 lg_status cg_jit_compile(const cg_request *r, cg_jit *out, lg_diag *diag);
 /* The same, but when background is set and the object is not cached (and
  * there is a cache folder), a helper process compiles it while the caller
  * goes on: out->rhs stays NULL until cg_jit_poll says it is ready. The
- * helper stores the object in the cache and removes its work folder even
- * when the caller ends first (the next run then finds it). */
+ * helper ends with its caller: cg_jit_free stops it (and its compiler),
+ * and it stops by itself when the thread that started it dies, even of
+ * SIGKILL (PR_SET_PDEATHSIG: start it from a thread that outlives the
+ * compile). Work folders a killed run left are removed by the next start. */
 lg_status cg_jit_start(const cg_request *r, int background, cg_jit *out, lg_diag *diag);
 /* 1: out->rhs is ready (loaded now or before); 0: still compiling (only
  * when !wait); -1: it failed, the reason in diag (once; later calls
  * return -1 with diag untouched). */
 int cg_jit_poll(cg_jit *j, int wait, lg_diag *diag);
-/* Unloads; a helper still compiling is left to finish on its own. */
+/* Stops a helper still compiling (the object is then not cached), unloads.
+ * Safe on a zeroed cg_jit. */
 void cg_jit_free(cg_jit *j);
 
 /* 1 when s is a C identifier ([A-Za-z_][A-Za-z0-9_]*): cg_request.name

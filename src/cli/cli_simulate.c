@@ -144,9 +144,9 @@ static void jit_note(const cli_opts *o, cli_sim *S, const num_sim_stats *st) {
     fprintf(stderr, "%s: --jit: the compiled right-hand side took over at t = %s (compiled "
                     "in the background)\n", o->model, lg_fmt_double(b, st->jit_t));
   else if (S->so.jit_poll(S) == NULL && !S->jit_warned)
-    fprintf(stderr, "%s: note: --jit: the run ended before the compiler; it used the tape, "
-                    "and the compiled code is cached for the next run (--jit=wait compiles "
-                    "first)\n", o->model);
+    fprintf(stderr, "%s: note: --jit: the run ended before the compiler, which ends with it; "
+                    "the run used the tape (--jit=wait compiles first and caches the code for "
+                    "the next runs)\n", o->model);
 }
 
 static int run_sim(const cli_opts *o, cli_sim *S, double *q, double *qd,

@@ -55,6 +55,11 @@ def files(d):
     return sorted(os.listdir(d))
 
 
+def entries(d):
+    """A cache folder's files but the entries' lock files (u<uid>-<hash>.lock)."""
+    return [f for f in files(d) if not f.endswith(".lock")] if os.path.isdir(d) else None
+
+
 def device(path):
     st = os.stat(path)
     return stat.S_ISCHR(st.st_mode), st.st_rdev
@@ -269,7 +274,7 @@ def jit(L, tag):
               (first.err, calls))
         mode = stat.S_IMODE(os.stat(cache).st_mode) if os.path.isdir(cache) else None
         check(f"{tag}: the cache folder is created 0700 and holds no work files",
-              mode == 0o700 and all(f.endswith((".so", ".key")) for f in files(cache)),
+              mode == 0o700 and all(f.endswith((".so", ".key", ".lock")) for f in files(cache)),
               (mode, files(cache) if mode else None))
         keys = [f for f in files(cache) if f.endswith(".key")] if mode else []
         key = open(os.path.join(cache, keys[0])).read() if keys else ""
@@ -299,7 +304,7 @@ def jit(L, tag):
         outs = [p.communicate(120) for p in ps]
         check(f"{tag}: two concurrent --jit runs with an empty cache both use the JIT",
               all(p.returncode == 0 and b"warning" not in e for p, (o, e) in zip(ps, outs))
-              and outs[0][0] == outs[1][0] and len(files(c3)) == 2, (outs[0][1], files(c3)))
+              and outs[0][0] == outs[1][0] and len(entries(c3)) == 2, (outs[0][1], files(c3)))
         slow = os.path.join(d, "slow.sh")
         open(slow, "w").write("#!/bin/sh\nsleep 3\nexec cc \"$@\"\n")
         c4 = os.path.join(d, "c4")
@@ -313,7 +318,7 @@ def jit(L, tag):
         p.send_signal(signal.SIGTERM)
         p.communicate(60)
         check(f"{tag}: SIGTERM while compiling leaves no work folder in the cache",
-              p.returncode == -signal.SIGTERM and os.path.isdir(c4) and files(c4) == [],
+              p.returncode == -signal.SIGTERM and os.path.isdir(c4) and entries(c4) == [],
               (p.returncode, files(c4) if os.path.isdir(c4) else None))
         gen = run(L, "codegen", CART)
         check(f"{tag}: codegen still writes every function (only the JIT is rhs-only)",
@@ -324,40 +329,51 @@ def jit(L, tag):
         jit_background(L, tag, d, slow)
 
 
-def wait_for_entry(cache, timeout=90):
-    """The background helper's cache entry (.so and .key, no work folder)."""
+def gone(pid_file, timeout=10):
+    """Whether every process whose pid the slow compiler wrote has ended."""
     deadline = time.time() + timeout
-    while time.time() < deadline:
-        names = files(cache) if os.path.isdir(cache) else []
-        if len(names) == 2 and all(f.endswith((".so", ".key")) for f in names):
-            return names
+    while True:
+        pids = [int(x) for x in open(pid_file).read().split()] if os.path.exists(pid_file) else []
+        alive = []
+        for pid in pids:
+            try:
+                os.kill(pid, 0)
+                st = open(f"/proc/{pid}/stat").read().split(") ")[-1].split()[0]
+                if st != "Z":
+                    alive.append(pid)
+            except (OSError, IndexError):
+                pass
+        if not alive or time.time() > deadline:
+            return not alive
         time.sleep(0.05)
-    return files(cache) if os.path.isdir(cache) else None
 
 
 def jit_background(L, tag, d, slow):
     """--jit (background): the run starts on the tape while a helper
     compiles; a run shorter than the compile is the tape's run, byte for
-    byte, and leaves the entry for the next run; a longer one switches."""
+    byte, and its helper and compiler end with it (issue 21: nothing of a
+    run outlives it); a longer one switches; a cached object is used from
+    t0."""
     tape = run(L, "simulate", CART, "--tf", "2")
     c5 = os.path.join(d, "c5")
-    env = {"CC": f"sh {slow}", "LAGRANGE_CACHE_DIR": c5}
+    pids = os.path.join(d, "pids5")
+    slowpid = os.path.join(d, "slowpid.sh")
+    open(slowpid, "w").write(f"#!/bin/sh\necho $$ >> {pids}\nsleep 3\nexec cc \"$@\"\n")
+    env = {"CC": f"sh {slowpid}", "LAGRANGE_CACHE_DIR": c5}
     t0 = time.time()
     first = run(L, "simulate", CART, "--tf", "2", "--jit", env=env)
     took = time.time() - t0
     check(f"{tag}: --jit with a slow compiler: the run does not wait for it (the tape's rows)",
           first.returncode == 0 and took < 2.5 and first.out == tape.out
           and "the run ended before the compiler" in first.err, (took, first.err))
-    names = wait_for_entry(c5)
-    check(f"{tag}: the helper outlives the run and leaves exactly the cache entry",
-          names is not None and len(names) == 2 and all(f.endswith((".so", ".key")) for f in names),
-          names)
-    waited = run(L, "simulate", CART, "--tf", "2", "--jit=wait",
-                 env={"LAGRANGE_CACHE_DIR": os.path.join(d, "c6")})
+    check(f"{tag}: the helper and its compiler end with the run and leave no work folder",
+          gone(pids) and entries(c5) == [], (open(pids).read() if os.path.exists(pids) else "",
+                                             files(c5) if os.path.isdir(c5) else None))
+    waited = run(L, "simulate", CART, "--tf", "2", "--jit=wait", env=env)
     second = run(L, "simulate", CART, "--tf", "2", "--jit", env=env)
-    check(f"{tag}: the next run loads it and runs compiled code from t0 (= --jit=wait's rows)",
-          second.returncode == 0 and second.out == waited.out and "took over" not in second.err
-          and "note" not in second.err, second.err)
+    check(f"{tag}: a run after --jit=wait loads its object and runs compiled code from t0",
+          waited.returncode == 0 and second.returncode == 0 and second.out == waited.out
+          and "took over" not in second.err and "note" not in second.err, second.err)
     # a run longer than the compile switches on the way, and says where
     c7 = os.path.join(d, "c7")
     args = ("simulate", CHAIN, "--tf", "150", "--dt", "10")
@@ -372,20 +388,24 @@ def jit_background(L, tag, d, slow):
     check(f"{tag}: a long --jit run switches to the compiled code on the way (rows agree with "
           f"the tape's)", r.returncode == 0 and m is not None and 0 < float(m.group(1)) < 150
           and close, (r.err, rows[-1:], refs[-1:]))
-    # a signal to the run does not stop the helper: the entry still arrives
+    # a signal to the run stops the helper and its compiler too
     c8 = os.path.join(d, "c8")
+    pids8 = os.path.join(d, "pids8")
+    open(slowpid, "w").write(f"#!/bin/sh\necho $$ >> {pids8}\nsleep 3\nexec cc \"$@\"\n")
     p = subprocess.Popen([L, "simulate", CHAIN, "--tf", "1e4", "--dt", "10", "--jit"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         env=dict(os.environ, LAGRANGE_CACHE_DIR=c8, CC=f"sh {slow}"))
+                         env=dict(os.environ, LAGRANGE_CACHE_DIR=c8, CC=f"sh {slowpid}"))
     deadline = time.time() + 60
-    while time.time() < deadline and not (os.path.isdir(c8) and files(c8)):
+    while time.time() < deadline and not os.path.exists(pids8):
         time.sleep(0.05)
     p.send_signal(signal.SIGTERM)
     p.communicate(60)
-    names = wait_for_entry(c8)
-    check(f"{tag}: SIGTERM to a --jit run: the helper still completes the cache entry",
-          p.returncode == -signal.SIGTERM and names is not None and len(names) == 2
-          and all(f.endswith((".so", ".key")) for f in names), (p.returncode, names))
+    stopped = os.path.exists(pids8) and gone(pids8)
+    deadline = time.time() + 10  # the helper removes its folder after its compiler ended
+    while time.time() < deadline and entries(c8) != []:
+        time.sleep(0.05)
+    check(f"{tag}: SIGTERM to a --jit run stops its helper and compiler; no work folder is left",
+          p.returncode == -signal.SIGTERM and stopped and entries(c8) == [], (p.returncode, files(c8) if os.path.isdir(c8) else None))
 
 
 # ---- reading the model ---------------------------------------------------------------------------------
