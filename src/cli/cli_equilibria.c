@@ -1,5 +1,6 @@
 /* cli_equilibria.c - `lagrange equilibria`: every static equilibrium in a
- * box, each once, with its stability and eigenvalues. */
+ * box, each once, with its stability and eigenvalues; a family of
+ * equilibria (not isolated) once, with its dimension and directions. */
 #include "cli.h"
 
 #include <ctype.h>
@@ -52,9 +53,11 @@ static int parse_box(const char *text, const lang_model *lm, double *lo, double 
   return CLI_EXIT_OK;
 }
 
-static size_t sort_n; /* qsort has no user pointer: the row length */
+/* qsort has no user pointer: the points and their row length */
+static const double *sort_q;
+static size_t sort_n;
 static int by_coords(const void *a, const void *b) {
-  const double *x = a, *y = b;
+  const double *x = sort_q + *(const size_t *)a * sort_n, *y = sort_q + *(const size_t *)b * sort_n;
   for (size_t j = 0; j < sort_n; j++)
     if (x[j] != y[j]) return x[j] < y[j] ? -1 : 1;
   return 0;
@@ -81,8 +84,36 @@ typedef struct eq_report {
   int first;
 } eq_report;
 
+/* A family's directions: JSON [{"x1": 1, "x2": 1}, ...], text
+ * (x1 = 1, x2 = 1), ... (the nonzero components, by coordinate). */
+static void family(eq_report *R, const cli_opts *o, size_t dim, const double *dir) {
+  size_t n = R->s->n;
+  char b[LG_DOUBLE_CHARS];
+  if (o->json) lg_str_printf(&R->text, ", \"family\": {\"dimension\": %zu, \"directions\": [", dim);
+  else lg_str_printf(&R->text, "    a family of equilibria of dimension %zu through this point, "
+                               "along ", dim);
+  for (size_t r = 0; r < dim; r++) {
+    lg_str_puts(&R->text, r ? ", " : "");
+    lg_str_putc(&R->text, o->json ? '{' : '(');
+    for (size_t j = 0, k = 0; j < n; j++) {
+      double x = dir[r * n + j];
+      if (x == 0) continue;
+      lg_str_puts(&R->text, k++ ? ", " : "");
+      if (o->json) {
+        cli_json_string(&R->text, R->s->coord_names[j]);
+        lg_str_puts(&R->text, ": ");
+        cli_json_number(&R->text, x);
+      } else {
+        lg_str_printf(&R->text, "%s = %s", R->s->coord_names[j], lg_fmt_double(b, x));
+      }
+    }
+    lg_str_putc(&R->text, o->json ? '}' : ')');
+  }
+  lg_str_puts(&R->text, o->json ? "]}" : "\n");
+}
+
 static void report_one(eq_report *R, const cli_opts *o, const double *q, const double *re,
-                       const double *im, size_t nx) {
+                       const double *im, size_t nx, size_t dim, const double *dir) {
   size_t n = R->s->n;
   char b[LG_DOUBLE_CHARS], c[LG_DOUBLE_CHARS];
   const char *stab = stability(re, im, nx);
@@ -100,7 +131,9 @@ static void report_one(eq_report *R, const cli_opts *o, const double *q, const d
       cli_json_number(&R->text, im[i]);
       lg_str_putc(&R->text, ']');
     }
-    lg_str_puts(&R->text, "]}");
+    lg_str_putc(&R->text, ']');
+    if (dim) family(R, o, dim, dir);
+    lg_str_putc(&R->text, '}');
   } else {
     lg_str_puts(&R->text, " ");
     for (size_t j = 0; j < n; j++)
@@ -111,6 +144,7 @@ static void report_one(eq_report *R, const cli_opts *o, const double *q, const d
       lg_str_printf(&R->text, "%s%s %s %si", i ? ", " : " ", lg_fmt_double(b, re[i]),
                     im[i] < 0 ? "-" : "+", lg_fmt_double(c, fabs(im[i])));
     lg_str_putc(&R->text, '\n');
+    if (dim) family(R, o, dim, dir);
   }
   R->first = 0;
 }
@@ -169,21 +203,27 @@ static int search(const cli_opts *o, lang_model *lm, const mech_eom *e, const nu
   if (rc == CLI_EXIT_OK) header(&R, o);
   for (size_t j = 0; j < n; j++) angle[j] = role[j] == NUM_COORD_ANGLE;
   num_equil_opts eo = {o->t, lo, hi, isfree, angle, 0};
-  double *found = NULL;
-  size_t nfound = 0;
+  num_equil_found found = {0};
   lg_diag d;
   lg_diag_clear(&d);
-  if (rc == CLI_EXIT_OK && num_equilibria(L, &w, &eo, &found, &nfound, &d) != LG_OK)
+  if (rc == CLI_EXIT_OK && num_equilibria(L, &w, &eo, &found, &d) != LG_OK)
     rc = cli_report(&d, lm, o->model);
+  size_t nfound = found.count, *order = lg_malloc((nfound + 1) * sizeof *order);
+  if (rc == CLI_EXIT_OK && !order) {
+    fprintf(stderr, "lagrange: out of memory\n");
+    rc = CLI_EXIT_MODEL;
+  }
+  for (size_t k = 0; order && k < nfound; k++) order[k] = k;
+  sort_q = found.q;
   sort_n = n;
-  if (nfound) qsort(found, nfound, n * sizeof *found, by_coords);
-  for (size_t k = 0; rc == CLI_EXIT_OK && k < nfound; k++) {
-    size_t nx = 0;
+  if (order && nfound) qsort(order, nfound, sizeof *order, by_coords);
+  for (size_t i = 0; rc == CLI_EXIT_OK && i < nfound; i++) {
+    size_t nx = 0, k = order[i];
     memset(qd, 0, n * sizeof *qd);
-    if (num_lin_eigenvalues(L, &w, o->t, found + k * n, qd, re, im, &nx, &d) != LG_OK)
+    if (num_lin_eigenvalues(L, &w, o->t, found.q + k * n, qd, re, im, &nx, &d) != LG_OK)
       rc = cli_report(&d, lm, o->model);
     else
-      report_one(&R, o, found + k * n, re, im, nx);
+      report_one(&R, o, found.q + k * n, re, im, nx, found.dim[k], found.dir + k * n * n);
   }
   if (rc == CLI_EXIT_OK) {
     if (o->json) lg_str_puts(&R.text, nfound ? "\n  ]\n}\n" : "]\n}\n");
@@ -191,7 +231,8 @@ static int search(const cli_opts *o, lang_model *lm, const mech_eom *e, const nu
     fwrite(R.text.s, 1, R.text.len, stdout);
   }
   lg_str_free(&R.text);
-  lg_free(found);
+  lg_free(order);
+  num_equil_found_free(&found);
   num_work_free(&w);
   lg_free(lo);
   lg_free(role);

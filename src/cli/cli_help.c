@@ -78,11 +78,13 @@ static const cli_help_entry entries[] = {
      "                          completed to a consistent one\n"
      "  --t T                   the time of the operating point (default 0)\n"
      "  --independent 'q1, q2'' the independent coordinates and rates (else pivoting)\n"
-     "  --symbolic              A and B as expressions (text, LaTeX or JSON strings)\n"
+     "  --symbolic              A and B as expressions (text, LaTeX or JSON strings),\n"
+     "                          shared subexpressions named under 'where'\n"
      "  --json                  one JSON object (state, inputs, A, B, eigenvalues, ...)\n"},
     {"equilibria", "lagrange equilibria MODEL [--box 'q1=A:B, ...'] [--t T] [--json]",
      "Finds the static equilibria (every rate zero, accelerations zero) in a box,\n"
-     "each with its stability and the eigenvalues of the linearization there.\n"
+     "each with its stability and the eigenvalues of the linearization there; equilibria\n"
+     "that are not isolated are listed once per family, with its dimension and directions.\n"
      "  --box 'NAME=A:B, ...'   the search box (default: (-pi, pi] for angles,\n"
      "                          [-10, 10] otherwise)\n"
      "  --t T                   the time for the inputs (default 0)\n"

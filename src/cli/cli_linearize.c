@@ -262,70 +262,96 @@ typedef struct lin_mem {
   int *flags;
 } lin_mem;
 
-/* --symbolic: A and B as expressions, in the chosen format. */
-static void sym_matrix_out(lg_str *o, const cli_opts *opt, const char *name, const sym_matrix *a) {
-  sym_style style = opt->format == CLI_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT;
-  if (opt->format == CLI_JSON) {
-    lg_str_printf(o, ",\n  \"%s\": [", name);
-    for (size_t i = 0; i < a->rows; i++) {
-      lg_str_puts(o, i ? ",\n    [" : "\n    [");
-      for (size_t j = 0; j < a->cols; j++) {
-        lg_str tmp;
-        lg_str_init(&tmp);
-        sym_print(&tmp, SYM_AT(a, i, j), SYM_STYLE_TEXT, NULL, NULL);
-        lg_str_puts(o, j ? ", " : "");
-        cli_json_string(o, tmp.s ? tmp.s : "");
-        lg_str_free(&tmp);
-      }
-      lg_str_putc(o, ']');
+/* --symbolic, LaTeX: the state's names as the equations write them. */
+static void latex_state(lg_str *o, const lin_out *L) {
+  lg_str_puts(o, "\\paragraph{state} $");
+  for (size_t a = 0, k = 0; a < L->r->nx; a++) {
+    int rate = a >= L->pt->nqi;
+    const int *dep = rate ? L->pt->dep_v : L->pt->dep_q;
+    size_t want = rate ? a - L->pt->nqi : a;
+    for (size_t j = 0, seen = 0; j < L->s->n; j++) {
+      if (dep[j] || seen++ != want) continue;
+      lg_str_puts(o, k++ ? ", " : "");
+      sym_print(o, mech_coord(L->lm->mech, j, rate), SYM_STYLE_LATEX, NULL, NULL);
+      break;
     }
-    lg_str_putc(o, ']');
-    return;
   }
-  if (opt->format == CLI_LATEX) lg_str_printf(o, "\\[\n%s = \\begin{bmatrix}\n", name);
-  else lg_str_printf(o, "%s (%zu x %zu):\n", name, a->rows, a->cols);
-  for (size_t i = 0; i < a->rows; i++) {
-    lg_str_puts(o, opt->format == CLI_LATEX ? "  " : "  [");
-    for (size_t j = 0; j < a->cols; j++) {
-      if (j) lg_str_puts(o, opt->format == CLI_LATEX ? " & " : ", ");
-      sym_print(o, SYM_AT(a, i, j), style, NULL, NULL);
-    }
-    lg_str_puts(o, opt->format == CLI_LATEX ? (i + 1 < a->rows ? " \\\\\n" : "\n") : "]\n");
-  }
-  if (opt->format == CLI_LATEX) lg_str_puts(o, "\\end{bmatrix}\n\\]\n");
+  lg_str_puts(o, "$\n\n");
 }
 
-static int print_symbolic(const cli_opts *o, lang_model *lm, const mech_eom *e,
+/* --symbolic, JSON: the names, then the point the expressions are to be
+ * evaluated at (every coordinate's name with q0 and qd0, x0, r0, t and
+ * the parameters' values). */
+static void json_point(lg_str *o, const lin_out *L, const double *q, const double *qd) {
+  json_names(o, L);
+  lg_str_puts(o, ",\n  \"coordinates\": [");
+  for (size_t j = 0; j < L->s->n; j++) {
+    lg_str_puts(o, j ? ", " : "");
+    cli_json_string(o, L->s->coord_names[j]);
+  }
+  lg_str_putc(o, ']');
+  json_vec(o, "x0", L->r->x0, L->r->nx);
+  json_vec(o, "q0", q, L->s->n);
+  json_vec(o, "qd0", qd, L->s->n);
+  json_vec(o, "r0", L->r->r0, L->r->nr);
+  lg_str_puts(o, ",\n  \"t\": ");
+  cli_json_number(o, L->pt->t);
+  lg_str_puts(o, ",\n  \"parameters\": {");
+  for (size_t i = 0; i < L->s->np; i++) {
+    lg_str_puts(o, i ? ", " : "");
+    cli_json_string(o, L->s->param_names[i]);
+    lg_str_puts(o, ": ");
+    cli_json_number(o, L->s->params[i]);
+  }
+  lg_str_putc(o, '}');
+}
+
+/* --symbolic: A and B as expressions, their shared parts named (`where`),
+ * in the format of --format (--json: JSON). The pivots of the symbolic
+ * solves are the largest entries at the operating point. */
+static int print_symbolic(const cli_opts *o, lang_model *lm, const mech_eom *e, num_work *w,
                           const lin_out *L) {
+  const num_system *s = L->s;
+  num_evaluate(s, w, L->pt->t, L->pt->q, L->pt->qd);
+  mech_lin_guide g = {w->out + s->o_M, w->out + s->o_J, o->set, o->nset};
   sym_matrix *A = NULL, *B = NULL;
-  lg_status st = mech_linearize(lm->mech, e, L->pt->dep_q, L->pt->dep_v, &A, &B);
+  lg_status st = mech_linearize(lm->mech, e, &g, L->pt->dep_q, L->pt->dep_v, &A, &B);
   if (st != LG_OK) {
     lg_diag d;
     lg_diag_clear(&d);
     lg_diag_set(&d, st, NULL, 0, 0, st == LG_ERR_NOMEM ? "out of memory"
-                : "a constraint block is singular as written: the symbolic linearization "
-                  "needs other dependent variables");
+                : "a constraint block is singular at the operating point: the symbolic "
+                  "linearization needs other dependent variables");
     lg_diag_hint(&d, "choose the independent ones with --independent");
     return cli_report(&d, lm, o->model);
   }
-  lg_str text;
+  mech_format fmt = o->format == CLI_JSON || o->json ? MECH_FMT_JSON
+                    : o->format == CLI_LATEX        ? MECH_FMT_LATEX
+                                                    : MECH_FMT_TEXT;
+  lg_str pre, text;
+  lg_str_init(&pre);
   lg_str_init(&text);
-  if (o->format == CLI_JSON) {
-    json_names(&text, L);
+  if (fmt == MECH_FMT_JSON) {
+    json_point(&pre, L, L->pt->q, L->pt->qd);
+  } else if (fmt == MECH_FMT_LATEX) {
+    latex_state(&pre, L);
   } else {
-    lg_str_puts(&text, o->format == CLI_LATEX ? "%% state: " : "state: ");
+    lg_str_puts(&pre, "state: ");
     for (size_t a = 0; a < L->r->nx; a++) {
-      lg_str_puts(&text, a ? ", " : "");
-      state_name(&text, L, a);
+      lg_str_puts(&pre, a ? ", " : "");
+      state_name(&pre, L, a);
     }
-    lg_str_puts(&text, "\n");
+    lg_str_putc(&pre, '\n');
   }
-  sym_matrix_out(&text, o, "A", A);
-  sym_matrix_out(&text, o, "B", B);
-  if (o->format == CLI_JSON) lg_str_puts(&text, "\n}\n");
-  fwrite(text.s, 1, text.len, stdout);
+  const char *names[] = {"A", "B"};
+  const sym_matrix *mats[] = {A, B};
+  st = pre.oom ? LG_ERR_NOMEM
+               : mech_print_matrices(lm->mech, pre.s ? pre.s : "", 2, names, mats, fmt, &text);
+  if (st == LG_OK) fwrite(text.s, 1, text.len, stdout);
+  else fprintf(stderr, "lagrange: out of memory\n");
+  lg_str_free(&pre);
   lg_str_free(&text);
-  return CLI_EXIT_OK;
+  return st == LG_OK ? CLI_EXIT_OK : CLI_EXIT_MODEL;
 }
 
 static int run(const cli_opts *o, lang_model *lm, const mech_eom *e, const num_system *s,
@@ -380,7 +406,7 @@ static int run(const cli_opts *o, lang_model *lm, const mech_eom *e, const num_s
                       "speeds are numeric only\n", o->model);
       rc = CLI_EXIT_USAGE;
     } else {
-      rc = print_symbolic(o, lm, e, &out);
+      rc = print_symbolic(o, lm, e, &w, &out);
     }
   } else if (rc == CLI_EXIT_OK) {
     lin_out out = {s, lm, &pt, &res, re, im, vr, kane};

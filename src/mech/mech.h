@@ -232,13 +232,25 @@ enum {
 unsigned mech_work_sources(mech_model *m, const mech_eom *e);
 
 /* ---- linearization as expressions (mech_linearize.c) ------------------------------------ */
+/* The numeric side of a symbolic linearization: M (n x n) and J (m x n)
+ * at the operating point, which pick the pivots of every elimination (the
+ * largest there), and the --set values (an input set to a value is that
+ * constant in the constraints and in its derivatives). */
+typedef struct mech_lin_guide {
+  const double *M, *J;
+  const mech_setting *set;
+  size_t nset;
+} mech_lin_guide;
 /* A (nx x nx) and B (nx x inputs) of x' = A (x - x0) + B (r - r0), x =
  * [independent q; independent q'], as expressions of the operating point
- * (the coordinates and rates stand for their values there) and the
- * parameters. dep_q/dep_v (n flags) say which coordinates and rates are
- * dependent. LG_ERR_NUMERIC when a block to solve is singular as written. */
-lg_status mech_linearize(mech_model *m, const mech_eom *e, const int *dep_q, const int *dep_v,
-                         sym_matrix **A, sym_matrix **B);
+ * (the coordinates, rates, inputs and t stand for their values there) and
+ * the parameters, in the model's arena. dep_q/dep_v (n flags) say which
+ * coordinates and rates are dependent. The entries are DAGs of size
+ * polynomial in n + m, with q'' and lam shared nodes (print them with
+ * mech_print_matrices, which names what is shared). LG_ERR_NUMERIC when
+ * a block to solve is singular at the point. */
+lg_status mech_linearize(mech_model *m, const mech_eom *e, const mech_lin_guide *g,
+                         const int *dep_q, const int *dep_v, sym_matrix **A, sym_matrix **B);
 
 /* ---- Kane's method --------------------------------------------------------------------
  * With speeds u (default u = q'), kinematics q' = k(q, u, t), velocity
@@ -311,5 +323,13 @@ lg_status mech_print_simplified(mech_model *mm, const mech_eom *e, const mech_ka
  * appended to out as `lagrange eom` prints them. */
 lg_status mech_print(mech_model *mm, const mech_eom *e, const mech_kane *k, mech_format fmt,
                      lg_str *out);
+/* k matrices named names[i], their shared subexpressions named as
+ * mech_print names them (a `where` block after the matrices), appended to
+ * out: `preface` first (after the LaTeX preamble), written as it is (for
+ * JSON the object's opening and its other keys; the object is closed
+ * here). */
+lg_status mech_print_matrices(mech_model *mm, const char *preface, size_t k,
+                              const char *const *names, const sym_matrix *const *mats,
+                              mech_format fmt, lg_str *out);
 
 #endif

@@ -648,3 +648,40 @@ lg_status mech_print(mech_model *mm, const mech_eom *e, const mech_kane *k, mech
   sym_share_free(&w.share);
   return out->oom ? LG_ERR_NOMEM : LG_OK;
 }
+
+/* Matrices (A and B of a linearization, say) with their shared parts
+ * named once in a `where` block after them, as mech_print names them. */
+lg_status mech_print_matrices(mech_model *mm, const char *preface, size_t k,
+                              const char *const *names, const sym_matrix *const *mats,
+                              mech_format fmt, lg_str *out) {
+  writer w = {out, fmt, {0}, mech_ctx(mm), {0}, "z", NULL, NULL};
+  roots r = {0};
+  size_t cols = 1;
+  for (size_t i = 0; i < k; i++) {
+    add_matrix(&r, mats[i]);
+    cols = mats[i]->cols > cols ? mats[i]->cols : cols;
+  }
+  lg_status st = r.oom ? LG_ERR_NOMEM
+                       : sym_share_plan(w.ctx, r.v, r.count, SHARE_MIN_CHARS, SHARE_BUDGET,
+                                        &w.share);
+  lg_free(r.v);
+  if (st != LG_OK) return st;
+  w.prefix = w.share.prefix;
+  if (fmt == MECH_FMT_LATEX) latex_preamble(out, cols);
+  lg_str_puts(out, preface ? preface : "");
+  for (size_t i = 0; i < k; i++) {
+    if (fmt == MECH_FMT_LATEX && !mats[i]->cols) { /* an empty bmatrix does not typeset */
+      lg_str_puts(out, "\\paragraph{");
+      latex_key(out, names[i]);
+      lg_str_printf(out, "} $%zu \\times 0$ (no columns)\n\n", mats[i]->rows);
+      continue;
+    }
+    matrix(&w, names[i], mats[i]);
+  }
+  where_block(&w);
+  if (fmt == MECH_FMT_JSON) lg_str_puts(out, "\n}\n");
+  if (fmt == MECH_FMT_LATEX) lg_str_puts(out, "\\end{document}\n");
+  cache_free(&w.cache);
+  sym_share_free(&w.share);
+  return out->oom ? LG_ERR_NOMEM : LG_OK;
+}

@@ -408,10 +408,28 @@ typedef struct num_equil_opts {
   size_t starts;             /* Gauss-Newton starts; 0: a default by size */
 } num_equil_opts;
 
-/* Every equilibrium found in the box, each once (within 1e-8): *found is
- * nfound x n (caller frees with lg_free). */
+/* What num_equilibria found: count points q (count x n), each an isolated
+ * equilibrium (dim 0) or the representative of a family of equilibria of
+ * dimension dim[k] through it (the Jacobian of the conditions has rank
+ * nv - dim there and the solutions continue along its null space); the
+ * family's directions are rows 0..dim[k]-1 of dir + k n^2 (n x n), each
+ * 1 at a coordinate the others are 0 at, 0 at the free coordinates. */
+typedef struct num_equil_found {
+  size_t count;
+  double *q;
+  size_t *dim;
+  double *dir;
+} num_equil_found;
+void num_equil_found_free(num_equil_found *f);
+
+/* Every equilibrium found in the box, each once (within 1e-8), a family
+ * once (its representative: the pivot coordinates at 0 when the family is
+ * affine, as a translation); once a family is known, the search ends
+ * after 100 starts in a row add nothing. LG_ERR_NUMERIC (diag says which
+ * unknown) when the accelerations cannot be solved for at any start: a
+ * singular mass matrix. The caller frees *found. */
 lg_status num_equilibria(const num_lin *L, num_work *w, const num_equil_opts *o,
-                         double **found, size_t *nfound, lg_diag *diag);
+                         num_equil_found *found, lg_diag *diag);
 
 /* The DAE path (IDA, GGL stabilization), called by num_simulate for
  * NUM_INT_IDA. */

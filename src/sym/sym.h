@@ -298,6 +298,13 @@ sym_matrix *sym_matrix_solve(sym_ctx *c, const sym_matrix *a,
 sym_matrix *sym_matrix_solve_guided(sym_ctx *c, const sym_matrix *a, const sym_matrix *b,
                                     size_t ns, const double *samples, int simplify,
                                     int *singular);
+/* The same pivoting on the values at one point (val: A there, row-major
+ * n x n): in each column the entry largest in magnitude there, and
+ * nothing simplified, so that the solution is a DAG of O(n^2 (n + cols))
+ * nodes over A's and B's entries, valid wherever the pivots chosen do not
+ * vanish. *singular when a column has no nonzero pivot at the point. */
+sym_matrix *sym_matrix_solve_at(sym_ctx *c, const sym_matrix *a, const sym_matrix *b,
+                                const double *val, int *singular);
 /* Apply f to every entry (e.g. sym_simplify). */
 sym_matrix *sym_matrix_map(sym_ctx *c, const sym_matrix *a,
                            const sym_node *(*f)(sym_ctx *, const sym_node *));

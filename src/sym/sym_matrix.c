@@ -169,6 +169,70 @@ sym_matrix *sym_matrix_solve_guided(sym_ctx *c, const sym_matrix *a, const sym_m
   return x;
 }
 
+/* Gauss-Jordan elimination on [A | B] with partial pivoting on the values
+ * at one point (val: A there, followed through every step): in column k
+ * the row whose value is largest in magnitude. Nothing is simplified or
+ * expanded, so each entry of the result is a DAG of O(n) new nodes over
+ * the entries before it, O(n^2 (n + cols)) nodes in all. */
+sym_matrix *sym_matrix_solve_at(sym_ctx *c, const sym_matrix *a, const sym_matrix *b,
+                                const double *val, int *singular) {
+  if (singular) *singular = 0;
+  if (!a || !b || !val || a->rows != a->cols || b->rows != a->rows) return NULL;
+  size_t n = a->rows, nb = b->cols, w = n + nb;
+  sym_matrix *m = sym_matrix_new(c, n, w);
+  double *v = lg_malloc((n * n + 1) * sizeof *v);
+  if (!m || !v) {
+    lg_free(v);
+    return NULL;
+  }
+  memcpy(v, val, n * n * sizeof *v);
+  for (size_t i = 0; i < n; i++) {
+    for (size_t j = 0; j < n; j++) SYM_AT(m, i, j) = SYM_AT(a, i, j);
+    for (size_t j = 0; j < nb; j++) SYM_AT(m, i, n + j) = SYM_AT(b, i, j);
+  }
+  for (size_t k = 0; m && k < n; k++) {
+    size_t piv = n;
+    double best = 0;
+    for (size_t i = k; i < n; i++)
+      if (!sym_is_zero(SYM_AT(m, i, k)) && fabs(v[i * n + k]) > best) {
+        best = fabs(v[i * n + k]);
+        piv = i;
+      }
+    if (piv == n || !isfinite(best)) {
+      if (singular) *singular = 1;
+      m = NULL;
+      break;
+    }
+    for (size_t j = 0; j < w && piv != k; j++) {
+      const sym_node *t = SYM_AT(m, k, j);
+      SYM_AT(m, k, j) = SYM_AT(m, piv, j);
+      SYM_AT(m, piv, j) = t;
+      if (j >= n) continue;
+      double tv = v[k * n + j];
+      v[k * n + j] = v[piv * n + j];
+      v[piv * n + j] = tv;
+    }
+    const sym_node *inv = sym_powi(c, SYM_AT(m, k, k), -1);
+    double pv = v[k * n + k];
+    for (size_t j = k; j < w; j++) SYM_AT(m, k, j) = sym_mul(c, SYM_AT(m, k, j), inv);
+    for (size_t j = k; j < n; j++) v[k * n + j] /= pv;
+    for (size_t i = 0; i < n; i++) {
+      if (i == k || sym_is_zero(SYM_AT(m, i, k))) continue;
+      const sym_node *f = SYM_AT(m, i, k);
+      double fv = v[i * n + k];
+      for (size_t j = k; j < w; j++)
+        if (!sym_is_zero(SYM_AT(m, k, j)))
+          SYM_AT(m, i, j) = sym_sub(c, SYM_AT(m, i, j), sym_mul(c, f, SYM_AT(m, k, j)));
+      for (size_t j = k; j < n; j++) v[i * n + j] -= fv * v[k * n + j];
+    }
+  }
+  lg_free(v);
+  sym_matrix *x = m ? sym_matrix_new(c, n, nb) : NULL;
+  for (size_t i = 0; x && i < n; i++)
+    for (size_t j = 0; j < nb; j++) SYM_AT(x, i, j) = SYM_AT(m, i, n + j);
+  return x;
+}
+
 sym_matrix *sym_matrix_solve(sym_ctx *c, const sym_matrix *a, const sym_matrix *b,
                              int *singular) {
   return sym_matrix_solve_guided(c, a, b, 0, NULL, 1, singular);

@@ -283,6 +283,42 @@ static void test_matrix(void) {
   CHECK(!sym_matrix_solve(C, A, b, &singular) && singular);
 }
 
+/* sym_matrix_solve_at: pivots where the values at the point are largest
+ * (a zero leading entry there is passed over), nothing expanded: a dense
+ * 10 x 10 system of distinct expressions solves to a DAG of O(n^3) nodes. */
+static void test_matrix_solve_at(void) {
+  sym_matrix *A = sym_matrix_new(C, 2, 2), *b = sym_matrix_new(C, 2, 1);
+  SYM_AT(A, 0, 0) = x; SYM_AT(A, 0, 1) = y; SYM_AT(A, 1, 0) = I(1); SYM_AT(A, 1, 1) = z;
+  SYM_AT(b, 0, 0) = I(1); SYM_AT(b, 1, 0) = q;
+  vals[0] = 0; vals[1] = 0.2; vals[2] = 1.3; vals[3] = -0.4;
+  double at[4] = {0, 0.2, 1, 1.3};
+  int singular = 1;
+  sym_matrix *s = sym_matrix_solve_at(C, A, b, at, &singular);
+  sym_matrix *r = s ? sym_matrix_mul(C, A, s) : NULL;
+  CHECK(s && !singular);
+  CHECK(r && fabs(ev(SYM_AT(r, 0, 0)) - 1) < 1e-12 && fabs(ev(SYM_AT(r, 1, 0)) + 0.4) < 1e-12);
+  CHECK(s && isfinite(ev(SYM_AT(s, 0, 0)))); /* not pivoted on x = 0 */
+  SYM_AT(A, 1, 0) = x; SYM_AT(A, 1, 1) = y; /* rows equal: singular at any point */
+  double twice[4] = {0.7, 0.2, 0.7, 0.2};
+  CHECK(!sym_matrix_solve_at(C, A, b, twice, &singular) && singular);
+  enum { N = 10 };
+  sym_matrix *D = sym_matrix_new(C, N, N), *ones = sym_matrix_new(C, N, 1);
+  double dv[N * N];
+  vals[0] = 0.3; vals[1] = -0.7;
+  for (int i = 0; i < N; i++) {
+    SYM_AT(ones, i, 0) = I(1);
+    for (int j = 0; j < N; j++) {
+      const sym_node *e = fn(SYM_FN_SIN, add(mul(I(i + 1), x), mul(I(j + 2), y)));
+      SYM_AT(D, i, j) = i == j ? add(e, I(3)) : e;
+      dv[i * N + j] = ev(SYM_AT(D, i, j));
+    }
+  }
+  s = sym_matrix_solve_at(C, D, ones, dv, &singular);
+  r = s ? sym_matrix_mul(C, D, s) : NULL;
+  CHECK(s && !singular && sym_dag_size_many(N, s->e) < 4 * N * N * N);
+  for (int i = 0; r && i < N; i++) CHECK_NEAR(ev(SYM_AT(r, i, 0)), 1, 1e-12);
+}
+
 /* ---- out of memory ------------------------------------------------------------------------- */
 static void test_fault_injection(void) {
   const char *src = "coordinates x theta\nparameters m = 1, M = 0.5, l = 0.8, g = 9.81\n"
@@ -320,6 +356,7 @@ int main(void) {
   test_tape();
   test_tape_angle_sums();
   test_matrix();
+  test_matrix_solve_at();
   sym_ctx_free(C);
   test_fault_injection();
   return tu_summary("test_sym_core");
