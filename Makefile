@@ -145,7 +145,9 @@ tsan:
 # Benchmarks (never part of the tests): the symbolic core alone, then the
 # side-by-side comparisons in bench/*.py, all under one interpreter,
 # Debian's python3 with SymPy, NumPy and SciPy (scripts/install-bench-deps.sh).
-# `make bench-quick` runs the small sizes only.
+# `make bench-quick` runs the small sizes only. `make bench` ends with
+# test_codegen_agreement.py --big: the generated code and the printed
+# equations against eval on the 3D arm past the tests' 20 links.
 BENCH_PY ?= /usr/bin/python3
 $(BUILD)/bench/sym_chain: bench/sym_chain.c $(BUILD)/liblagrange-internal.a
 	@mkdir -p $(dir $@)
@@ -158,6 +160,7 @@ bench: $(BUILD)/bench/sym_chain $(BUILD)/lagrange
 	$(BENCH_PY) bench/eom.py $(BUILD)/lagrange
 	$(BENCH_PY) bench/simulate.py $(BUILD)/lagrange
 	$(BENCH_PY) bench/sweep.py $(BUILD)/lagrange
+	$(BENCH_PY) tests/cli/test_codegen_agreement.py $(BUILD)/lagrange $(BUILD)/lagrange --big
 
 bench-quick: $(BUILD)/lagrange
 	bash scripts/install-bench-deps.sh
