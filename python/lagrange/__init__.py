@@ -530,15 +530,17 @@ class Model(_eval.Core):
         fmt = {"text": 0, "latex": 1, "json": 2}[format]
         return self._string(lib.lg_print, fmt)
 
-    def codegen(self, lang="c", name="model"):
+    def codegen(self, lang="c", name="model", functions=None):
         """Generated code as `lagrange codegen` writes it, as a string
         (lang "c": the source with the header prepended, separated by a
         comment line; lang "python": the module). codegen_files gives them
-        apart."""
-        src, hdr = self.codegen_files(lang, name)
+        apart. functions: as `codegen --functions`, a list of names or one
+        string ("rhs, mass_matrix"; None: all but rhs_recursive, which C
+        under Lagrange's method writes when named)."""
+        src, hdr = self.codegen_files(lang, name, functions)
         return src if hdr is None else hdr + "\n/* ---- %s.c ---- */\n" % name + src
 
-    def codegen_files(self, lang="c", name="model"):
+    def codegen_files(self, lang="c", name="model", functions=None):
         """(source, header) of codegen; header is None for Python."""
         owner = self._live()
         lg = {"c": 0, "python": 1}[lang]
@@ -547,10 +549,16 @@ class Model(_eval.Core):
         if not isinstance(name, str) or "\0" in name:
             raise ValueError("codegen: name must be a C identifier (a str without NUL), not %r"
                              % (name,))
+        if functions is not None and not isinstance(functions, str):
+            functions = ", ".join(functions)
+        if functions is not None and "\0" in functions:
+            raise ValueError("codegen: functions must not hold a NUL byte")
         src, hdr = ctypes.c_void_p(), ctypes.c_void_p()
         diag = _lib.Diag()
-        _check(lib.lg_codegen(owner.ptr, lg, name.encode(), ctypes.byref(src),
-                              ctypes.byref(hdr), ctypes.byref(diag)), diag)
+        _check(lib.lg_codegen_functions(owner.ptr, lg, name.encode(),
+                                        None if functions is None else functions.encode(),
+                                        ctypes.byref(src), ctypes.byref(hdr),
+                                        ctypes.byref(diag)), diag)
         try:
             s = ctypes.string_at(src.value).decode()
             h = ctypes.string_at(hdr.value).decode() if hdr.value else None

@@ -107,6 +107,9 @@ _SIG = {
     "lg_codegen": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_char_p,
                                   ctypes.POINTER(ctypes.c_void_p),
                                   ctypes.POINTER(ctypes.c_void_p), _DP]),
+    "lg_codegen_functions": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
+                                            ctypes.POINTER(ctypes.c_void_p),
+                                            ctypes.POINTER(ctypes.c_void_p), _DP]),
     "lg_string_free": (None, [ctypes.c_void_p]),
 }
 for _name, (_res, _args) in _SIG.items():

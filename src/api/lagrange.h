@@ -344,6 +344,17 @@ typedef enum lg_code_lang { LG_CODE_C = 0, LG_CODE_PYTHON = 1 } lg_code_lang;
  * Python it is set to NULL). Free both with lg_string_free. */
 LAGRANGE_API lg_status lg_codegen(const lg_system *s, lg_code_lang lang, const char *name,
                                   char **source, char **header, lg_diag *diag);
+/* The same for some of the functions only, as `codegen --functions`:
+ * functions is a list of names separated by commas or blanks
+ * ("rhs, mass_matrix"; NULL: all but rhs_recursive), from mass_matrix_full,
+ * forcing_full, mass_matrix, forcing, rhs, energy, momenta, constraints,
+ * constraint_jacobian, and, in C under Lagrange's method, rhs_jacobian and
+ * rhs_recursive (q'' in O(n) by the articulated-body recursion, for a
+ * kinematic tree; LG_ERR_MODEL naming why when the model is not one). An
+ * unknown or inapplicable name is LG_ERR_USAGE. */
+LAGRANGE_API lg_status lg_codegen_functions(const lg_system *s, lg_code_lang lang,
+                                            const char *name, const char *functions,
+                                            char **source, char **header, lg_diag *diag);
 
 /* Frees a string the library returned; NULL does nothing. */
 LAGRANGE_API void lg_string_free(char *s);

@@ -51,12 +51,12 @@ lg_status lg_print(const lg_system *s, lg_format fmt, char **out, lg_diag *diag)
 
 /* As `lagrange codegen`: Kane's equations in Lagrange's state when they
  * share it, else in their own [q; u]; big entries left as derived. */
-static lg_status generate(lg_system *s, lg_code_lang lang, const char *name, lg_str *src,
-                          lg_str *hdr, lg_diag *d) {
+static lg_status generate(lg_system *s, lg_code_lang lang, const char *name, unsigned functions,
+                          lg_str *src, lg_str *hdr, lg_diag *d) {
   /* the collected equations of lg_derive, which nothing changes */
   mech_eom *e = s->method == LG_KANE && s->kane_eom ? s->kane_eom : s->eom;
   const mech_kane *k = s->method == LG_KANE && !s->kane_eom ? s->kane : NULL;
-  cg_request r = {name, s->lm->file, s->lm->mech, e, k, NULL, 0, NULL, 0};
+  cg_request r = {name, s->lm->file, s->lm->mech, e, k, NULL, 0, NULL, functions};
   cg_stats stats;
   return cg_generate(&r, lang == LG_CODE_C ? CG_C : CG_PYTHON, src,
                      lang == LG_CODE_C ? hdr : NULL, &stats, d);
@@ -64,6 +64,12 @@ static lg_status generate(lg_system *s, lg_code_lang lang, const char *name, lg_
 
 lg_status lg_codegen(const lg_system *s, lg_code_lang lang, const char *name, char **source,
                      char **header, lg_diag *diag) {
+  return lg_codegen_functions(s, lang, name, NULL, source, header, diag);
+}
+
+lg_status lg_codegen_functions(const lg_system *s, lg_code_lang lang, const char *name,
+                               const char *functions, char **source, char **header,
+                               lg_diag *diag) {
   api_call c;
   lg_diag *d = api_begin(&c, diag);
   if (source) *source = NULL;
@@ -76,12 +82,16 @@ lg_status lg_codegen(const lg_system *s, lg_code_lang lang, const char *name, ch
                 "as the name are needed");
     return api_end(&c, LG_ERR_USAGE, NULL, 0, 0);
   }
+  unsigned which;
+  int c_lagrange = lang == LG_CODE_C && s->method == LG_LAGRANGE;
+  if (cg_parse_functions(functions, c_lagrange, &which, d) != LG_OK)
+    return api_end(&c, LG_ERR_USAGE, s->lm->file, 0, 0);
   lg_system *mut = (lg_system *)s;
   lg_str src, hdr;
   lg_str_init(&src);
   lg_str_init(&hdr);
   pthread_mutex_lock(&mut->lock);
-  lg_status st = generate(mut, lang, name, &src, &hdr, d);
+  lg_status st = generate(mut, lang, name, which, &src, &hdr, d);
   pthread_mutex_unlock(&mut->lock);
   char *so = NULL, *ho = NULL;
   if (st == LG_OK) {

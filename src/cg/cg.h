@@ -40,6 +40,12 @@ enum { CG_FUNCTION_COUNT = 11 };
 const char *cg_function_name(int f);
 /* f for a name, or -1 */
 int cg_function_lookup(const char *name);
+/* A list of function names ("rhs, mass_matrix"; commas and blanks between)
+ * as the bits of cg_request.functions; NULL: 0 (every function). C-only
+ * functions (rhs_jacobian, rhs_recursive) are refused for Python and for
+ * Kane's method (c_lagrange 0). LG_ERR_USAGE with the reason in d, the
+ * option named `functions`. */
+lg_status cg_parse_functions(const char *text, int c_lagrange, unsigned *out, lg_diag *d);
 
 /* Operation counts after common-subexpression elimination, per function. */
 typedef struct cg_stats {

@@ -161,6 +161,43 @@ int cg_function_lookup(const char *name) {
   return -1;
 }
 
+lg_status cg_parse_functions(const char *text, int c_lagrange, unsigned *out, lg_diag *d) {
+  *out = 0;
+  if (!text) return LG_OK;
+  for (const char *s = text; *s;) {
+    s += strspn(s, ", \t");
+    size_t n = strcspn(s, ", \t");
+    if (!n) break;
+    char word[64] = {0};
+    int f = n < sizeof word ? (memcpy(word, s, n), cg_function_lookup(word)) : -1;
+    if (f < 0) {
+      lg_str names;
+      lg_str_init(&names);
+      for (int i = 0; i < CG_FUNCTION_COUNT; i++)
+        lg_str_printf(&names, "%s%s", i ? ", " : "", cg_function_name(i));
+      lg_diag_set(d, LG_ERR_USAGE, NULL, 0, 0, "`functions`: no function '%.*s'",
+                  n > 64 ? 64 : (int)n, s);
+      lg_diag_hint(d, "choose from %s", names.s ? names.s : "");
+      lg_str_free(&names);
+      return LG_ERR_USAGE;
+    }
+    if (!c_lagrange && (f == CG_RHS_JACOBIAN || f == CG_RHS_RECURSIVE)) {
+      lg_diag_set(d, LG_ERR_USAGE, NULL, 0, 0, "`functions` %s is written in C for Lagrange's "
+                  "method only", word);
+      lg_diag_hint(d, "drop it, or generate C under Lagrange's method");
+      return LG_ERR_USAGE;
+    }
+    *out |= 1u << f;
+    s += n;
+  }
+  if (!*out) {
+    lg_diag_set(d, LG_ERR_USAGE, NULL, 0, 0, "`functions` names no function");
+    lg_diag_hint(d, "name one, e.g. rhs");
+    return LG_ERR_USAGE;
+  }
+  return LG_OK;
+}
+
 int cg_identifier_ok(const char *s) {
   if (!s || !*s || (*s >= '0' && *s <= '9')) return 0;
   for (; *s; s++)

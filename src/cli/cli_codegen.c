@@ -91,31 +91,17 @@ static int emit(const cli_opts *o, const cg_request *r, cg_lang lang, const char
 
 /* --functions 'rhs, mass_matrix_full': the bits of cg_request.functions
  * (0: every function). */
-static int parse_functions(const char *text, unsigned *out) {
-  *out = 0;
-  if (!text) return CLI_EXIT_OK;
-  const char *s = text;
-  while (*s) {
-    while (*s == ' ' || *s == ',' || *s == '\t') s++;
-    size_t n = strcspn(s, ", \t");
-    if (!n) break;
-    char word[64] = {0};
-    int f = n < sizeof word ? (memcpy(word, s, n), cg_function_lookup(word)) : -1;
-    if (f < 0) {
-      fprintf(stderr, "lagrange codegen: --functions: no function '%.*s' (choose from", (int)n, s);
-      for (int i = 0; i < CG_FUNCTION_COUNT; i++)
-        fprintf(stderr, "%s%s", i ? ", " : " ", cg_function_name(i));
-      fprintf(stderr, ")\n");
-      return CLI_EXIT_USAGE;
-    }
-    *out |= 1u << f;
-    s += n;
-  }
-  if (!*out) {
-    fprintf(stderr, "lagrange codegen: --functions names no function (e.g. --functions rhs)\n");
-    return CLI_EXIT_USAGE;
-  }
-  return CLI_EXIT_OK;
+/* --functions through the library's parser (cg_parse_functions). */
+static int parse_functions(const cli_opts *o, unsigned *out) {
+  int kane_method = o->method && !strcmp(o->method, "kane");
+  int python = o->lang && !strcmp(o->lang, "python");
+  lg_diag d;
+  lg_diag_clear(&d);
+  if (cg_parse_functions(o->functions, !kane_method && !python, out, &d) == LG_OK)
+    return CLI_EXIT_OK;
+  cli_diag_as_flags(&d);
+  fprintf(stderr, "lagrange codegen: %s (%s)\n", d.message, d.hint);
+  return CLI_EXIT_USAGE;
 }
 
 /* The .c includes the header by its name as it is (escapes mean nothing
@@ -169,17 +155,7 @@ static int codegen_loaded(const cli_opts *o, cg_lang lang, unsigned functions,
 int cli_codegen(const cli_opts *o) {
   cg_lang lang = CG_C;
   unsigned functions;
-  if (parse_functions(o->functions, &functions) != CLI_EXIT_OK) return CLI_EXIT_USAGE;
-  int kane_method = o->method && !strcmp(o->method, "kane");
-  int python = o->lang && !strcmp(o->lang, "python");
-  for (int i = 0; i < 2; i++) {
-    const char *c_only = i ? "rhs_recursive" : "rhs_jacobian";
-    if ((functions >> cg_function_lookup(c_only) & 1u) && (kane_method || python)) {
-      fprintf(stderr, "lagrange codegen: --functions %s is written in C for Lagrange's "
-                      "method only (drop it, or use --lang c without --method kane)\n", c_only);
-      return CLI_EXIT_USAGE;
-    }
-  }
+  if (parse_functions(o, &functions) != CLI_EXIT_OK) return CLI_EXIT_USAGE;
   if (o->lang && strcmp(o->lang, "c") != 0) {
     if (strcmp(o->lang, "python") != 0) {
       fprintf(stderr, "lagrange codegen: --lang is c or python, not '%s'\n", o->lang);

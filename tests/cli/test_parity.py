@@ -8,7 +8,9 @@ and Kane with constraints are examples):
   (the exact Jacobian path);
 - eval: q'', T, V (and under Lagrange's method M, f, momenta, multipliers);
 - eom: the text and JSON printouts;
-- codegen: C and Python, whether or not the system was printed first.
+- codegen: C and Python, whether or not the system was printed first, and
+  with a function list (`--functions`, lg_codegen_functions, Python's
+  functions=), rhs_recursive included.
 
 Runs itself under Debian's python3 (NumPy). Ends "N passed, N failed"."""
 import os
@@ -108,6 +110,18 @@ def same_code(path, method):
             continue
         check(a == b, f"{what} {lang}: lg_codegen differs after lg_print")
         check(r.returncode == 0 and r.stdout == a, f"{what} {lang}: the command and lg_codegen differ")
+    # a function list (the O(n) recursion only where the model is a tree)
+    lists = ["rhs, energy"] + (["rhs_recursive"] if method == "lagrange" else [])
+    for funcs in lists:
+        r = run("codegen", path, "--method", method, "--name", "m", "--functions", funcs)
+        try:
+            a = lagrange.load(path, method=method).codegen_files("c", "m", functions=funcs)[0]
+        except Exception as e:  # noqa: BLE001
+            check(r.returncode != 0, f"{what} --functions {funcs}: the command wrote code, "
+                                     f"lg_codegen_functions raised {e}")
+            continue
+        check(r.returncode == 0 and r.stdout == a,
+              f"{what} --functions {funcs}: the command and lg_codegen_functions differ")
 
 
 def main():
