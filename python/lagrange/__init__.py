@@ -1,6 +1,6 @@
 """lagrange: equations of motion from model files, in Python.
 
-A thin ctypes layer over the C library liblagrange.so (see README.md for
+A thin ctypes layer over the C library liblagrange.so (see docs/REFERENCE.md for
 how it is found: $LAGRANGE_LIBRARY, the package's own copy, the in-tree
 build/, then the system).
 

@@ -252,7 +252,7 @@ typedef enum lg_integrator {
   LG_INT_AUTO = 0, /* IDA for a constrained model (projection asked), else
                       Adams (never with projection) at 1e-11 < rtol <= 1e-6
                       when the right-hand side is costly enough to repay its
-                      steps (README), else an explicit Runge-Kutta pair
+                      steps (docs/REFERENCE.md), else an explicit Runge-Kutta pair
                       chosen by the tolerance */
   LG_INT_DOPRI,    /* ARKODE explicit Dormand-Prince 5(4) */
   LG_INT_BDF,      /* CVODE BDF (stiff) */

@@ -9,7 +9,7 @@
 #define DEFAULT_CONSTRAINED NUM_INT_IDA
 
 /* ---- options ---------------------------------------------------------------------- */
-/* The integrators by name (README: "Integrators"). */
+/* The integrators by name (docs/REFERENCE.md: "Simulation"). */
 static const struct { const char *name; num_integrator i; } INTEGRATORS[] = {
     {"erk", NUM_INT_ERK},       {"dopri", NUM_INT_DOPRI},   {"rk45", NUM_INT_DOPRI},
     {"verner", NUM_INT_VERNER}, {"fehlberg", NUM_INT_FEHLBERG},

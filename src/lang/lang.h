@@ -15,7 +15,7 @@
  * (lang_scalar_of_text); layer-internal. */
 typedef struct lang_scope lang_scope;
 
-/* A `draw` statement (README: extensions of the model language): what the
+/* A `draw` statement (docs/REFERENCE.md: extensions of the model language): what the
  * animation shows beyond its default. */
 typedef enum lang_draw_kind { LANG_DRAW_SEGMENT, LANG_DRAW_TRAIL } lang_draw_kind;
 typedef struct lang_draw {

@@ -733,7 +733,7 @@ static bool simulate_stmt(parser *P, lang_stmt *st) {
 }
 
 /* draw segment P Q / draw trail P, Q: what the animation shows besides
- * its default (README: extensions of the model language). */
+ * its default (docs/REFERENCE.md: extensions of the model language). */
 static bool draw_stmt(parser *P, lang_stmt *st) {
   static const char usage[] = "draw segment P Q, or draw trail P";
   lang_ident *w = &st->u.draw.what;

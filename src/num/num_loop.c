@@ -73,18 +73,18 @@ int num_is_erk(num_integrator i) {
 }
 
 /* Measured on the Kepler orbit, the double pendulum and the 3-link chain
- * (README): above 1e-11 Dormand-Prince (with dense output) needs about
- * half the right-hand sides of Fehlberg 8(7); from 1e-12 on Fehlberg is
- * as cheap or cheaper and 10-100x more accurate. */
+ * (bench/RESULTS.md, "Moved from the README"): above 1e-11 Dormand-Prince
+ * (with dense output) needs about half the right-hand sides of Fehlberg
+ * 8(7); from 1e-12 on Fehlberg is as cheap or cheaper and 10-100x more accurate. */
 num_integrator num_erk_for_tolerance(double rtol) {
   return rtol <= 1e-11 ? NUM_INT_FEHLBERG : NUM_INT_DOPRI;
 }
 
 /* The default for an ODE (NUM_INT_ODE). Measured on the chains of bench/
  * (n = 3, 12) and seven examples, 10 s, error at t = 10 against Fehlberg
- * at 1e-13 (README "Simulation"): CVODE's Adams-Moulton, run at a
- * tolerance 100 times tighter than asked, errs about as much as or less
- * than Dormand-Prince at the asked tolerance (within 4x on the worst
+ * at 1e-13 (bench/RESULTS.md, "Moved from the README"): CVODE's
+ * Adams-Moulton, run at a tolerance 100 times tighter than asked, errs
+ * about as much as or less than Dormand-Prince at the asked tolerance (within 4x on the worst
  * example, 60x less on the 12-link chain) with 2.5 to 13 times fewer
  * right-hand sides (one or two per step, high orders). But its step costs
  * CVODE about 2-3 us of bookkeeping (the Nordsieck history, order and step
