@@ -288,16 +288,22 @@ def locking(L, tag, d, plain):
           and outs[0][0] == outs[1][0] and all(b"warning" not in o[1] for o in outs),
           (pids_of(log), [o[1][-300:] for o in outs]))
     # in the background too: the second helper waits for the first one's object
-    c = os.path.join(d, "locked-bg")
-    log = os.path.join(d, "lock-bg.log")
-    cc = slow_cc(d, "slowcc-bg.sh", log)
-    e = dict(os.environ, LAGRANGE_CACHE_DIR=c, CC=cc)
     # (runs of a few seconds: the second helper is waiting for the lock while
-    # the first one's compiler sleeps, however the switch then falls)
-    ps = [subprocess.Popen([L, "simulate", CHAIN, "--tf", "2000", "--dt", "10", "--rtol", "1e-6",
-                            "--atol", "1e-6", "--jit"], env=e,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
-    outs = [p.communicate(timeout=300) for p in ps]
+    # the first one's compiler sleeps, however the switch then falls. A run
+    # that ends first stops its compiler, and the other helper then rightly
+    # compiles again: on a loaded machine the runs are made longer until
+    # both outlast the compile)
+    for k, tf in enumerate(("2000", "8000", "32000")):
+        c = os.path.join(d, f"locked-bg-{k}")
+        log = os.path.join(d, f"lock-bg-{k}.log")
+        cc = slow_cc(d, f"slowcc-bg-{k}.sh", log)
+        e = dict(os.environ, LAGRANGE_CACHE_DIR=c, CC=cc)
+        ps = [subprocess.Popen([L, "simulate", CHAIN, "--tf", tf, "--dt", "10", "--rtol", "1e-6",
+                                "--atol", "1e-6", "--jit"], env=e,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+        outs = [p.communicate(timeout=600) for p in ps]
+        if all(b"the run ended before the compiler" not in o[1] for o in outs):
+            break
     check(f"{tag}: two concurrent background compiles of one key run one compiler",
           len(pids_of(log)) == 1 and all(p.returncode == 0 for p in ps)
           and all(b"warning" not in o[1] for o in outs),
