@@ -275,6 +275,35 @@ static void test_out_of_memory(void) {
   }
 }
 
+/* The choice at the state under failing allocations: a fresh system each
+ * time (a failure inside the symbolic context may spoil it for later
+ * choices, as for lg_print). */
+static void test_out_of_memory_elsewhere(void) {
+  double q[3] = {1, 0, 0}, qd[3] = {0, 1, 0.5};
+  int wrong = 0;
+  long k;
+  for (k = 0; k < 100000; k++) {
+    lg_system *s = derive_text("bowl.lag", BOWL, LG_KANE);
+    if (!s) break;
+    lg_diag d = {0};
+    char *out = NULL, *note = NULL;
+    lg_eval_state x = {.q = q, .qd = qd};
+    lg_alloc_fail_after(k);
+    lg_status st = lg_eval_format(s, &x, NULL, LG_FORMAT_JSON, &out, &note, &d);
+    lg_alloc_fail_after(-1);
+    int done = st == LG_OK && out && note;
+    lg_string_free(out);
+    lg_string_free(note);
+    lg_system_free(s);
+    if (done) break;
+    if (st != LG_ERR_NOMEM && !wrong++)
+      fprintf(stderr, "bowl elsewhere: allocation %ld failed: status %d (%s)\n", k, (int)st,
+              lg_diag_text(&d));
+  }
+  CHECK(wrong == 0);
+  CHECK(k > 0 && k < 100000);
+}
+
 int main(void) {
   test_lagrange_text();
   test_kane();
@@ -282,5 +311,6 @@ int main(void) {
   test_chosen_elsewhere();
   test_errors();
   test_out_of_memory();
+  test_out_of_memory_elsewhere();
   return tu_summary("test_api_eval_format");
 }
