@@ -569,7 +569,9 @@ class Model(_eval.Core):
             raise ValueError("format must be 'text' or 'json', not %r" % (format,))
         owner = self._live()
         qv, qdv = self._state(q, "q"), self._state(qd, "qd")
-        p = self._params(params)
+        # no params: the library's defaults (a parameter without a value is
+        # an error where the equations use it, as the command says)
+        p = self._params(params) if params else None
         nu = lib.lg_nu(owner.ptr) if u is not None else 0
         speeds = [(lib.lg_speed_name(owner.ptr, i) or b"").decode() for i in range(nu)]
         deps = [(lib.lg_dependent_speed_name(owner.ptr, i) or b"").decode()

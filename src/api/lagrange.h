@@ -467,6 +467,12 @@ typedef struct lg_eval_state {
 LAGRANGE_API size_t lg_ndependent_speeds(const lg_system *s);
 LAGRANGE_API const char *lg_dependent_speed_name(const lg_system *s, size_t i);
 
+/* With p NULL (the model's values): LG_OK when every parameter the
+ * equations use has a value, else LG_ERR_MODEL at the first that has
+ * none, as lg_eval_format reports it (a front end checks this before
+ * reading a state, as `lagrange eval` does). p not NULL: LG_OK. */
+LAGRANGE_API lg_status lg_check_params(const lg_system *s, const double *p, lg_diag *diag);
+
 /* Everything `lagrange eval` prints at one state, as it prints it, into
  * *out (NUL-terminated; free with lg_string_free): fmt LG_FORMAT_TEXT
  * (`eval`) or LG_FORMAT_JSON (`eval --json`); under Kane's method both are
@@ -483,9 +489,10 @@ LAGRANGE_API const char *lg_dependent_speed_name(const lg_system *s, size_t i);
  * system's symbolic expressions (under its lock, as lg_print).
  * Errors: LG_ERR_NUMERIC where the equations cannot be solved at the
  * state; LG_ERR_MODEL for an inconsistent dependent speed (the message
- * names the option `state`); LG_ERR_USAGE for a NULL system or out, a
- * format other than text or JSON, or p NULL while a parameter has no
- * value. On error *out and *note are NULL. */
+ * names the option `state`), and with p NULL for a parameter without a
+ * value that the equations use (at the parameter; an unused one is not
+ * needed); LG_ERR_USAGE for a NULL system or out, or a format other than
+ * text or JSON. On error *out and *note are NULL. */
 LAGRANGE_API lg_status lg_eval_format(const lg_system *s, const lg_eval_state *state,
                                       const double *p, lg_format fmt, char **out, char **note,
                                       lg_diag *diag);

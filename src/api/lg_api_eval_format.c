@@ -334,6 +334,55 @@ static lg_status kane_report(const lg_system *s, const lg_eval_state *x, const d
   return st;
 }
 
+/* ---- parameters ------------------------------------------------------------------- */
+static int uses(const sym_node *const *e, size_t count, const sym_node *x) {
+  for (size_t i = 0; i < count; i++)
+    if (sym_has(e[i], x)) return 1;
+  return 0;
+}
+
+/* The call's parameter values: p, or the defaults, where a parameter
+ * without a value is an error only when the equations use it (as the
+ * command always said: at the parameter, saying how to give one); an
+ * unused one's NaN is never read. */
+static lg_status params_of(const lg_system *s, const double *p, const double **par,
+                           lg_diag *d) {
+  lg_status st = api_ready(s, d);
+  *par = p ? p : s->defaults;
+  if (st != LG_OK || p) return st;
+  mech_model *mm = s->lm->mech;
+  const mech_eom *e = s->eom;
+  size_t n = e->n, m = e->m;
+  for (size_t i = 0; i < s->np; i++) {
+    if (!isnan(s->defaults[i])) continue;
+    const sym_node *x = mech_param(mm, i);
+    if (!sym_has(e->T, x) && !sym_has(e->V, x) && !uses(e->M->e, n * n, x) &&
+        !uses(e->f, n, x) && !uses(e->p, n, x) && !(m && uses(e->J->e, m * n, x)) &&
+        !uses(e->gc, m, x) && !uses(e->C, m, x))
+      continue;
+    int line, col;
+    const char *name = mech_param_name(mm, i);
+    mech_param_pos(mm, i, &line, &col);
+    lg_diag_set(d, LG_ERR_MODEL, s->lm->file, line, col, "parameter '%s' has no value", name);
+    lg_diag_hint(d, "give it one in the model ('%s = 1') or in the call's parameters (`set` "
+                    "%s=1)", name, name);
+    return LG_ERR_MODEL;
+  }
+  return LG_OK;
+}
+
+lg_status lg_check_params(const lg_system *s, const double *p, lg_diag *diag) {
+  api_call c;
+  lg_diag *d = api_begin(&c, diag);
+  if (!s) {
+    lg_diag_set(d, LG_ERR_USAGE, NULL, 0, 0, "lg_check_params: a system is needed");
+    return api_end(&c, LG_ERR_USAGE, NULL, 0, 0);
+  }
+  const double *par;
+  lg_status st = params_of(s, p, &par, d);
+  return api_end(&c, st, s->lm->file, s->lm->coord_line, s->lm->coord_col);
+}
+
 /* ---- the entry -------------------------------------------------------------------- */
 lg_status lg_eval_format(const lg_system *s, const lg_eval_state *state, const double *p,
                          lg_format fmt, char **out, char **note, lg_diag *diag) {
@@ -350,11 +399,11 @@ lg_status lg_eval_format(const lg_system *s, const lg_eval_state *state, const d
   const lg_eval_state initial = {0};
   const lg_eval_state *x = state ? state : &initial;
   const double *par = NULL;
-  lg_status st = api_params(s, p, &par, d);
+  lg_status st = params_of(s, p, &par, d);
   lg_str o;
   lg_str_init(&o);
   if (st == LG_OK && s->method == LG_KANE) st = kane_report(s, x, par, &o, note, d);
-  else if (st == LG_OK) st = lagrange_report(s, x, p, fmt, &o, d);
+  else if (st == LG_OK) st = lagrange_report(s, x, par, fmt, &o, d);
   char *text = st == LG_OK ? lg_str_take(&o) : NULL;
   lg_str_free(&o);
   st = api_end(&c, st, s->lm->file, s->lm->coord_line, s->lm->coord_col);

@@ -208,11 +208,24 @@ static void test_errors(void) {
   s = derive_text("noval.lag", NOVAL, LG_LAGRANGE);
   CHECK(s != NULL);
   if (!s) return;
-  CHECK(lg_eval_format(s, NULL, NULL, LG_FORMAT_TEXT, &out, NULL, &d) == LG_ERR_USAGE);
-  CHECK(strstr(d.message, "'m' has no value") != NULL);
+  CHECK(lg_eval_format(s, NULL, NULL, LG_FORMAT_TEXT, &out, NULL, &d) == LG_ERR_MODEL);
+  CHECK_STR(lg_diag_text(&d), "noval.lag:2:12: parameter 'm' has no value (give it one in the "
+                              "model ('m = 1') or in the call's parameters (`set` m=1))");
+  CHECK(lg_check_params(s, NULL, &d) == LG_ERR_MODEL && d.line == 2);
   double p[2] = {2, 8};
+  CHECK(lg_check_params(s, p, &d) == LG_OK);
+  CHECK(lg_check_params(NULL, p, &d) == LG_ERR_USAGE);
   CHECK(lg_eval_format(s, NULL, p, LG_FORMAT_TEXT, &out, NULL, &d) == LG_OK);
   CHECK(out && strstr(out, "x'' = -0\n") != NULL);
+  lg_string_free(out);
+  lg_system_free(s);
+  /* a parameter without a value that the equations do not use is not needed */
+  static const char UNUSED[] = "coordinates x\nparameters m = 1, c\nT = 1/2*m*x'^2\n";
+  s = derive_text("unused.lag", UNUSED, LG_LAGRANGE);
+  CHECK(s != NULL);
+  if (!s) return;
+  CHECK(lg_eval_format(s, NULL, NULL, LG_FORMAT_TEXT, &out, NULL, &d) == LG_OK);
+  CHECK_STR(out, "t = 0\nx = 0, x' = 0, x'' = 0\nT = 0\nV = 0\n");
   lg_string_free(out);
   /* a singular mass matrix: LG_ERR_NUMERIC at the coordinates */
   static const char SING[] = "coordinates x y\nT = 1/2*(x' + y')^2\nV = x^2\n";
