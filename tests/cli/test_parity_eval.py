@@ -1,6 +1,8 @@
 """`lagrange eval` is the library's report: for every example and every
 model of tests/cli/models, under both methods, at the initial state and at
-one random state (--state naming every coordinate and rate), the command's
+one random state (--state naming every coordinate and rate), and under
+Kane's method with declared speeds at speeds given by name (one set
+consistent, one with a dependent speed the constraints contradict), the command's
 `eval` and `eval --json` output equals Python's Model.eval_report (which
 calls lg_eval_format) byte for byte; where one fails, both fail. A note the
 library gives (Kane's dependent speeds chosen at the state) is on the
@@ -58,6 +60,35 @@ def same(path, method, m, state, q, qd):
         check(out.note is None or out.note in r.stderr, f"{what}: the note is not on stderr")
 
 
+def names(m, count, name):
+    ptr = m._sys.ptr
+    return [x.decode() for x in (name(ptr, i) for i in range(count(ptr))) if x]
+
+
+def same_speeds(path, m, rng):
+    """Kane's declared speeds given by name (--state 'u1=0.3'): the
+    independent ones at random, then a dependent one far from what the
+    constraints make it (both fail)."""
+    lib = lagrange._lib.lib
+    speeds = [s for s in names(m, lib.lg_nu, lib.lg_speed_name) if s not in m.coordinates]
+    deps = names(m, lib.lg_ndependent_speeds, lib.lg_dependent_speed_name)
+    if m.method != "kane" or not speeds:
+        return
+    u = {s: rng.uniform(-0.5, 0.5) for s in speeds}
+    name = os.path.relpath(path, ROOT)
+    for extra in ([{}] + ([{deps[0]: 12345.0}] if deps else [])):
+        state = ", ".join(f"{k}={v!r}" for k, v in list(u.items()) + list(extra.items()))
+        r = run("eval", path, "--method", "kane", "--json", "--state", state)
+        what = f"eval {name} --method kane --state '{state}'"
+        try:
+            out = m.eval_report(u=u, udep=extra or None, format="json")
+        except lagrange.ModelError as e:
+            check(r.returncode == 1 and r.stderr.strip().endswith(str(e).replace("`state`", "--state")),
+                  f"{what}: Python raised {e}, the command said {r.returncode} {r.stderr.strip()[-300:]}")
+            continue
+        check(r.returncode == 0 and r.stdout == out, f"{what}: the command and lg_eval_format differ")
+
+
 def main():
     rng = random.Random(20261128)
     paths = sorted(os.path.join(d, f) for d in (os.path.join(ROOT, "examples"),
@@ -78,6 +109,7 @@ def main():
             state = ", ".join([f"{c}={v!r}" for c, v in q.items()] +
                               [f"{c}'={v!r}" for c, v in qd.items()])
             same(path, method, m, state, q, qd)
+            same_speeds(path, m, rng)
             m.close()
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
