@@ -11,6 +11,7 @@
 #include "test_util.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,6 +192,55 @@ static void test_chosen_elsewhere(void) {
   lg_system_free(l);
 }
 
+/* Threads on one system: the usual path and the choice at the state (under
+ * the system's lock) at once give what one thread gets. */
+typedef struct job {
+  const lg_system *s;
+  const char *want[2];
+  int bad;
+} job;
+
+static void *worker(void *ud) {
+  job *j = ud;
+  double q[2][3] = {{0.6, 0.1, -0.8}, {1, 0, 0}}, qd[3] = {0, 1, 0.5};
+  for (int k = 0; k < 20; k++) {
+    lg_eval_state x = {.q = q[k % 2], .qd = qd};
+    char *out = NULL;
+    if (lg_eval_format(j->s, &x, NULL, LG_FORMAT_JSON, &out, NULL, NULL) != LG_OK ||
+        !out || strcmp(out, j->want[k % 2]))
+      j->bad++;
+    lg_string_free(out);
+  }
+  return NULL;
+}
+
+static void test_threads(void) {
+  lg_system *s = derive_text("bowl.lag", BOWL, LG_KANE);
+  CHECK(s != NULL);
+  if (!s) return;
+  double q[2][3] = {{0.6, 0.1, -0.8}, {1, 0, 0}}, qd[3] = {0, 1, 0.5};
+  char *want[2] = {NULL, NULL};
+  for (int i = 0; i < 2; i++) {
+    lg_eval_state x = {.q = q[i], .qd = qd};
+    CHECK(lg_eval_format(s, &x, NULL, LG_FORMAT_JSON, &want[i], NULL, NULL) == LG_OK);
+  }
+  if (want[0] && want[1]) {
+    job jobs[3];
+    pthread_t th[3];
+    for (int i = 0; i < 3; i++) {
+      jobs[i] = (job){s, {want[0], want[1]}, 0};
+      CHECK(pthread_create(&th[i], NULL, worker, &jobs[i]) == 0);
+    }
+    for (int i = 0; i < 3; i++) {
+      pthread_join(th[i], NULL);
+      CHECK(jobs[i].bad == 0);
+    }
+  }
+  lg_string_free(want[0]);
+  lg_string_free(want[1]);
+  lg_system_free(s);
+}
+
 static void test_errors(void) {
   char *out = (char *)"unset";
   lg_diag d = {0};
@@ -322,6 +372,7 @@ int main(void) {
   test_kane();
   test_dependent();
   test_chosen_elsewhere();
+  test_threads();
   test_errors();
   test_out_of_memory();
   test_out_of_memory_elsewhere();
