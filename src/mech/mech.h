@@ -226,8 +226,10 @@ enum {
   MECH_WORK_FORCES = 2,      /* force, torque, force q: */
   MECH_WORK_MOVING = 4,      /* a constraint depends on t (or an input) */
   MECH_WORK_TIME = 8,        /* L depends on t (or an input) explicitly */
-  MECH_WORK_NOT_H = 16       /* E = T + V is not the energy function h (T not
+  MECH_WORK_NOT_H = 16,      /* E = T + V is not the energy function h (T not
                                 quadratic in the q': moving kinematics) */
+  MECH_WORK_AFFINE = 32      /* a velocity constraint J q' + b = 0 with b != 0
+                                (x' = k*y): its force does power -lam.b */
 };
 unsigned mech_work_sources(mech_model *m, const mech_eom *e);
 

@@ -186,13 +186,15 @@ double num_aux_event(const num_aux *a, num_aux_work *w, double t, const double *
 void num_aux_describe(const num_aux *a, char *buf, size_t size) {
   static const char *const what[] = {"dissipation D", "applied forces and torques",
                                      "moving constraints", "explicit time dependence of L",
-                                     "moving kinematics (E = T + V is not h)"};
+                                     "moving kinematics (E = T + V is not h)",
+                                     "constraint forces of affine velocity constraints "
+                                     "(J q' + b = 0: power -lam.b)"};
   if (!a->sources) {
     snprintf(buf, size, "conservative: W = 0");
     return;
   }
   size_t k = (size_t)snprintf(buf, size, "work by");
-  for (int i = 0, first = 1; i < 5 && k < size; i++)
+  for (int i = 0, first = 1; i < 6 && k < size; i++)
     if (a->sources & (1u << i)) {
       k += (size_t)snprintf(buf + k, size - k, "%s%s", first ? " " : ", ", what[i]);
       first = 0;
