@@ -235,6 +235,8 @@ num_integrator num_resolve_integrator(num_integrator i, double rtol, int project
 /* The factor on rtol and atol the resolved integrator runs at (the
  * default's Adams: 1/100, so that its error matches the asked tolerance). */
 double num_tolerance_scale(num_integrator asked, num_integrator resolved);
+/* The tolerance IDA runs at for an asked one (tighter: see num_loop.c). */
+double num_ida_tolerance(double tol);
 /* Human name: "Dormand-Prince 5(4)", "IDA", ... */
 const char *num_integrator_name(num_integrator i);
 
