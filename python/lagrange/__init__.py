@@ -583,11 +583,9 @@ class Model(_eval.Core):
         # no params: the library's defaults (a parameter without a value is
         # an error where the equations use it, as the command says)
         p = self._params(params) if params else None
-        nu = lib.lg_nu(owner.ptr) if u is not None else 0
-        speeds = [(lib.lg_speed_name(owner.ptr, i) or b"").decode() for i in range(nu)]
         deps = [(lib.lg_dependent_speed_name(owner.ptr, i) or b"").decode()
                 for i in range(lib.lg_ndependent_speeds(owner.ptr))]
-        uv = self._speed_values(u, speeds, "speed")
+        uv = self._speed_values(u, self.speeds, "speed")
         dv = self._speed_values(udep, deps, "dependent speed")
         x = _lib.EvalState(float(t), *(None if a is None else _sptr(a)
                                        for a in (qv, qdv, uv, dv)))

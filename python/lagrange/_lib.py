@@ -122,8 +122,6 @@ _SIG = {
     "lg_eval_format": (ctypes.c_int, [_P, ctypes.POINTER(EvalState), _A, ctypes.c_int,
                                       ctypes.POINTER(ctypes.c_void_p),
                                       ctypes.POINTER(ctypes.c_void_p), _DP]),
-    "lg_nu": (_S, [_P]),
-    "lg_speed_name": (ctypes.c_char_p, [_P, _S]),
     "lg_ndependent_speeds": (_S, [_P]),
     "lg_dependent_speed_name": (ctypes.c_char_p, [_P, _S]),
 }
