@@ -168,29 +168,3 @@ int cli_parse_system_state(const char *cmd, const char *opt, const char *text,
   cli_assignments_free(a, n);
   return rc;
 }
-
-/* (linearize's --at, until it reads it by the system's names as above) */
-int cli_parse_state(const char *cmd, const char *opt, const char *s, const lang_model *lm,
-                    double *q, double *qd, const mech_kane *kane, double *u, int *have_u) {
-  cli_assign *a = NULL;
-  size_t n = 0;
-  int rc = cli_parse_assignments(cmd, opt, s, &a, &n);
-  for (size_t i = 0; rc == CLI_EXIT_OK && i < n; i++) {
-    const char *name = a[i].name;
-    int k = lang_coord_index(lm, name), su = -1;
-    for (size_t j = 0; kane && u && !kane->default_speeds && j < kane->p; j++)
-      if (!strcmp(kane->u[j]->v.name, name)) su = (int)j;
-    if (su >= 0 && !a[i].primes) {
-      u[su] = a[i].value;
-      if (have_u) *have_u = 1;
-    } else if (k >= 0) {
-      (a[i].primes ? qd : q)[k] = a[i].value;
-    } else {
-      fprintf(stderr, "lagrange %s: %s: '%s' is not a coordinate of %s\n", cmd, opt, name,
-              lm->file);
-      rc = CLI_EXIT_USAGE;
-    }
-  }
-  cli_assignments_free(a, n);
-  return rc;
-}
