@@ -443,6 +443,7 @@ LAGRANGE_API int lg_codegen_header_name_ok(const char *name);
 /* The identifier codegen names a model's code after ("dir/my-model.lag"
  * -> "my_model"); free with lg_string_free. NULL when out of memory. */
 LAGRANGE_API char *lg_codegen_default_name(const char *model_path);
+
 /* ---- eval ---- */
 /* A state for lg_eval_format, as `lagrange eval --state` gives one. Zero
  * it ({0}) for the model's initial state at t = 0. */
@@ -461,7 +462,8 @@ typedef struct lg_eval_state {
 } lg_eval_state;
 
 /* Kane's dependent speeds (the ones the velocity constraints solve from
- * the independent ones, chosen at the model's initial state): their number
+ * the independent ones, chosen when the system was derived: at the
+ * model's initial state, or at lg_derive_options' state): their number
  * (0 under Lagrange's method) and, for declared speeds, their names (NULL
  * when the speeds are the rates q', or i is out of range). */
 LAGRANGE_API size_t lg_ndependent_speeds(const lg_system *s);
