@@ -38,8 +38,20 @@ unsigned long lg_alloc_failures(void);
  * counted as a failed allocation, NULL returned; nothing is asked of
  * malloc, so a wrapped size never becomes a small buffer. */
 void *lg_alloc_too_big(void);
-/* Grow *buf (element size `elem`) so it holds at least `need` elements. */
+/* The library's one growable array: grow *buf (element size `elem`,
+ * capacity *cap elements) so it holds at least `need` elements, doubling;
+ * 0 on out of memory (*buf and *cap kept). Arrays that share one count
+ * grow one after another from copies of the capacity. */
 int lg_grow(void **buf, size_t *cap, size_t need, size_t elem);
+/* The same for an array that starts in a caller's buffer `local` (on the
+ * stack, *cap elements): the first growth copies it to the heap. Free
+ * *buf only when it is not `local`. */
+int lg_grow_local(void **buf, size_t *cap, size_t need, size_t elem, const void *local);
+/* Append x to the array `buf` of `n` elements and capacity `cap` (lvalues:
+ * n and cap are updated); 0 on out of memory. */
+#define LG_PUSH(buf, n, cap, x)                                                    \
+  (lg_grow((void **)&(buf), &(cap), (n) + 1, sizeof *(buf)) ? ((buf)[(n)++] = (x), 1) \
+                                                            : 0)
 
 /* ---- arenas ------------------------------------------------------------ */
 /* A bump allocator in chunks. Freeing the arena frees every allocation. */
