@@ -10,13 +10,13 @@
  * it gains); small ones are simplified for reading. */
 enum { SIMPLIFY_MAX_DAG = 600, SIMPLIFY_MAX_NODES = 2500 };
 
-/* Rendered entries by node: mass_matrix_full repeats mass_matrix and
- * forcing_full repeats forcing, so each distinct entry is printed once. */
-
 typedef struct writer {
   lg_str *out;
   mech_format fmt;
-  lg_map cache;             /* node pointer -> its text (an expression printed again) */
+  /* rendered entries, node pointer -> its text: mass_matrix_full repeats
+   * mass_matrix and forcing_full repeats forcing, so each distinct entry
+   * is printed once */
+  lg_map cache;
   sym_ctx *ctx;
   sym_share share;          /* named shared subexpressions (large systems) */
   const char *prefix;       /* their names: prefix1, prefix2, ... */
