@@ -437,7 +437,7 @@ class Model(_eval.Core):
 
     def simulate(self, tf=None, dt=None, t0=None, q0=None, qd0=None, params=None,
                  rtol=None, atol=None, project=False, callback=None, max_rows=None,
-                 integrator=None):
+                 integrator=None, stabilize=None, stop_when=None, jit=None, note=None):
         """Integrate as `lagrange simulate` (the model's `simulate` line for
         what is not given; q0/qd0 None: the model's initial state, or a
         dict by coordinate name). Returns a Simulation: a dict of numpy
@@ -453,6 +453,21 @@ class Model(_eval.Core):
 
         integrator: as `simulate --integrator` (adams, erk, dopri, verner,
         fehlberg, bdf, ida; None or "auto": the command's default).
+
+        stabilize: as `simulate --stabilize`: "project", "none" or
+        "baumgarte:ALPHA,BETA" (None: the default, projection with IDA
+        for a constrained model). stop_when: as `--stop-when`, an
+        expression of t, q, q', parameters and inputs; the run stops
+        where it crosses zero (stats["stopped"]). jit: as `--jit`: None or
+        "off", "background" (start on the tape, switch when compiled) or
+        "wait" (compile first; cached). project=True moves an initial
+        state off the constraints onto them (under both methods) instead
+        of raising ModelError.
+
+        The library's remarks (projected values, the jit's notes) are
+        kept in Simulation.notes (a list of lines) and passed to
+        note(text) as they come, when given. Simulation.stats holds
+        lg_simulate's statistics (steps, t_end, integrator, energy, ...).
 
         Raises ValueError for options out of range (t0, tf or dt not
         finite, tf <= t0, dt <= 0, too many rows, an unknown integrator),
@@ -475,6 +490,44 @@ class Model(_eval.Core):
                 raise ValueError("max_rows must be a whole number >= 1, not %r" % (max_rows,))
             o.max_rows = int(min(mr, _MAX_ROWS_TOP))
         o.project = 1 if project else 0
+        if stabilize is not None:
+            stab = str(stabilize)
+            if stab == "project":
+                o.stabilize = 0
+            elif stab == "none":
+                o.stabilize = 2
+            elif stab.startswith("baumgarte:") and len(stab[10:].split(",")) == 2:
+                try:
+                    o.alpha, o.beta = (float(v) for v in stab[10:].split(","))
+                except ValueError:
+                    raise ValueError("stabilize is project, none or baumgarte:ALPHA,BETA, "
+                                     "not %r" % (stabilize,)) from None
+                o.stabilize = 1
+            else:
+                raise ValueError("stabilize is project, none or baumgarte:ALPHA,BETA, not %r"
+                                 % (stabilize,))
+        if jit is not None:
+            modes = {"off": 0, "background": 1, "wait": 2}
+            if jit not in modes:
+                raise ValueError("jit is one of off, background, wait, not %r" % (jit,))
+            o.jit = modes[jit]
+        stop_text = None
+        if stop_when is not None:
+            stop_text = str(stop_when).encode()
+            o.stop_when = stop_text
+        notes = []
+
+        def on_note(_ud, text):
+            line = text.decode(errors="replace")
+            notes.append(line)
+            if note is not None:
+                try:
+                    note(line)
+                except BaseException as e:  # noqa: B902 - re-raised below
+                    raised.append(e)
+
+        cnote = _lib.NOTE_CALLBACK(on_note)
+        o.note = ctypes.cast(cnote, ctypes.c_void_p)
         q = self._state(q0, "q")
         qd = self._state(qd0, "qd")
         p = self._params(params)
@@ -511,6 +564,9 @@ class Model(_eval.Core):
         s = Simulation((c, data[:, i].copy()) for i, c in enumerate(cols))
         s.columns = cols
         s.stats = {k: getattr(stats, k) for k, _ in _lib.SimStats._fields_}
+        for k in ("integrator", "energy"):
+            s.stats[k] = (s.stats[k] or b"").decode(errors="replace")
+        s.notes = notes
         return s
 
     # -- text ---------------------------------------------------------------------

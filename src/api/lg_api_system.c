@@ -8,6 +8,7 @@
 
 void lg_system_free(lg_system *s) {
   if (!s) return;
+  api_sim_free(s);
   num_system_free(s->num);
   if (s->sim != s->num) num_system_free(s->sim);
   num_kane_evaluator_free(s->kev);
