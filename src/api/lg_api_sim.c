@@ -147,7 +147,7 @@ static lg_status to_num_options(const lg_system *s, const lg_sim_options *o,
   so->integrator = integ[o->integrator];
   /* as simulate: IDA for a constrained model unless a stabilization of the
    * ODE is asked for; Kane's [q; u] has no algebraic part */
-  if (o->integrator == LG_INT_AUTO && s->num->m && o->stabilize == LG_STAB_AUTO && !s->ks)
+  if (o->integrator == LG_INT_AUTO && s->nc && o->stabilize == LG_STAB_AUTO && !s->ks)
     so->integrator = NUM_INT_IDA;
   return LG_OK;
 }
@@ -312,7 +312,7 @@ static void use_jit(sim_call *c, num_sim_opts *so) {
   if (j && !j->started) {
     j->started = 1;
     cg_request r = {"lg_jit", file, s->lm->mech, s->kane_eom ? s->kane_eom : s->eom, NULL,
-                    s->dummy, s->ndummy, NULL, 1};
+                    s->dummy, s->nsettings, NULL, 1};
     if (cg_jit_start(&r, c->o->jit == LG_JIT_BACKGROUND, &j->jit, &jd) != LG_OK) {
       j->failed = c->stats->jit_failed = 1;
       jit_warning(c, &jd);
@@ -504,7 +504,7 @@ lg_status lg_simulate(const lg_system *s, const lg_sim_options *o, const double 
   sim_call c = {.s = s, .o = o, .cb = cb ? cb : no_output, .ud = ud, .stats = stats};
   memset(&c.ns, 0, sizeof c.ns);
   c.ns.t_end = o->t0;
-  size_t n = s->num->n;
+  size_t n = s->nq;
   double *x = lg_calloc(2 * n + 1, sizeof *x);
   lg_status st = x ? api_params(s, p, &c.par, d) : LG_ERR_NOMEM;
   if (st == LG_OK) {
