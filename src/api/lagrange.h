@@ -395,7 +395,8 @@ typedef struct lg_sim_stats {
   /* -- added after the fields above -- */
   double energy_scale;        /* max of |T| + |V|, |E|, |W| (drift / scale: relative) */
   const char *integrator;     /* what ran ("Dormand-Prince 5(4)", "IDA", ...;
-                                 a static string; "" before a run started) */
+                                 a static string; "": refused before the
+                                 integration started) */
   char energy[160];           /* what W holds: "conservative: W = 0", "work by
                                  dissipation D, ..." */
   int stopped;                /* stop_when ended the run at t_end */

@@ -60,6 +60,7 @@ typedef struct sim_call {
   lg_sim_stats *stats;
   num_sim_stats ns;
   num_aux *aux;           /* the call's own (stop_when), else NULL */
+  int ran;                /* the integration started */
 } sim_call;
 
 static void note(const sim_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -418,6 +419,7 @@ static lg_status simulate_kane(sim_call *c, const num_sim_opts *so, double *q, d
     num_kane_system ks = *s->ks; /* the tapes shared, the parameters the call's */
     ks.params = (double *)c->par;
     double t = wall_now();
+    c->ran = 1;
     st = num_simulate_kane(&ks, so, q, u0, relay_point, c, &c->ns, d);
     c->stats->wall = wall_now() - t;
     if (st != LG_OK) place_failure(c, &ns, d);
@@ -471,6 +473,7 @@ static lg_status simulate(sim_call *c, double *q, double *qd, int model_speeds, 
     so.jac = &jac;
   }
   double t = wall_now();
+  c->ran = 1;
   st = num_simulate(&ns, &so, q, qd, relay_point, c, &c->ns, d);
   c->stats->wall = wall_now() - t;
   if (st != LG_OK) place_failure(c, &ns, d);
@@ -525,7 +528,6 @@ lg_status lg_simulate(const lg_system *s, const lg_sim_options *o, const double 
   stats->stopped = c.ns.stopped;
   stats->jit = c.ns.jit;
   stats->jit_t = c.ns.jit_t;
-  if (c.ns.steps || c.ns.rhs_evals || st == LG_OK || st == LG_ERR_NUMERIC)
-    stats->integrator = num_integrator_name(c.ns.integrator);
+  if (c.ran) stats->integrator = num_integrator_name(c.ns.integrator);
   return api_end(&ac, st, s->lm->file, s->lm->coord_line, s->lm->coord_col);
 }
