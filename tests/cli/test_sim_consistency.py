@@ -1,0 +1,124 @@
+"""The initial state against the constraints under both methods (issue 23),
+and lg_simulate's new options through every door:
+
+- a four-bar linkage (tests/cli/models/fourbar.lag) started off its loop
+  is refused under Lagrange's and Kane's methods alike, every violated row
+  named at its line (C1 and C2, position and velocity level), and no CSV
+  is written; with --project both methods move it onto the loop (the same
+  projected values), keep the loop during the run, and agree on the end
+  state;
+- Python's simulate raises ModelError for it, and with project=True gives
+  the command's CSV bit for bit, its notes (Simulation.notes) equal to the
+  command's lines; stop_when, stabilize and jit by name.
+
+Ends "N passed, N failed"."""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+try:
+    import numpy as np
+except ImportError:  # the python3 on PATH may lack NumPy: Debian's has it
+    os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import lagrange  # noqa: E402
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "lagrange")
+MODEL = os.path.join("tests", "cli", "models", "fourbar.lag")
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL " + what)
+
+
+def run(*args):
+    return subprocess.run([BIN, *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def rows(text):
+    lines = text.strip().splitlines()
+    return np.array([[float(x) for x in ln.split(",")] for ln in lines[1:]])
+
+
+ends = {}
+for method in ("lagrange", "kane"):
+    r = run("simulate", MODEL, "--method", method)
+    expect = [f"{MODEL}:26:12: the initial state violates constraint C1",
+              f"{MODEL}:26:12: the initial velocities violate constraint C1",
+              f"{MODEL}:27:12: the initial state violates constraint C2",
+              f"{MODEL}:27:12: the initial velocities violate constraint C2"]
+    lines = r.stderr.splitlines()
+    check(r.returncode == 1 and r.stdout == "" and len(lines) == 4
+          and all(ln.startswith(e) and ln.endswith(")") and "--project" in ln
+                  for ln, e in zip(lines, expect)),
+          f"{method}: an inconsistent start is refused, every violated row named: {r.stderr}")
+    r = run("simulate", MODEL, "--method", method, "--project")
+    projected = [ln for ln in r.stderr.splitlines() if ": projected " in ln]
+    check(r.returncode == 0 and len(projected) == 6, f"{method} --project: runs, 6 values "
+          f"projected: {r.stderr}")
+    summary = [ln for ln in r.stderr.splitlines() if "max constraint residual" in ln]
+    res = float(summary[0].rsplit("= ", 1)[1]) if summary else 1
+    check(res < 1e-8, f"{method} --project: the loop is kept during the run ({res})")
+    data = rows(r.stdout)
+    c = data[:, 10:12]
+    check(np.abs(c).max() < 1e-8, f"{method}: C1, C2 stay below 1e-8 on every row")
+    ends[method] = (data[-1], projected, r.stdout)
+
+    # the library through Python: the same refusal, the same run
+    m = lagrange.load(os.path.join(ROOT, MODEL), method=method)
+    try:
+        m.simulate()
+        check(False, f"{method}: Python ran an inconsistent start")
+    except lagrange.ModelError as e:
+        check("violates constraint C1" in str(e) and ":26:12:" in str(e),
+              f"{method}: Python's ModelError names C1 at its line: {e}")
+    seen = []
+    s = m.simulate(project=True, note=seen.append)
+    py = np.column_stack([s[k] for k in s.columns])
+    check(py.shape == data.shape and np.array_equal(py, data),
+          f"{method}: Python's project=True run equals the command's CSV bit for bit")
+    check(s.notes == seen and [n.split(": projected ", 1)[1] for n in s.notes]
+          == [ln.split(": projected ", 1)[1] for ln in projected],
+          f"{method}: Python's notes are the command's projected values: {s.notes}")
+    check(s.stats["integrator"] and "W = 0" in s.stats["energy"] and s.stats["t_end"] == 2.0,
+          f"{method}: the statistics name the integrator and the energy: {s.stats}")
+
+la, ka = ends["lagrange"][0], ends["kane"][0]
+check(np.abs(la[1:7] - ka[1:7]).max() < 1e-6,
+      f"the methods agree on the end state: {np.abs(la[1:7] - ka[1:7]).max():.2e}")
+check(ends["lagrange"][1] == ends["kane"][1], "the same values projected under both methods")
+
+# stop_when, stabilize and jit by name from Python, as the command
+m = lagrange.load(os.path.join(ROOT, "tests", "cli", "sim", "pendulum.lag"))
+s = m.simulate(tf=5, stop_when="theta")
+r = run("simulate", "tests/cli/sim/pendulum.lag", "--tf", "5", "--stop-when", "theta")
+check(s.stats["stopped"] == 1 and np.array_equal(
+      np.column_stack([s[k] for k in s.columns]), rows(r.stdout)),
+      "stop_when: Python stops where the command does, bit for bit")
+try:
+    m.simulate(stop_when="theta + thta")
+    check(False, "a bad stop_when raised nothing")
+except ValueError as e:
+    check("`stop_when`:1:9:" in str(e) and "thta" in str(e),
+          f"a bad stop_when is a ValueError at its column: {e}")
+for stab, flag in (("none", "none"), ("baumgarte:5,5", "baumgarte:5,5")):
+    mx = lagrange.load(os.path.join(ROOT, "tests", "cli", "sim", "pendulum_xy.lag"))
+    s = mx.simulate(tf=1, stabilize=stab)
+    r = run("simulate", "tests/cli/sim/pendulum_xy.lag", "--tf", "1", "--stabilize", flag)
+    check(np.array_equal(np.column_stack([s[k] for k in s.columns]), rows(r.stdout)),
+          f"stabilize={stab}: Python equals the command bit for bit")
+try:
+    m.simulate(jit="sometimes")
+    check(False, "an unknown jit mode raised nothing")
+except ValueError:
+    check(True, "")
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
