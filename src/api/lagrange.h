@@ -504,6 +504,32 @@ LAGRANGE_API int lg_codegen_header_name_ok(const char *name);
  * -> "my_model"); free with lg_string_free. NULL when out of memory. */
 LAGRANGE_API char *lg_codegen_default_name(const char *model_path);
 
+/* ---- simulation: runs over parameter vectors (lg_api_sim.c) ---- */
+/* For `sweep`-like loops of lg_simulate: each run its own p vector (and
+ * q0, qd0), the system shared by any number of threads. */
+
+/* The checks lg_simulate makes of its options before it runs (the
+ * ranges, stop_when parsed and compiled), without running: a loop of
+ * runs refuses bad options once, up front. */
+LAGRANGE_API lg_status lg_sim_options_check(const lg_system *s, const lg_sim_options *o,
+                                            lg_diag *diag);
+/* The index of parameter `name` (declaration order), or -1. */
+LAGRANGE_API long lg_parameter_index(const lg_system *s, const char *name);
+/* The index of coordinate `name`, or -1. */
+LAGRANGE_API long lg_coordinate_index(const lg_system *s, const char *name);
+/* p[np]: the model's parameter values (lg_model_set's included) with
+ * names[k] = values[k] (k < n) given last, and every parameter defined
+ * from those recomputed (I = m*l^2/12 follows m), as `sweep --vary m=...`
+ * gives each run. n 0: lg_default_params. A name that is no parameter or
+ * input is LG_ERR_USAGE (naming it); a value that cannot be computed (it
+ * uses a parameter without one) LG_ERR_MODEL. Safe from any number of
+ * threads (a short lock of the system's). */
+LAGRANGE_API lg_status lg_params_with(const lg_system *s, size_t n, const char *const *names,
+                                      const double *values, double *p, lg_diag *diag);
+/* Where the model declares its coordinates (1-based; 0 when unknown):
+ * where a message about the whole state points. Either may be NULL. */
+LAGRANGE_API void lg_coordinates_position(const lg_system *s, int *line, int *col);
+
 /* Frees a string the library returned; NULL does nothing. */
 LAGRANGE_API void lg_string_free(char *s);
 

@@ -17,18 +17,41 @@
 /* An initial state further off a constraint than this is refused. */
 static const double CONSISTENT_TOL = 1e-9;
 
-/* The compiled right-hand side of one system (lock): started by the
- * first run that asks, kept for the next ones. */
+/* A stop_when text compiled once for the system's lifetime: a sweep's
+ * runs share it (the symbolic context grows only once per text). */
+typedef struct stop_entry {
+  char *text;
+  num_aux *aux;
+  struct stop_entry *next;
+} stop_entry;
+
+/* What lg_simulate keeps in a system (under its lock): the compiled
+ * right-hand side, started by the first run that asks and kept for the
+ * next ones, and the stop_when texts compiled so far. */
 struct api_sim_jit {
   cg_jit jit;
   int started, failed;
+  stop_entry *stops;
 };
 
 void api_sim_free(lg_system *s) {
   if (!s || !s->sim_jit) return;
   cg_jit_free(&s->sim_jit->jit);
+  for (stop_entry *e = s->sim_jit->stops, *next; e; e = next) {
+    next = e->next;
+    lg_free(e->text);
+    num_aux_free(e->aux);
+    lg_free(e);
+  }
   lg_free(s->sim_jit);
   s->sim_jit = NULL;
+}
+
+/* The system's cache (lock held); NULL: out of memory. */
+static struct api_sim_jit *sim_cache(const lg_system *s) {
+  lg_system *mut = (lg_system *)s;
+  if (!mut->sim_jit) mut->sim_jit = lg_calloc(1, sizeof *mut->sim_jit);
+  return mut->sim_jit;
 }
 
 static double wall_now(void) {
@@ -59,7 +82,7 @@ typedef struct sim_call {
   void *ud;
   lg_sim_stats *stats;
   num_sim_stats ns;
-  num_aux *aux;           /* the call's own (stop_when), else NULL */
+  const num_aux *aux;     /* stop_when's (the system's cache), else NULL */
   int ran;                /* the integration started */
 } sim_call;
 
@@ -154,20 +177,37 @@ static lg_status to_num_options(const lg_system *s, const lg_sim_options *o,
 }
 
 /* ---- stop_when ------------------------------------------------------------------------ */
-/* The energy balance with the stop event of o->stop_when, compiled for
- * this call (the symbolic context is the system's: under its lock). */
+/* The energy balance with the stop event of o->stop_when, compiled once
+ * per text (the symbolic context is the system's: under its lock). */
 static lg_status build_stop(sim_call *c, lg_diag *d) {
   const lg_system *s = c->s;
   const char *text = c->o->stop_when;
   lg_system *mut = (lg_system *)s;
   const sym_node *stop = NULL;
   pthread_mutex_lock(&mut->lock);
-  lg_status st = lang_scalar_of_text(s->lm, "`stop_when`", text, strlen(text), &stop, d);
-  if (st != LG_OK) {
-    if (st != LG_ERR_NOMEM) st = d->status = LG_ERR_USAGE; /* the option's text is wrong */
-  } else {
-    st = num_aux_build(s->lm->mech, s->kane_eom ? s->kane_eom : s->eom,
-                       s->ks ? s->kane : NULL, s->dummy, s->ndummy, stop, &c->aux, d);
+  struct api_sim_jit *cache = sim_cache(s);
+  lg_status st = cache ? LG_OK : LG_ERR_NOMEM;
+  for (stop_entry *e = cache ? cache->stops : NULL; e && !c->aux; e = e->next)
+    if (!strcmp(e->text, text)) c->aux = e->aux;
+  stop_entry *e = NULL;
+  if (st == LG_OK && !c->aux) {
+    e = lg_calloc(1, sizeof *e);
+    st = e && (e->text = lg_strdup(text)) ? LG_OK : LG_ERR_NOMEM;
+    if (st == LG_OK) st = lang_scalar_of_text(s->lm, "`stop_when`", text, strlen(text), &stop, d);
+    if (st != LG_OK && st != LG_ERR_NOMEM) {
+      st = d->status = LG_ERR_USAGE; /* the option's text is wrong */
+    } else if (st == LG_OK) {
+      st = num_aux_build(s->lm->mech, s->kane_eom ? s->kane_eom : s->eom,
+                         s->ks ? s->kane : NULL, s->dummy, s->ndummy, stop, &e->aux, d);
+    }
+    if (st == LG_OK) {
+      e->next = cache->stops;
+      cache->stops = e;
+      c->aux = e->aux;
+    } else if (e) {
+      lg_free(e->text);
+      lg_free(e);
+    }
   }
   pthread_mutex_unlock(&mut->lock);
   return st;
@@ -306,8 +346,7 @@ static void use_jit(sim_call *c, num_sim_opts *so) {
   double start = wall_now();
   lg_system *mut = (lg_system *)s;
   pthread_mutex_lock(&mut->lock);
-  struct api_sim_jit *j = mut->sim_jit ? mut->sim_jit : lg_calloc(1, sizeof *j);
-  mut->sim_jit = j;
+  struct api_sim_jit *j = sim_cache(s);
   lg_diag jd;
   lg_diag_clear(&jd);
   if (j && !j->started) {
@@ -518,7 +557,6 @@ lg_status lg_simulate(const lg_system *s, const lg_sim_options *o, const double 
     if (o->qd_end) memcpy(o->qd_end, x + n, n * sizeof *x);
   }
   lg_free(x);
-  num_aux_free(c.aux);
   stats->steps = c.ns.steps;
   stats->rhs_evals = c.ns.rhs_evals;
   stats->t_end = c.ns.t_end;
@@ -530,4 +568,83 @@ lg_status lg_simulate(const lg_system *s, const lg_sim_options *o, const double 
   stats->jit_t = c.ns.jit_t;
   if (c.ran) stats->integrator = num_integrator_name(c.ns.integrator);
   return api_end(&ac, st, s->lm->file, s->lm->coord_line, s->lm->coord_col);
+}
+
+lg_status lg_sim_options_check(const lg_system *s, const lg_sim_options *o, lg_diag *diag) {
+  api_call ac;
+  lg_diag *d = api_begin(&ac, diag);
+  if (!s || !o) {
+    lg_diag_set(d, LG_ERR_USAGE, NULL, 0, 0, "lg_sim_options_check: a system and options are "
+                "needed");
+    return api_end(&ac, LG_ERR_USAGE, NULL, 0, 0);
+  }
+  lg_sim_stats stats;
+  memset(&stats, 0, sizeof stats);
+  sim_call c = {.s = s, .o = o, .stats = &stats};
+  num_sim_opts so;
+  lg_status st = api_ready(s, d);
+  if (st == LG_OK) st = to_num_options(s, o, &so, d);
+  if (st == LG_OK && o->stop_when) st = build_stop(&c, d);
+  return api_end(&ac, st, s->lm->file, s->lm->coord_line, s->lm->coord_col);
+}
+
+/* ---- runs over parameter vectors ----------------------------------------------------------- */
+long lg_parameter_index(const lg_system *s, const char *name) {
+  for (size_t i = 0; s && name && i < s->np; i++)
+    if (!strcmp(lg_parameter_name(s, i), name)) return (long)i;
+  return -1;
+}
+
+long lg_coordinate_index(const lg_system *s, const char *name) {
+  for (size_t i = 0; s && name && i < s->nq; i++)
+    if (!strcmp(lg_coordinate_name(s, i), name)) return (long)i;
+  return -1;
+}
+
+void lg_coordinates_position(const lg_system *s, int *line, int *col) {
+  if (line) *line = s ? s->lm->coord_line : 0;
+  if (col) *col = s ? s->lm->coord_col : 0;
+}
+
+lg_status lg_params_with(const lg_system *s, size_t n, const char *const *names,
+                         const double *values, double *p, lg_diag *diag) {
+  api_call ac;
+  lg_diag *d = api_begin(&ac, diag);
+  if (!s || !p || (n && (!names || !values))) {
+    lg_diag_set(d, LG_ERR_USAGE, s ? s->lm->file : NULL, 0, 0,
+                "lg_params_with: a system, an output and n names and values are needed");
+    return api_end(&ac, LG_ERR_USAGE, NULL, 0, 0);
+  }
+  mech_model *mm = s->lm->mech;
+  for (size_t k = 0; k < n; k++) {
+    int known = names[k] != NULL;
+    for (size_t i = 0; known == 1 && i < mech_nparams(mm); i++)
+      if (!strcmp(mech_param_name(mm, i), names[k])) known = 2;
+    for (size_t i = 0; known == 1 && i < mech_ninputs(mm); i++)
+      if (!strcmp(mech_input_name(mm, i), names[k])) known = 2;
+    if (known != 2) {
+      lg_diag_set(d, LG_ERR_USAGE, s->lm->file, 0, 0, "'%s' is no parameter or input of the "
+                  "model", names[k] ? names[k] : "(null)");
+      return api_end(&ac, LG_ERR_USAGE, s->lm->file, 0, 0);
+    }
+  }
+  if (!n) {
+    lg_default_params(s, p);
+    return api_end(&ac, LG_OK, NULL, 0, 0);
+  }
+  mech_setting *set = lg_malloc((s->nsettings + n) * sizeof *set);
+  lg_status st = set ? LG_OK : LG_ERR_NOMEM;
+  if (set) {
+    if (s->nsettings) memcpy(set, s->dummy, s->nsettings * sizeof *set);
+    for (size_t k = 0; k < n; k++) {
+      set[s->nsettings + k].name = names[k];
+      set[s->nsettings + k].value = values[k];
+    }
+    lg_system *mut = (lg_system *)s;
+    pthread_mutex_lock(&mut->lock);
+    st = mech_resolve_params(mm, set, s->nsettings + n, p, d);
+    pthread_mutex_unlock(&mut->lock);
+  }
+  lg_free(set);
+  return api_end(&ac, st, s->lm->file, 0, 0);
 }

@@ -196,6 +196,11 @@ struct cli_sim_client {
   int (*row)(cli_sim_client *c, const num_sim_point *p); /* nonzero stops the run */
   int (*finish)(cli_sim_client *c, int rc);
 };
+/* simulate's and sweep's options as lg_sim_options (defaults from s);
+ * prints why not and returns CLI_EXIT_USAGE (cli_simulate.c). */
+int cli_sim_options(const cli_opts *o, const lg_system *s, lg_sim_options *so);
+/* An lg_note_fn: the library's remark on stderr, options said as flags. */
+void cli_print_note(void *ud, const char *text);
 /* simulate, with the rows also going to client (may be NULL). */
 int cli_simulate_with(const cli_opts *o, cli_sim_client *client);
 int cli_animate(const cli_opts *o);

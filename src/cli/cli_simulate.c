@@ -69,8 +69,7 @@ static int pick_stabilization(const cli_opts *o, lg_sim_options *so) {
   return 0;
 }
 
-/* simulate's options as lg_sim_options; prints why not (exit 2). */
-static int sim_options(const cli_opts *o, const lg_system *s, lg_sim_options *so) {
+int cli_sim_options(const cli_opts *o, const lg_system *s, lg_sim_options *so) {
   lg_sim_options_default(s, so);
   if (o->has_t0) so->t0 = o->t0;
   if (o->has_tf) so->tf = o->tf;
@@ -101,8 +100,7 @@ static int sim_options(const cli_opts *o, const lg_system *s, lg_sim_options *so
   return CLI_EXIT_OK;
 }
 
-/* The library's remarks, options said as flags. */
-static void on_note(void *ud, const char *text) {
+void cli_print_note(void *ud, const char *text) {
   (void)ud;
   lg_diag d;
   lg_diag_clear(&d);
@@ -234,9 +232,9 @@ static int report(const cli_opts *o, lg_diag *d, const lg_sim_stats *st) {
 
 static int run(const cli_opts *o, const lg_system *s, cli_sim_client *client) {
   lg_sim_options so;
-  int rc = sim_options(o, s, &so);
+  int rc = cli_sim_options(o, s, &so);
   if (rc != CLI_EXIT_OK) return rc;
-  so.note = on_note;
+  so.note = cli_print_note;
   sink k = {.o = o, .s = s, .client = client, .n = lg_nq(s), .m = lg_nc(s), .t0 = so.t0,
             .tf = so.tf, .tty = isatty(2)};
   lg_sim_stats st;
