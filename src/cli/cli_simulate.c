@@ -4,12 +4,6 @@
  * summary from lg_sim_stats. */
 #include "cli.h"
 
-/* TRANSITION: --plot and animate's client still take the model and the
- * compiled system (cli_plot.c, cli_animate.c, h-scene's); until they take
- * the lg_system, the bridge below hands them the system's own. The CSV,
- * the options, the run and the summary use lagrange.h only. */
-#include "lg_api_internal.h"
-
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,12 +16,6 @@ static double wall_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static lang_model *bridge_model(const lg_system *s) { return s->lm; }
-static const num_system *bridge_system(const lg_system *s) { return s->sim; }
-static num_sim_point bridge_point(const lg_sim_point *p) {
-  return (num_sim_point){p->t, p->q, p->qd, p->T, p->V, p->E, p->W, p->C};
 }
 
 /* ---- options ---------------------------------------------------------------------- */
@@ -157,13 +145,11 @@ static void row(FILE *f, size_t n, size_t m, const lg_sim_point *p) {
 static int open_outputs(sink *k) {
   const cli_opts *o = k->o;
   k->opened = 1;
-  lang_model *lm = bridge_model(k->s);
-  int rc = cli_sim_out_open(o, lm, bridge_system(k->s), &k->out);
+  int rc = cli_sim_out_open(o, k->s, &k->out);
   if (rc != CLI_EXIT_OK) return rc;
   if (k->client &&
-      (rc = k->client->start(k->client, o, lm, bridge_system(k->s), k->t0, k->tf)) !=
-          CLI_EXIT_OK) {
-    cli_sim_out_finish(o, &k->out, lm, rc);
+      (rc = k->client->start(k->client, o, k->s, k->t0, k->tf)) != CLI_EXIT_OK) {
+    cli_sim_out_finish(o, &k->out, rc);
     k->client = NULL;
     return rc;
   }
@@ -179,9 +165,8 @@ static int on_output(void *ud, const lg_sim_point *p) {
   if (!k->opened && (k->rc = open_outputs(k)) != CLI_EXIT_OK) return 1;
   if (k->csv && ferror(k->csv)) return 1; /* a failed write stops the run; reported at the end */
   if (k->csv) row(k->csv, k->n, k->m, p);
-  num_sim_point np = bridge_point(p);
-  if (k->plot) cli_plot_row(k->plot, &np);
-  if (k->client && k->client->row(k->client, &np)) return 1;
+  if (k->plot) cli_plot_row(k->plot, p);
+  if (k->client && k->client->row(k->client, p)) return 1;
   double now = wall_now();
   if (k->tty && now - k->start > 1 && now - k->last_report > 0.2) {
     fprintf(stderr, "\rsimulating: t = %-12.6g (%3.0f%%)", p->t, 100 * p->t / k->tf);
@@ -245,7 +230,7 @@ static int run(const cli_opts *o, const lg_system *s, cli_sim_client *client) {
   if (!k.opened && (rc = open_outputs(&k)) != CLI_EXIT_OK) return rc;
   summary(o, s, &st, k.tty);
   rc = status == LG_OK ? CLI_EXIT_OK : report(o, &d, &st);
-  rc = cli_sim_out_finish(o, &k.out, bridge_model(s), rc);
+  rc = cli_sim_out_finish(o, &k.out, rc);
   return k.client ? k.client->finish(k.client, rc) : rc;
 }
 
