@@ -453,6 +453,25 @@ class Model(_eval.Core):
     _INTEGRATORS = {"auto": 0, "dopri": 1, "rk45": 1, "bdf": 2, "cvode": 2, "ida": 3,
                     "erk": 4, "verner": 5, "fehlberg": 6, "adams": 7}
 
+    def params_with(self, values):
+        """The parameter vector as `sweep --vary` gives a run: the model's
+        values with `values` (a dict by name) given last, and every
+        parameter defined from them recomputed (I = m*l^2/12 follows m).
+        Returns a dict by parameter name (NaN where there is no value).
+        KeyError for a name that is no parameter or input."""
+        owner = self._live()
+        names = list(values)
+        arr = (ctypes.c_char_p * max(1, len(names)))(*[str(k).encode() for k in names])
+        vals = np.array([float(values[k]) for k in names] or [0.0], dtype=float)
+        p = np.zeros(max(1, len(self.parameters)), dtype=float)
+        diag = _lib.Diag()
+        st = lib.lg_params_with(owner.ptr, len(names), arr, _dptr(vals), _dptr(p),
+                                ctypes.byref(diag))
+        if st == 4:  # LG_ERR_USAGE: an unknown name
+            raise KeyError(diag.message.decode(errors="replace"))
+        _check(st, diag)
+        return dict(zip(self.parameters, p[:len(self.parameters)].tolist()))
+
     def simulate(self, tf=None, dt=None, t0=None, q0=None, qd0=None, params=None,
                  rtol=None, atol=None, project=False, callback=None, max_rows=None,
                  integrator=None, stabilize=None, stop_when=None, jit=None, note=None):

@@ -137,6 +137,28 @@ for method in ("lagrange", "kane"):
           and np.abs(rows(r.stdout)[:, 10:12]).max() < 1e-8,
           f"{method}: fourbar.lag as written runs on its loop: {r.stderr}")
 
+# a run's parameters as sweep gives them: a derived parameter follows, and
+# Python's run with them equals the command's with --set, bit for bit
+ROD = os.path.join(TMP, "rod.lag")
+with open(ROD, "w") as f:
+    f.write("coordinates theta\nparameters m = 1, g = 9.81, l = 2, I = m*l^2/12\n"
+            "T = 1/2*(I + m*l^2/4)*theta'^2\nV = -m*g*l/2*cos(theta)\n"
+            "initial theta = 0.4\nsimulate 0 to 1 step 0.01\n")
+m = lagrange.load(ROD)
+p = m.params_with({"m": 3})
+check(p["m"] == 3 and abs(p["I"] - 1.0) < 1e-15 and p["l"] == 2,
+      f"params_with: I = m*l^2/12 follows m: {p}")
+s = m.simulate(params=p)
+r = run("simulate", ROD, "--set", "m=3")
+check(np.array_equal(np.column_stack([s[k] for k in s.columns]), rows(r.stdout)),
+      "params_with's vector runs as the command's --set, bit for bit")
+try:
+    m.params_with({"nope": 1})
+    check(False, "params_with accepted an unknown name")
+except KeyError as e:
+    check("nope" in str(e), f"params_with: an unknown name is a KeyError: {e}")
+os.remove(ROD)
+
 os.remove(MODEL)
 os.rmdir(TMP)
 print(f"{passed} passed, {failed} failed")
