@@ -294,7 +294,8 @@ LAGRANGE_API lg_status lg_linearize(const lg_system *s, double t, const double *
 
 /* ---- simulation ------------------------------------------------------------------ */
 typedef enum lg_integrator {
-  LG_INT_AUTO = 0, /* IDA for a constrained model (projection asked), else
+  LG_INT_AUTO = 0, /* IDA for a constrained model (LG_STAB_AUTO; not under
+                      Kane's own state [q; u], which has no algebraic part), else
                       Adams (never with projection) at 1e-11 < rtol <= 1e-6
                       when the right-hand side is costly enough to repay its
                       steps (docs/REFERENCE.md), else an explicit Runge-Kutta pair
