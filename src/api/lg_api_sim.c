@@ -430,6 +430,83 @@ static void place_failure(const sim_call *c, const num_system *ns, lg_diag *d) {
   }
 }
 
+/* Kane's state kept on the configuration constraints during the run, as
+ * Lagrange's: when C (holonomic rows) or C' drift past PROJECT_TOL, q and
+ * q' = k(q, u) are projected (num_project over Lagrange's equations) and
+ * the speeds taken again from the projected q'. */
+static const double PROJECT_TOL = 1e-11;
+
+typedef struct kane_keep {
+  const sim_call *c;
+  const num_system *ns;
+  const num_kane_system *ks;
+  num_work w;
+  double *work, *x, *qd, *C;
+} kane_keep;
+
+static int keep_on_constraints(void *ud, double t, double *q, double *u) {
+  kane_keep *k = ud;
+  const num_system *ns = k->ns;
+  const num_kane_system *ks = k->ks;
+  size_t n = ns->n, m = ns->m;
+  memcpy(k->x, q, n * sizeof *q);
+  memcpy(k->x + n, u, ks->p * sizeof *u);
+  num_kane_observe(ks, k->work, t, k->x);
+  memcpy(k->qd, k->work + ks->o_out + ks->o_kq, n * sizeof *k->qd);
+  num_residuals(ns, &k->w, t, q, k->qd, k->C, k->C + m);
+  double worst = 0;
+  for (size_t r = 0; r < m; r++) {
+    double a = fabs(k->C[m + r]);
+    if (ns->row_holonomic[r]) a = fmax(a, fabs(k->C[r]));
+    worst = fmax(worst, a);
+  }
+  if (!(worst > PROJECT_TOL)) return 0;
+  lg_diag d;
+  lg_diag_clear(&d);
+  num_kane_result r;
+  memset(&r, 0, sizeof r);
+  if (num_project(ns, &k->w, t, q, k->qd, 1e-13, &d) != LG_OK ||
+      num_kane_evaluator_run(k->c->s->kev, k->c->par, t, q, k->qd, NULL, 0, &r, &d) != LG_OK) {
+    num_kane_result_free(&r);
+    return 1; /* q may have moved: the integrator restarts from it */
+  }
+  num_kane_initial_speeds(k->c->s->kane, &r, u);
+  num_kane_result_free(&r);
+  return 1;
+}
+
+/* Set up keeping when the model has a configuration constraint (0: not
+ * needed or no memory, which leaves the run as it was). */
+static int keep_init(kane_keep *k, const sim_call *c, const num_system *ns,
+                     const num_kane_system *ks) {
+  memset(k, 0, sizeof *k);
+  int holonomic = 0;
+  for (size_t r = 0; r < ns->m; r++) holonomic |= ns->row_holonomic[r] != 0;
+  if (!holonomic || num_work_init(ns, &k->w) != LG_OK) return 0;
+  k->c = c;
+  k->ns = ns;
+  k->ks = ks;
+  k->work = num_kane_scratch(ks);
+  k->x = lg_calloc(ns->n + ks->p + 2 * ns->n + 2 * ns->m + 1, sizeof *k->x);
+  if (!k->work || !k->x) {
+    lg_free(k->work);
+    lg_free(k->x);
+    num_work_free(&k->w);
+    memset(k, 0, sizeof *k);
+    return 0;
+  }
+  k->qd = k->x + ns->n + ks->p;
+  k->C = k->qd + ns->n;
+  return 1;
+}
+
+static void keep_free(kane_keep *k) {
+  if (!k->c) return;
+  lg_free(k->work);
+  lg_free(k->x);
+  num_work_free(&k->w);
+}
+
 /* Kane's own state [q; u] (every speed when some are dependent): the
  * initial state checked as under Lagrange's method, then the speeds from
  * the model's initial ones or from q' through the kinematical equations. */
@@ -457,9 +534,16 @@ static lg_status simulate_kane(sim_call *c, const num_sim_opts *so, double *q, d
     num_kane_initial_speeds(s->kane, &r, u0);
     num_kane_system ks = *s->ks; /* the tapes shared, the parameters the call's */
     ks.params = (double *)c->par;
+    num_sim_opts kso = *so;
+    kane_keep keep;
+    if (keep_init(&keep, c, &ns, &ks)) {
+      kso.kane_project = keep_on_constraints;
+      kso.kane_project_ud = &keep;
+    }
     double t = wall_now();
     c->ran = 1;
-    st = num_simulate_kane(&ks, so, q, u0, relay_point, c, &c->ns, d);
+    st = num_simulate_kane(&ks, &kso, q, u0, relay_point, c, &c->ns, d);
+    keep_free(&keep);
     c->stats->wall = wall_now() - t;
     if (st != LG_OK) place_failure(c, &ns, d);
     if (c->o->qd_end) { /* q' at the end through the kinematical equations */

@@ -130,6 +130,14 @@ try:
 except ValueError:
     check(True, "")
 
+# the loop kept over a long run under Kane's method too (projected as
+# Lagrange's when C or C' drift past 1e-11)
+r = run("simulate", GOOD, "--method", "kane", "--tf", "20")
+summary = [ln for ln in r.stderr.splitlines() if "max constraint residual" in ln]
+res = float(summary[0].rsplit("= ", 1)[1]) if summary else 1
+check(r.returncode == 0 and res < 1e-10,
+      f"kane: the loop is kept below 1e-10 over 20 s ({res}): {r.stderr}")
+
 # the model as written is on its loop: both methods run it as it is
 for method in ("lagrange", "kane"):
     r = run("simulate", GOOD, "--method", method, "--tf", "1")
