@@ -453,9 +453,28 @@ class Model(_eval.Core):
     _INTEGRATORS = {"auto": 0, "dopri": 1, "rk45": 1, "bdf": 2, "cvode": 2, "ida": 3,
                     "erk": 4, "verner": 5, "fehlberg": 6, "adams": 7}
 
+    def params_with(self, values):
+        """The parameter vector as `sweep --vary` gives a run: the model's
+        values with `values` (a dict by name) given last, and every
+        parameter defined from them recomputed (I = m*l^2/12 follows m).
+        Returns a dict by parameter name (NaN where there is no value).
+        KeyError for a name that is no parameter or input."""
+        owner = self._live()
+        names = list(values)
+        arr = (ctypes.c_char_p * max(1, len(names)))(*[str(k).encode() for k in names])
+        vals = np.array([float(values[k]) for k in names] or [0.0], dtype=float)
+        p = np.zeros(max(1, len(self.parameters)), dtype=float)
+        diag = _lib.Diag()
+        st = lib.lg_params_with(owner.ptr, len(names), arr, _dptr(vals), _dptr(p),
+                                ctypes.byref(diag))
+        if st == 4:  # LG_ERR_USAGE: an unknown name
+            raise KeyError(diag.message.decode(errors="replace"))
+        _check(st, diag)
+        return dict(zip(self.parameters, p[:len(self.parameters)].tolist()))
+
     def simulate(self, tf=None, dt=None, t0=None, q0=None, qd0=None, params=None,
                  rtol=None, atol=None, project=False, callback=None, max_rows=None,
-                 integrator=None):
+                 integrator=None, stabilize=None, stop_when=None, jit=None, note=None):
         """Integrate as `lagrange simulate` (the model's `simulate` line for
         what is not given; q0/qd0 None: the model's initial state, or a
         dict by coordinate name). Returns a Simulation: a dict of numpy
@@ -471,6 +490,21 @@ class Model(_eval.Core):
 
         integrator: as `simulate --integrator` (adams, erk, dopri, verner,
         fehlberg, bdf, ida; None or "auto": the command's default).
+
+        stabilize: as `simulate --stabilize`: "project", "none" or
+        "baumgarte:ALPHA,BETA" (None: the default, projection with IDA
+        for a constrained model). stop_when: as `--stop-when`, an
+        expression of t, q, q', parameters and inputs; the run stops
+        where it crosses zero (stats["stopped"]). jit: as `--jit`: None or
+        "off", "background" (start on the tape, switch when compiled) or
+        "wait" (compile first; cached). project=True moves an initial
+        state off the constraints onto them (under both methods) instead
+        of raising ModelError.
+
+        The library's remarks (projected values, the jit's notes) are
+        kept in Simulation.notes (a list of lines) and passed to
+        note(text) as they come, when given. Simulation.stats holds
+        lg_simulate's statistics (steps, t_end, integrator, energy, ...).
 
         Raises ValueError for options out of range (t0, tf or dt not
         finite, tf <= t0, dt <= 0, too many rows, an unknown integrator),
@@ -493,6 +527,44 @@ class Model(_eval.Core):
                 raise ValueError("max_rows must be a whole number >= 1, not %r" % (max_rows,))
             o.max_rows = int(min(mr, _MAX_ROWS_TOP))
         o.project = 1 if project else 0
+        if stabilize is not None:
+            stab = str(stabilize)
+            if stab == "project":
+                o.stabilize = 0
+            elif stab == "none":
+                o.stabilize = 2
+            elif stab.startswith("baumgarte:") and len(stab[10:].split(",")) == 2:
+                try:
+                    o.alpha, o.beta = (float(v) for v in stab[10:].split(","))
+                except ValueError:
+                    raise ValueError("stabilize is project, none or baumgarte:ALPHA,BETA, "
+                                     "not %r" % (stabilize,)) from None
+                o.stabilize = 1
+            else:
+                raise ValueError("stabilize is project, none or baumgarte:ALPHA,BETA, not %r"
+                                 % (stabilize,))
+        if jit is not None:
+            modes = {"off": 0, "background": 1, "wait": 2}
+            if jit not in modes:
+                raise ValueError("jit is one of off, background, wait, not %r" % (jit,))
+            o.jit = modes[jit]
+        stop_text = None
+        if stop_when is not None:
+            stop_text = str(stop_when).encode()
+            o.stop_when = stop_text
+        notes = []
+
+        def on_note(_ud, text):
+            line = text.decode(errors="replace")
+            notes.append(line)
+            if note is not None:
+                try:
+                    note(line)
+                except BaseException as e:  # noqa: B902 - re-raised below
+                    raised.append(e)
+
+        cnote = _lib.NOTE_CALLBACK(on_note)
+        o.note = ctypes.cast(cnote, ctypes.c_void_p)
         q = self._state(q0, "q")
         qd = self._state(qd0, "qd")
         p = self._params(params)
@@ -529,6 +601,9 @@ class Model(_eval.Core):
         s = Simulation((c, data[:, i].copy()) for i, c in enumerate(cols))
         s.columns = cols
         s.stats = {k: getattr(stats, k) for k, _ in _lib.SimStats._fields_}
+        for k in ("integrator", "energy"):
+            s.stats[k] = (s.stats[k] or b"").decode(errors="replace")
+        s.notes = notes
         return s
 
     # -- text ---------------------------------------------------------------------

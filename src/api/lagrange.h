@@ -294,7 +294,8 @@ LAGRANGE_API lg_status lg_linearize(const lg_system *s, double t, const double *
 
 /* ---- simulation ------------------------------------------------------------------ */
 typedef enum lg_integrator {
-  LG_INT_AUTO = 0, /* IDA for a constrained model (projection asked), else
+  LG_INT_AUTO = 0, /* IDA for a constrained model (LG_STAB_AUTO; not under
+                      Kane's own state [q; u], which has no algebraic part), else
                       Adams (never with projection) at 1e-11 < rtol <= 1e-6
                       when the right-hand side is costly enough to repay its
                       steps (docs/REFERENCE.md), else an explicit Runge-Kutta pair
@@ -311,8 +312,26 @@ typedef enum lg_integrator {
 typedef enum lg_stabilize {
   LG_STAB_PROJECT = 0, /* project q, q' onto the constraints after a step */
   LG_STAB_BAUMGARTE,   /* C'' + 2 alpha C' + beta^2 C = 0 */
-  LG_STAB_NONE
+  LG_STAB_NONE,
+  LG_STAB_AUTO         /* projection, and LG_INT_AUTO may pick IDA (the
+                          default); LG_STAB_PROJECT asked for explicitly
+                          keeps LG_INT_AUTO on the ODE integrators, as
+                          `simulate --stabilize project` */
 } lg_stabilize;
+
+/* --jit: the right-hand side compiled to machine code (the system's C
+ * compiler, cached; see docs/REFERENCE.md) where the integrator calls
+ * one (the ODE integrators without Baumgarte terms). */
+typedef enum lg_jit_mode {
+  LG_JIT_OFF = 0,
+  LG_JIT_BACKGROUND,   /* start on the tape, switch when the compiler is done */
+  LG_JIT_WAIT          /* compile (or load from the cache) first */
+} lg_jit_mode;
+
+/* Remarks that are not errors, one line each without a newline
+ * ("file: projected q1: 0.1 -> 0.12", "file: note: `jit` ..."): options
+ * named in backquotes. The text lives until the callback returns. */
+typedef void (*lg_note_fn)(void *ud, const char *text);
 
 typedef struct lg_sim_options {
   double t0, tf, dt;          /* output every dt from t0 to tf */
@@ -328,6 +347,18 @@ typedef struct lg_sim_options {
   double max_steps;           /* stop (LG_ERR_NUMERIC) when reaching tf would
                                  take more integration steps than this; 0:
                                  the command's default (2e7) */
+  /* -- added after the fields above (lg_sim_options_default sets them) -- */
+  const char *stop_when;      /* NULL, or an expression of t, q, q',
+                                 parameters and inputs: the run stops where
+                                 it crosses zero (`simulate --stop-when`);
+                                 a bad text is LG_ERR_USAGE with diag->file
+                                 "`stop_when`" and the line and column in it */
+  lg_jit_mode jit;            /* LG_JIT_OFF */
+  lg_note_fn note;            /* NULL: remarks are dropped */
+  void *note_ud;
+  double *q_end, *qd_end;     /* NULL, or nq each: the last state reached
+                                 (q' under Kane's state too), also on a
+                                 failure on the way */
 } lg_sim_options;
 
 /* The bound on a run's output points unless lg_sim_options.max_rows says
@@ -335,12 +366,15 @@ typedef struct lg_sim_options {
 #define LG_SIM_MAX_ROWS ((size_t)10000000)
 
 /* The model's `simulate` line (t0 0, tf 10, dt 0.01 when absent),
- * tolerances 1e-10, LG_INT_AUTO, projection, LG_SIM_MAX_ROWS. */
+ * tolerances 1e-10, LG_INT_AUTO, LG_STAB_AUTO, LG_SIM_MAX_ROWS, no
+ * stop_when, no jit, no note, no q_end. */
 LAGRANGE_API void lg_sim_options_default(const lg_system *s, lg_sim_options *o);
 
 /* One output point: simulate's CSV row. E is T + V (the energy function h
  * for a model given as `L =`); W the work done since t0 by everything not
- * in V, so that E - W is conserved by the exact motion. */
+ * in V, so that E - W is conserved by the exact motion. Under Kane's
+ * method with a state of its own [q; u] qd is q' from the kinematical
+ * equations (the CSV's columns are the same under both methods). */
 typedef struct lg_sim_point {
   double t;
   const double *q, *qd;       /* nq each */
@@ -352,17 +386,44 @@ typedef struct lg_sim_point {
  * point's arrays live until the callback returns. */
 typedef int (*lg_sim_callback)(void *ud, const lg_sim_point *p);
 
+/* What `simulate` prints in its summary. Filled on failure too (what was
+ * reached). */
 typedef struct lg_sim_stats {
   long steps, rhs_evals;
   double t_end;               /* where the run stopped */
   double max_energy_drift;    /* max |(E - W) - (E0 - W0)| over the output points */
   double max_residual;        /* max |C| and |C'| over the output points */
+  /* -- added after the fields above -- */
+  double energy_scale;        /* max of |T| + |V|, |E|, |W| (drift / scale: relative) */
+  const char *integrator;     /* what ran ("Dormand-Prince 5(4)", "IDA", ...;
+                                 a static string; "": refused before the
+                                 integration started) */
+  char energy[160];           /* what W holds: "conservative: W = 0", "work by
+                                 dissipation D, ..." */
+  int stopped;                /* stop_when ended the run at t_end */
+  int jit;                    /* compiled code ran, from about t = jit_t */
+  double jit_t;
+  int jit_background;         /* a compile ran in the background during the
+                                 run (jit 0: it was not ready in time) */
+  int jit_failed;             /* the compiler failed (said through note) */
+  double jit_seconds;         /* spent compiling or loading before the run */
+  double wall;                /* seconds of the integration, outputs included */
+  int noted;                  /* the failure was said through note already,
+                                 one line per violated constraint row (an
+                                 inconsistent initial state); diag repeats
+                                 the first */
 } lg_sim_stats;
 
 /* Integrate from (q0, qd0) (either NULL: the model's initial values) with
  * parameters p (NULL: the defaults). o NULL: lg_sim_options_default.
- * An initial state off a constraint by more than 1e-9 is LG_ERR_MODEL
- * (diag at the constraint) unless o->project. A failure on the way
+ * An initial state off a constraint by more than 1e-9 (C or dC/dt) is
+ * LG_ERR_MODEL (diag at the first violated row; every violated row, one
+ * line each, through o->note) unless o->project, which moves it onto the
+ * constraints (the values that moved through o->note) - under both
+ * methods. Under Kane's method with a state [q; u] of its own the
+ * initial speeds are the model's `initial` ones when it gives any and
+ * qd0 is NULL, else those of q' through the kinematical equations. A
+ * failure on the way
  * (singular mass matrix, blow-up) is LG_ERR_NUMERIC after every output
  * before it was delivered. cb and stats may be NULL. Options out of range
  * are LG_ERR_USAGE naming the field: t0, tf and dt finite with t0 < tf
@@ -498,6 +559,32 @@ LAGRANGE_API lg_status lg_check_params(const lg_system *s, const double *p, lg_d
 LAGRANGE_API lg_status lg_eval_format(const lg_system *s, const lg_eval_state *state,
                                       const double *p, lg_format fmt, char **out, char **note,
                                       lg_diag *diag);
+
+/* ---- simulation: runs over parameter vectors (lg_api_sim.c) ---- */
+/* For `sweep`-like loops of lg_simulate: each run its own p vector (and
+ * q0, qd0), the system shared by any number of threads. */
+
+/* The checks lg_simulate makes of its options before it runs (the
+ * ranges, stop_when parsed and compiled), without running: a loop of
+ * runs refuses bad options once, up front. */
+LAGRANGE_API lg_status lg_sim_options_check(const lg_system *s, const lg_sim_options *o,
+                                            lg_diag *diag);
+/* The index of parameter `name` (declaration order), or -1. */
+LAGRANGE_API long lg_parameter_index(const lg_system *s, const char *name);
+/* The index of coordinate `name`, or -1. */
+LAGRANGE_API long lg_coordinate_index(const lg_system *s, const char *name);
+/* p[np]: the model's parameter values (lg_model_set's included) with
+ * names[k] = values[k] (k < n) given last, and every parameter defined
+ * from those recomputed (I = m*l^2/12 follows m), as `sweep --vary m=...`
+ * gives each run. n 0: lg_default_params. A name that is no parameter or
+ * input is LG_ERR_USAGE (naming it); a value that cannot be computed (it
+ * uses a parameter without one) LG_ERR_MODEL. Safe from any number of
+ * threads (a short lock of the system's). */
+LAGRANGE_API lg_status lg_params_with(const lg_system *s, size_t n, const char *const *names,
+                                      const double *values, double *p, lg_diag *diag);
+/* Where the model declares its coordinates (1-based; 0 when unknown):
+ * where a message about the whole state points. Either may be NULL. */
+LAGRANGE_API void lg_coordinates_position(const lg_system *s, int *line, int *col);
 
 /* Frees a string the library returned; NULL does nothing. */
 LAGRANGE_API void lg_string_free(char *s);

@@ -84,7 +84,12 @@ struct lg_system {
   int printed;           /* print_eom and print_kane made (under the lock) */
   pthread_mutex_t lock;
   api_pool *pool;        /* idle evaluation scratch (its own lock) */
+  struct api_sim_jit *sim_jit; /* lg_simulate's compiled right-hand side
+                            (lg_api_sim.c; lock), or NULL */
 };
+
+/* Frees what lg_simulate keeps in s (lg_api_sim.c). */
+void api_sim_free(lg_system *s);
 
 /* One public call: the caller's diag or a local one, cleared, and the
  * thread's failed-allocation count at entry. */

@@ -223,6 +223,12 @@ typedef struct num_sim_opts {
   /* The run stops (LG_ERR_NUMERIC) when reaching tf at the current step
    * size would take more than this many more steps (0: 2e7). */
   double max_steps;
+  /* Kane's state [q; u] only (num_simulate_kane): moves (q, u) back onto
+   * the configuration constraints after a step, returning 1 when it moved
+   * them (NULL: never). Used by the explicit Runge-Kutta integrators, which
+   * the default then picks over Adams, as for Lagrange's projection. */
+  int (*kane_project)(void *ud, double t, double *q, double *u);
+  void *kane_project_ud;
 } num_sim_opts;
 
 /* The ERK table NUM_INT_ERK picks at a tolerance (DOPRI, VERNER or FEHLBERG). */
