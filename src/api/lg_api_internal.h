@@ -33,6 +33,9 @@ typedef struct api_scratch {
   const double *par;     /* the call's parameters (not owned) */
 } api_scratch;
 typedef struct api_pool api_pool;
+/* The model's geometry, compiled on first use (lg_api_scene.c). */
+typedef struct api_scene api_scene;
+void api_scene_free(api_scene *a);
 
 /* One derived system, never changed after lg_derive: the equations as
  * derived (eom_raw, kane_raw: what printing starts from), their collected
@@ -68,6 +71,7 @@ struct lg_system {
   int printed;           /* print_eom and print_kane made (under the lock) */
   pthread_mutex_t lock;
   api_pool *pool;        /* idle evaluation scratch (its own lock) */
+  api_scene *_Atomic scene; /* lg_scene_*: built on first use (lock), then read */
 };
 
 /* One public call: the caller's diag or a local one, cleared, and the
