@@ -31,7 +31,7 @@ static lg_status kane_rates(const lg_system *s, int *iv, lg_diag *d) {
     return LG_ERR_USAGE;
   }
   for (size_t i = 0; i < k->p; i++)
-    for (size_t j = 0; j < s->num->n; j++)
+    for (size_t j = 0; j < s->nq; j++)
       if (k->u[i] == k->qd[j]) iv[j] = 1;
   return LG_OK;
 }
@@ -48,7 +48,7 @@ static void state_of(const num_lin_point *pt, size_t n, size_t *state) {
 static lg_status linearize(const lg_system *s, const num_lin *L0, double t, double *x,
                            const double *par, int *flags, lg_linearization *res,
                            lg_diag *d) {
-  size_t n = s->num->n;
+  size_t n = s->nq;
   num_system ns = *s->num; /* the tapes shared, the parameters the call's */
   ns.params = (double *)par;
   num_lin L = *L0;
@@ -75,7 +75,7 @@ static lg_status linearize(const lg_system *s, const num_lin *L0, double t, doub
 static lg_status run(const lg_system *s, double t, const double *q, const double *qd,
                      const double *p, const int *independent, lg_linearization *res,
                      lg_diag *d) {
-  size_t n = s->num->n;
+  size_t n = s->nq;
   const double *par = NULL;
   const num_lin *L = NULL;
   lg_status st = api_params(s, p, &par, d);
