@@ -169,10 +169,10 @@ typedef struct cli_plot cli_plot;
 int cli_plot_supported(const char *path);
 /* Check --plot-vars and --plot-xy against the model and start the script;
  * prints the problem and returns the exit code (usage: an unknown name). */
-int cli_plot_open(const cli_opts *o, lang_model *lm, const num_system *s, cli_plot **out);
-void cli_plot_row(cli_plot *pl, const num_sim_point *p);
+int cli_plot_open(const cli_opts *o, const lg_system *s, cli_plot **out);
+void cli_plot_row(cli_plot *pl, const lg_sim_point *p);
 /* Run gnuplot on the script, its picture into out_fd; prints why not (0). */
-int cli_plot_draw(cli_plot *pl, const char *path, int out_fd, lang_model *lm);
+int cli_plot_draw(cli_plot *pl, const char *path, int out_fd);
 void cli_plot_free(cli_plot *pl);
 
 /* simulate's outputs: the CSV (stdout or --out) and the plot. */
@@ -191,9 +191,9 @@ int cli_sim_out_finish(const cli_opts *o, cli_sim_out *k, lang_model *lm, int rc
  * the run's exit code (returns the final one). Each prints its errors. */
 typedef struct cli_sim_client cli_sim_client;
 struct cli_sim_client {
-  int (*start)(cli_sim_client *c, const cli_opts *o, lang_model *lm, const num_system *s,
-               double t0, double tf);
-  int (*row)(cli_sim_client *c, const num_sim_point *p); /* nonzero stops the run */
+  int (*start)(cli_sim_client *c, const cli_opts *o, const lg_system *s, double t0,
+               double tf);
+  int (*row)(cli_sim_client *c, const lg_sim_point *p); /* nonzero stops the run */
   int (*finish)(cli_sim_client *c, int rc);
 };
 /* simulate, with the rows also going to client (may be NULL). */
