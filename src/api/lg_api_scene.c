@@ -6,12 +6,14 @@
  * The scene's tape is compiled on the first evaluation, under the
  * system's lock (it works on the symbolic context, like printing), and
  * published through an atomic pointer: afterwards every call only reads
- * it. Each call evaluates into work memory of its own, taken from a small
+ * it. The equations are not needed: a lazily derived system compiles only
+ * the picture. Each call evaluates into work memory of its own, taken from a small
  * pool the scene keeps (a short lock of its own), so one system serves
  * any number of threads and a call allocates nothing once the pool holds
  * a work array. */
 #include "lg_api_internal.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -124,6 +126,22 @@ static lg_status scene_of(const lg_system *s, api_scene **out, lg_diag *d) {
   return st;
 }
 
+/* p, or the defaults (LG_ERR_USAGE when one has no value): api_params
+ * without compiling a lazily derived system's equations, which the
+ * picture does not need. */
+static lg_status scene_params(const lg_system *s, const double *p, const double **out,
+                              lg_diag *d) {
+  *out = p ? p : s->defaults;
+  for (size_t i = 0; !p && i < s->np; i++)
+    if (isnan(s->defaults[i])) {
+      const char *name = lg_parameter_name(s, i);
+      lg_diag_set(d, LG_ERR_USAGE, s->lm->file, 0, 0, "parameter '%s' has no value", name);
+      lg_diag_hint(d, "pass the parameters (p) with a value for '%s'", name);
+      return LG_ERR_USAGE;
+    }
+  return LG_OK;
+}
+
 static double *work_take(api_scene *a) {
   double *w = NULL;
   pthread_mutex_lock(&a->mu);
@@ -153,7 +171,7 @@ lg_status lg_scene_many(const lg_system *s, size_t count, const double *t, const
     st = LG_ERR_USAGE;
   }
   const double *par = NULL;
-  if (st == LG_OK && count) st = api_params(s, p, &par, d);
+  if (st == LG_OK && count) st = scene_params(s, p, &par, d);
   api_scene *a = NULL;
   if (st == LG_OK && count) st = scene_of(s, &a, d);
   double *w = a ? work_take(a) : NULL;

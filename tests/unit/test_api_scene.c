@@ -3,7 +3,8 @@
  * orientations, gravity, masses and inertia at a state against the
  * kinematics written by hand, with the default and the caller's
  * parameters; a batch equal to single calls; the first (compiling) call
- * from many threads at once; bad calls. Only lagrange.h is used. */
+ * from many threads at once; a lazily derived system (lg_model_set's
+ * value drawn); bad calls. Only lagrange.h is used. */
 #include "lagrange.h"
 #include "test_util.h"
 
@@ -161,6 +162,28 @@ static void test_valueless(void) {
   lg_system_free(s);
 }
 
+/* A lazily derived system draws without compiling its equations, the
+ * same numbers as an eager one; evaluating afterwards still works. */
+static void test_lazy(void) {
+  lg_model *m = NULL;
+  lg_system *lazy = NULL, *eager = derive(MODEL);
+  lg_derive_options o;
+  lg_derive_options_default(&o);
+  o.lazy = 1;
+  CHECK(lg_model_load_string("t.lag", MODEL, strlen(MODEL), &m, NULL) == LG_OK &&
+        lg_model_set(m, "l", 1.25, NULL) == LG_OK &&
+        lg_derive_with(m, &o, &lazy, NULL) == LG_OK);
+  double a[31], b[31], t = 0.3, q[2] = {0.2, -0.7}, p[4] = {1, 1.25, 9.81, 0.2};
+  CHECK(lazy && eager && lg_scene_eval(lazy, t, q, NULL, a, NULL) == LG_OK &&
+        lg_scene_eval(eager, t, q, p, b, NULL) == LG_OK && memcmp(a, b, sizeof a) == 0);
+  if (lazy) check_scene(a, t, q, 1.25);
+  double qd[2] = {0, 0}, qdd[2];
+  CHECK(lazy && lg_eval_accel(lazy, t, q, qd, NULL, qdd, NULL, NULL) == LG_OK);
+  lg_system_free(lazy);
+  lg_system_free(eager);
+  lg_model_free(m);
+}
+
 int main(void) {
   lg_system *s = derive(MODEL);
   CHECK(s != NULL);
@@ -171,5 +194,6 @@ int main(void) {
   lg_system_free(s);
   test_threads();
   test_valueless();
+  test_lazy();
   return tu_summary("test_api_scene");
 }
