@@ -469,6 +469,7 @@ static void report_unsolvable(const num_system *s, const eq_fail *F, lg_diag *di
   lg_diag_hint(diag, s->m ? "check that the constraints are independent and that every "
                             "coordinate carries inertia"
                           : "every coordinate needs inertia: check masses and inertias");
+  num_orientation_singular(s, q0, diag); /* gimbal lock, not the masses */
 }
 
 lg_status num_equilibria(const num_lin *L, num_work *w, const num_equil_opts *o,
