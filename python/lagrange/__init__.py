@@ -739,3 +739,58 @@ class Model(_eval.Core):
         self._live()
         return {sm.Symbol(k): sm.nsimplify(v, rational=True)
                 for k, v in self.parameters.items() if v == v}
+
+    # -- the scene: the model's geometry (what `lagrange animate` draws) ------------
+    def scene_info(self):
+        """What the model draws, as `lagrange animate` draws it: a dict with
+        "points" (a list of {"name", "from": the index of the point it is
+        located from or -1, "particle": bool}, the origin first), "bodies"
+        ({"frame": its frame's name, "point": its mass centre's index})
+        and "draws" (the `draw` statements in file order: ("segment", i, j)
+        or ("trail", i), point indices)."""
+        owner = self._live()
+        sp = owner.ptr
+        points = [{"name": lib.lg_point_name(sp, i).decode(),
+                   "from": int(lib.lg_point_from(sp, i)),
+                   "particle": bool(lib.lg_point_is_particle(sp, i))}
+                  for i in range(lib.lg_npoints(sp))]
+        bodies = [{"frame": lib.lg_body_frame(sp, b).decode(),
+                   "point": int(lib.lg_body_point(sp, b))}
+                  for b in range(lib.lg_nbodies(sp))]
+        draws = []
+        a, b = ctypes.c_long(), ctypes.c_long()
+        for i in range(lib.lg_ndraws(sp)):
+            kind = lib.lg_draw_info(sp, i, ctypes.byref(a), ctypes.byref(b))
+            draws.append(("segment", a.value, b.value) if kind == 0 else ("trail", a.value))
+        return {"points": points, "bodies": bodies, "draws": draws}
+
+    def scene(self, q=None, t=0.0, params=None):
+        """The model's geometry at q (None: the initial state; a dict by
+        coordinate name; n values; or an (N, n) array of states) and time t
+        (a number, or N times), with params as in eval. Returns a dict:
+        "points" (names), "positions" (npoints x 3: each point in the
+        inertial frame), "rotations" (nbodies x 3 x 3: each body's R with
+        v_body = R v_inertial), "gravity" (3) and "inertia" (nbodies x 7:
+        mass, Ixx Iyy Izz Ixy Iyz Izx); for a batch every array but gravity
+        and inertia gets a leading axis N. The same numbers `lagrange
+        animate` draws (lg_scene_many)."""
+        owner = self._live()
+        sp = owner.ptr
+        Q, _, T, batch = self._batch(q, None, t)
+        p = self._params(params)
+        npt, nb, size = lib.lg_npoints(sp), lib.lg_nbodies(sp), lib.lg_scene_size(sp)
+        out = np.zeros((len(T), size))
+        diag = _lib.Diag()
+        _check(lib.lg_scene_many(sp, len(T), _dptr(T), _dptr(Q), _dptr_or_none(p), _dptr(out),
+                                 ctypes.byref(diag)), diag)
+        o_rot = 3 * npt
+        o_grav = o_rot + 9 * nb
+        res = {"points": [lib.lg_point_name(sp, i).decode() for i in range(npt)],
+               "positions": out[:, :o_rot].reshape(len(T), npt, 3),
+               "rotations": out[:, o_rot:o_grav].reshape(len(T), nb, 3, 3),
+               "gravity": out[0, o_grav:o_grav + 3].copy(),
+               "inertia": out[0, o_grav + 3:].reshape(nb, 7).copy()}
+        if not batch:
+            res["positions"] = res["positions"][0]
+            res["rotations"] = res["rotations"][0]
+        return res

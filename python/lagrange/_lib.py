@@ -137,6 +137,18 @@ _SIG = {
                                       ctypes.POINTER(ctypes.c_void_p), _DP]),
     "lg_ndependent_speeds": (_S, [_P]),
     "lg_dependent_speed_name": (ctypes.c_char_p, [_P, _S]),
+    # the scene (Model.scene, Model.scene_info)
+    "lg_npoints": (_S, [_P]), "lg_nbodies": (_S, [_P]), "lg_ndraws": (_S, [_P]),
+    "lg_point_name": (ctypes.c_char_p, [_P, _S]),
+    "lg_point_index": (ctypes.c_long, [_P, ctypes.c_char_p]),
+    "lg_point_from": (ctypes.c_long, [_P, _S]),
+    "lg_point_is_particle": (ctypes.c_int, [_P, _S]),
+    "lg_body_frame": (ctypes.c_char_p, [_P, _S]),
+    "lg_body_point": (ctypes.c_long, [_P, _S]),
+    "lg_draw_info": (ctypes.c_int, [_P, _S, ctypes.POINTER(ctypes.c_long),
+                                    ctypes.POINTER(ctypes.c_long)]),
+    "lg_scene_size": (_S, [_P]),
+    "lg_scene_many": (ctypes.c_int, [_P, _S, _A, _A, _A, _A, _DP]),
 }
 for _name, (_res, _args) in _SIG.items():
     _f = getattr(lib, _name)

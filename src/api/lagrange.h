@@ -585,6 +585,59 @@ LAGRANGE_API lg_status lg_params_with(const lg_system *s, size_t n, const char *
 /* Where the model declares its coordinates (1-based; 0 when unknown):
  * where a message about the whole state points. Either may be NULL. */
 LAGRANGE_API void lg_coordinates_position(const lg_system *s, int *line, int *col);
+/* ---- scene: the model's geometry (animate, simulate --plot-xy) ---- */
+/* The points of the model (`point` statements, the origin first) in
+ * declaration order, as `lagrange animate` draws them. Names are NULL
+ * when i is out of range. */
+LAGRANGE_API size_t lg_npoints(const lg_system *s);
+LAGRANGE_API const char *lg_point_name(const lg_system *s, size_t i);
+/* The index of the point called name; -1 when there is none (or s or
+ * name is NULL). */
+LAGRANGE_API long lg_point_index(const lg_system *s, const char *name);
+/* The point that point i is located from (`point P = C + ...`: C's
+ * index); -1 for the origin, when not known, or i out of range. animate
+ * draws a segment from each point to it. */
+LAGRANGE_API long lg_point_from(const lg_system *s, size_t i);
+/* 1 when a `particle` sits at point i, else 0. */
+LAGRANGE_API int lg_point_is_particle(const lg_system *s, size_t i);
+/* The rigid bodies (`body` statements) in declaration order: the name of
+ * body i's frame (NULL out of range) and the index of its mass centre's
+ * point (-1 out of range). */
+LAGRANGE_API size_t lg_nbodies(const lg_system *s);
+LAGRANGE_API const char *lg_body_frame(const lg_system *s, size_t i);
+LAGRANGE_API long lg_body_point(const lg_system *s, size_t i);
+/* The `draw` statements in file order: `draw segment P Q` (a = P, b = Q)
+ * and `draw trail P, Q` (one statement per point: a = the point, b = -1).
+ * lg_draw_info returns the kind (an lg_draw_kind), or -1 when i is out of
+ * range; a and b (point indices) may be NULL. */
+typedef enum lg_draw_kind { LG_DRAW_SEGMENT = 0, LG_DRAW_TRAIL = 1 } lg_draw_kind;
+LAGRANGE_API size_t lg_ndraws(const lg_system *s);
+LAGRANGE_API int lg_draw_info(const lg_system *s, size_t i, long *a, long *b);
+
+/* The scene at (t, q) with parameters p[np] (NULL: the defaults;
+ * LG_ERR_USAGE when one has no value): one record of lg_scene_size(s)
+ * doubles, with np = lg_npoints, nb = lg_nbodies (offsets in doubles):
+ *   positions  3 np  at 0                   x, y, z of each point in the
+ *                                           inertial frame
+ *   rotations  9 nb  at 3 np                each body's R, row-major, with
+ *                                           v_body = R v_inertial
+ *   gravity    3     at 3 np + 9 nb         in the inertial frame (0 without)
+ *   inertia    7 nb  at 3 np + 9 nb + 3     mass, Ixx Iyy Izz Ixy Iyz Izx
+ *                                           of each body (its frame's axes)
+ * so lg_scene_size = 3 np + 16 nb + 3. q' plays no part. lg_scene_many
+ * does the same at count states: (t[k], q + k*nq) (t NULL: 0) into
+ * out + k * lg_scene_size(s). Values are written as computed: a position
+ * may be inf or NaN where the model's geometry is (check before drawing).
+ * The first call compiles the scene (under the system's lock, as
+ * printing); every call after only reads it and takes its work memory
+ * from a pool the system keeps, so any number of threads may call these
+ * on one system at once. */
+LAGRANGE_API size_t lg_scene_size(const lg_system *s);
+LAGRANGE_API lg_status lg_scene_eval(const lg_system *s, double t, const double *q,
+                                     const double *p, double *out, lg_diag *diag);
+LAGRANGE_API lg_status lg_scene_many(const lg_system *s, size_t count, const double *t,
+                                     const double *q, const double *p, double *out,
+                                     lg_diag *diag);
 
 /* Frees a string the library returned; NULL does nothing. */
 LAGRANGE_API void lg_string_free(char *s);

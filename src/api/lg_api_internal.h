@@ -36,6 +36,9 @@ typedef struct api_scratch {
   const double *par;     /* the call's parameters (not owned) */
 } api_scratch;
 typedef struct api_pool api_pool;
+/* The model's geometry, compiled on first use (lg_api_scene.c). */
+typedef struct api_scene api_scene;
+void api_scene_free(api_scene *a);
 
 /* One derived system, never changed after lg_derive: the equations as
  * derived (eom_raw, kane_raw: what printing starts from), their collected
@@ -86,6 +89,7 @@ struct lg_system {
   api_pool *pool;        /* idle evaluation scratch (its own lock) */
   struct api_sim_jit *sim_jit; /* lg_simulate's compiled right-hand side
                             (lg_api_sim.c; lock), or NULL */
+  api_scene *_Atomic scene; /* lg_scene_*: built on first use (lock), then read */
 };
 
 /* Frees what lg_simulate keeps in s (lg_api_sim.c). */

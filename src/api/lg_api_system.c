@@ -24,6 +24,7 @@ void lg_system_free(lg_system *s) {
   lg_free(s->dummy);
   lg_free(s->defaults);
   api_pool_free(s->pool);
+  api_scene_free(s->scene);
   pthread_mutex_destroy(&s->lock);
   lg_free(s);
 }
