@@ -23,7 +23,9 @@ done
 build=${1:-build/lagrange}
 objdir=$(dirname "$build")/src/cli
 if ls "$objdir"/*.o >/dev/null 2>&1; then
-  for o in "$objdir"/*.o; do
+  for c in src/cli/*.c; do
+    o=$objdir/$(basename "${c%.c}").o   # (a stale object of a removed file is not the command's)
+    [ -f "$o" ] || { bad "$o is missing (build first)"; continue; }
     refs=$(nm -u "$o" | awk '{print $2}' | grep -E '^(sym|mech|lang|num|cg|api)_' | tr '\n' ' ')
     if [ -z "$refs" ]; then ok "$(basename "$o") calls no internal function"
     else bad "$(basename "$o") calls $refs"; fi
