@@ -114,6 +114,8 @@ _SIG = {
                                             ctypes.POINTER(ctypes.c_void_p),
                                             ctypes.POINTER(ctypes.c_void_p), _DP]),
     "lg_string_free": (None, [ctypes.c_void_p]),
+    "lg_noutputs": (_S, [_P]), "lg_output_name": (ctypes.c_char_p, [_P, _S]),
+    "lg_eval_outputs": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A, _A, _DP]),
 }
 for _name, (_res, _args) in _SIG.items():
     _f = getattr(lib, _name)
