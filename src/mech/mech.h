@@ -169,6 +169,12 @@ size_t mech_noutputs(const mech_model *m);
 const char *mech_output_name(const mech_model *m, size_t i);
 const sym_node *mech_output_expr(const mech_model *m, size_t i);
 void mech_output_pos(const mech_model *m, size_t i, int *line, int *col);
+/* res[mech_noutputs]: the outputs with T and V replaced by e's and the
+ * speeds (and their rates) by their values in q' (mech_speed_values):
+ * expressions of t, q, q', q'', e's multipliers, parameters and inputs. */
+struct mech_eom;
+lg_status mech_outputs_in(mech_model *m, const struct mech_eom *e, const char *file,
+                          const sym_node **res, lg_diag *diag);
 /* lam<r+1>, the atom mech_derive_lagrange names the r-th multiplier. */
 const sym_node *mech_multiplier_symbol(mech_model *m, size_t r);
 /* The atom standing for T (which 'T') or V (which 'V') in an output. */

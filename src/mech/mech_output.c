@@ -34,6 +34,23 @@ const sym_node *mech_energy_symbol(mech_model *m, char which) {
   return sym_symbol(m->c, which == 'T' ? "T" : "V");
 }
 
+lg_status mech_outputs_in(mech_model *m, const mech_eom *e, const char *file,
+                          const sym_node **res, lg_diag *diag) {
+  sym_ctx *c = m->c;
+  const sym_node **from = NULL, **to = NULL;
+  size_t ns = 0;
+  lg_status st = mech_speed_values(m, file, &from, &to, &ns, diag);
+  const sym_node *ef[2] = {mech_energy_symbol(m, 'T'), mech_energy_symbol(m, 'V')};
+  const sym_node *et[2] = {e->T, e->V};
+  for (size_t i = 0; st == LG_OK && i < m->outputs.n; i++) {
+    res[i] = m->outputs.v[i].e;
+    if (e->T && e->V) res[i] = sym_subst(c, res[i], 2, ef, et);
+    if (res[i] && ns) res[i] = sym_subst(c, res[i], ns, from, to);
+    if (!res[i]) st = LG_ERR_NOMEM;
+  }
+  return st;
+}
+
 size_t mech_nrows(const mech_model *m) { return m->rows.n; }
 
 /* The k-th mass carrier: particles first, then bodies (mass centres). */

@@ -19,24 +19,12 @@ static const sym_node **input_atoms(mech_model *mm, const mech_eom *e, num_outpu
   return in;
 }
 
-/* The outputs with T, V and the speeds replaced (then the inputs). */
+/* The outputs in the tape's terms (inputs replaced by their laws). */
 static lg_status expressions(mech_model *mm, const mech_eom *e, const char *file,
                              const num_setting *set, size_t nset, const sym_node **x,
                              size_t nout, lg_diag *diag) {
-  sym_ctx *c = mech_ctx(mm);
-  const sym_node **from = NULL, **to = NULL;
-  size_t ns = 0;
-  lg_status st = mech_speed_values(mm, file, &from, &to, &ns, diag);
-  const sym_node *ef[2] = {mech_energy_symbol(mm, 'T'), mech_energy_symbol(mm, 'V')};
-  const sym_node *et[2] = {e->T, e->V};
-  for (size_t i = 0; st == LG_OK && i < nout; i++) {
-    x[i] = mech_output_expr(mm, i);
-    if (e->T && e->V) x[i] = sym_subst(c, x[i], 2, ef, et);
-    if (x[i] && ns) x[i] = sym_subst(c, x[i], ns, from, to);
-    if (!x[i]) st = LG_ERR_NOMEM;
-  }
-  if (st == LG_OK) st = num_substitute_inputs(mm, set, nset, x, nout);
-  return st;
+  lg_status st = mech_outputs_in(mm, e, file, x, diag);
+  return st == LG_OK ? num_substitute_inputs(mm, set, nset, x, nout) : st;
 }
 
 lg_status num_outputs_build(mech_model *mm, const mech_eom *e, const char *file,
