@@ -213,5 +213,104 @@ check(list(o) == ["a", "f"] and close(o["a"], -0.25, 1e-15) and o["f"] == 2 * o[
 m = lagrange.loads(BASE + "particle P mass 2\n")
 check(m.outputs == [] and m.outputs_at([0.5], [0.0]) == {}, "a model without outputs")
 
+# 6. a free rigid body: angmom about its mass centre is I w (products of inertia) -----
+BODY = open(os.path.join(ROOT, "examples", "kane_rigid_body.lag")).read() + """
+output w = angvel(B) in B
+output h = angmom(Bo) in B
+output p = momentum() in B
+"""
+I = np.array([[0.3, 0.01, 0.03], [0.01, 0.4, 0.02], [0.03, 0.02, 0.5]])
+rnd = np.random.default_rng(24)
+for method in ("lagrange", "kane"):
+    m = lagrange.loads(BODY, method=method)
+    worst = 0.0
+    for _ in range(4):
+        q, qd = rnd.uniform(-1, 1, 6), rnd.uniform(-1, 1, 6)
+        o = m.outputs_at(q, qd, t=0.2)
+        w = np.array([o["w_x"], o["w_y"], o["w_z"]])
+        h = np.array([o["h_x"], o["h_y"], o["h_z"]])
+        worst = max(worst, np.max(np.abs(h - I @ w)))
+    check(worst < 1e-14, "%s: rigid body: angmom(Bo) = I w in B (error %.1e)" % (method, worst))
+
+# 7. generated C: NAME_outputs and NAME_multipliers equal the library ----------------
+import ctypes  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "lagrange")
+CC = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+CASES = [("pend", PENDULUM + "output l1 = lam1\n"), ("cone", CONE), ("central", CENTRAL),
+         ("pair", PAIR), ("body", BODY)]
+tmp = tempfile.mkdtemp()
+for name, text in CASES:
+    path = os.path.join(tmp, name + ".lag")
+    with open(path, "w") as f:
+        f.write(text)
+    src = os.path.join(tmp, name + ".c")
+    r = subprocess.run([BIN, "codegen", path, "--name", name, "-o", src], capture_output=True,
+                       text=True)
+    if r.returncode or not CC:
+        check(False, "%s: codegen" % name, r.stderr or "no C compiler")
+        continue
+    so = os.path.join(tmp, name + ".so")
+    r = subprocess.run([CC, "-std=c99", "-O1", "-Wall", "-Werror", "-shared", "-fPIC", "-o", so,
+                        src, "-lm"], capture_output=True, text=True)
+    if r.returncode:
+        check(False, "%s: the generated code compiles" % name, r.stderr)
+        continue
+    lib = ctypes.CDLL(so)
+    m = lagrange.loads(text)
+    hdr = open(os.path.join(tmp, name + ".h")).read()
+    check("enum { %s_NOUT = %d };" % (name, len(m.outputs)) in hdr,
+          "%s: %s_NOUT in the header" % (name, name))
+    DP = ctypes.POINTER(ctypes.c_double)
+    for fn in ("outputs", "multipliers"):
+        getattr(lib, name + "_" + fn).argtypes = [ctypes.c_double, DP, DP, DP, DP]
+    n, p = m.n, np.array(list(m.parameters.values()))
+    q0, qd0 = m.initial_state()
+    worst = worst_lam = 0.0
+    for k in range(6):
+        base = np.array([r0, 0.0, r0 / math.tan(alpha)]) if name == "cone" else q0
+        q = base + 0.1 * rnd.uniform(-1, 1, n)
+        qd = qd0 + 0.3 * rnd.uniform(-1, 1, n)
+        if name == "pend":  # on the circle, moving along it
+            th, w = rnd.uniform(-0.7, 0.7), rnd.uniform(-2, 2)
+            q = np.array([0.8 * math.sin(th), -0.8 * math.cos(th)])
+            qd = np.array([0.8 * w * math.cos(th), 0.8 * w * math.sin(th)])
+        x = np.concatenate([q, qd])
+        out = np.zeros(len(m.outputs))
+        lam = np.zeros(max(m.m, 1))
+        c = lambda a: a.ctypes.data_as(DP)  # noqa: E731
+        e1 = getattr(lib, name + "_outputs")(0.3, c(x), None, c(p), c(out))
+        e2 = getattr(lib, name + "_multipliers")(0.3, c(x), None, c(p), c(lam))
+        ref = m.outputs_at(q, qd, t=0.3)
+        worst = max(worst, max(abs(a - b) / max(1, abs(b)) for a, b in zip(out, ref.values())))
+        if m.m:
+            r = m.eval(q, qd, t=0.3)
+            worst_lam = max(worst_lam, np.max(np.abs(lam[:m.m] - r.lam) / np.maximum(1, np.abs(r.lam))))
+        if e1 or e2:
+            worst = math.inf
+    check(worst < 1e-12, "%s: %s_outputs = lg_eval_outputs at 6 states (rel. %.1e)"
+          % (name, name, worst), worst)
+    check(worst_lam < 1e-12, "%s: %s_multipliers = eval's lam (rel. %.1e)"
+          % (name, name, worst_lam), worst_lam)
+
+# without outputs, nothing changes unless asked; Kane's method and Python refuse them
+plain = os.path.join(ROOT, "examples", "cart_pendulum.lag")
+r = subprocess.run([BIN, "codegen", plain, "--name", "cp"], capture_output=True, text=True)
+check(r.returncode == 0 and "_outputs" not in r.stdout and "_multipliers" not in r.stdout,
+      "codegen of a model without outputs writes no outputs or multipliers")
+r = subprocess.run([BIN, "codegen", plain, "--name", "cp", "--functions",
+                    "outputs, multipliers"], capture_output=True, text=True)
+check(r.returncode == 0 and "int cp_outputs(" in r.stdout and "int cp_multipliers(" in r.stdout
+      and "_rhs(" not in r.stdout, "--functions outputs, multipliers writes just them", r.stderr)
+for extra in (["--method", "kane"], ["--lang", "python"]):
+    r = subprocess.run([BIN, "codegen", plain, "--functions", "outputs"] + extra,
+                       capture_output=True, text=True)
+    check(r.returncode == 2 and "Lagrange's method only" in r.stderr,
+          "codegen --functions outputs %s is refused" % " ".join(extra), r.stderr)
+shutil.rmtree(tmp)
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
