@@ -32,7 +32,7 @@ from . import _eval, _lib
 from ._eval import EvalResult
 from ._lib import lib
 
-__all__ = ["load", "loads", "Model", "EvalResult", "Simulation", "ModelError",
+__all__ = ["load", "loads", "Model", "EvalResult", "EvalReport", "Simulation", "ModelError",
            "NumericError", "version"]
 
 
@@ -164,6 +164,13 @@ class Simulation(dict):
     "t", each coordinate, each rate "x'", "T", "V", "E", "C1".."Cm", "W".
     `columns` lists the names in the CSV's order; `stats` holds steps,
     rhs_evals, t_end, max_energy_drift, max_residual."""
+
+
+class EvalReport(str):
+    """What `lagrange eval` prints (Model.eval_report), a str; `note` is
+    None or the remark the command prints on stderr with it (Kane's
+    dependent speeds chosen at this state rather than the initial one)."""
+    note = None
 
 
 def _dptr_or_none(a):
@@ -557,6 +564,66 @@ class Model(_eval.Core):
             return ctypes.string_at(out.value).decode()
         finally:
             lib.lg_string_free(out)
+
+    def _speed_values(self, v, names, what):
+        """None, or a float64 array of len(names) values (NaN where not
+        given) from a sequence or a dict by name."""
+        if v is None:
+            return None
+        a = np.full(len(names), np.nan)
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if _name(k, what) not in names:
+                    raise KeyError("no %s %r (the model has %s)"
+                                   % (what, k, ", ".join(n for n in names if n) or "none"))
+                a[names.index(k)] = float(x)
+            return a
+        b = np.asarray(v, dtype=float).reshape(-1)
+        if b.size != len(names):
+            raise ValueError("%s needs %d values, got %d" % (what, len(names), b.size))
+        a[:] = b
+        return a
+
+    def eval_report(self, q=None, qd=None, t=0.0, params=None, u=None, udep=None,
+                    format="text"):
+        """What `lagrange eval` prints at the state (format "text", or
+        "json" for `eval --json`; under Kane's method both are the JSON
+        report), as an EvalReport (a str; .note is the command's remark on
+        stderr, or None). q, qd: None (the model's initial values), a dict
+        by coordinate name (the rest initial) or n values. Under Kane's
+        method with declared speeds, u gives independent speeds and udep
+        dependent ones (a dict by speed name, or a sequence with NaN where
+        not given), as `eval --state 'u1=0.3'` does: given or initial
+        speeds define the velocities, a dependent speed must agree with the
+        velocity constraints (else ModelError). params: {name: value}
+        over the defaults. Raises NumericError where the equations cannot
+        be solved at the state."""
+        fmt = {"text": 0, "json": 2}.get(format)
+        if fmt is None:
+            raise ValueError("format must be 'text' or 'json', not %r" % (format,))
+        owner = self._live()
+        qv, qdv = self._state(q, "q"), self._state(qd, "qd")
+        # no params: the library's defaults (a parameter without a value is
+        # an error where the equations use it, as the command says)
+        p = self._params(params) if params else None
+        deps = [(lib.lg_dependent_speed_name(owner.ptr, i) or b"").decode()
+                for i in range(lib.lg_ndependent_speeds(owner.ptr))]
+        uv = self._speed_values(u, self.speeds, "speed")
+        dv = self._speed_values(udep, deps, "dependent speed")
+        x = _lib.EvalState(float(t), *(None if a is None else _sptr(a)
+                                       for a in (qv, qdv, uv, dv)))
+        out, note = ctypes.c_void_p(), ctypes.c_void_p()
+        diag = _lib.Diag()
+        st = lib.lg_eval_format(owner.ptr, ctypes.byref(x), _dptr_or_none(p), fmt,
+                                ctypes.byref(out), ctypes.byref(note), ctypes.byref(diag))
+        _check(st, diag)
+        try:
+            r = EvalReport(ctypes.string_at(out.value).decode())
+            r.note = ctypes.string_at(note.value).decode() if note.value else None
+        finally:
+            lib.lg_string_free(out)
+            lib.lg_string_free(note)
+        return r
 
     def eom(self, format="text"):
         """The equations as `lagrange eom --format FORMAT` prints them

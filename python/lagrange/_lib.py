@@ -71,6 +71,10 @@ class SimStats(ctypes.Structure):
                 ("max_residual", ctypes.c_double)]
 
 
+class EvalState(ctypes.Structure):
+    _fields_ = [("t", ctypes.c_double), ("q", _D), ("qd", _D), ("u", _D), ("udep", _D)]
+
+
 SIM_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(SimPoint))
 
 lib = _open()
@@ -114,6 +118,12 @@ _SIG = {
                                             ctypes.POINTER(ctypes.c_void_p),
                                             ctypes.POINTER(ctypes.c_void_p), _DP]),
     "lg_string_free": (None, [ctypes.c_void_p]),
+    # eval's report
+    "lg_eval_format": (ctypes.c_int, [_P, ctypes.POINTER(EvalState), _A, ctypes.c_int,
+                                      ctypes.POINTER(ctypes.c_void_p),
+                                      ctypes.POINTER(ctypes.c_void_p), _DP]),
+    "lg_ndependent_speeds": (_S, [_P]),
+    "lg_dependent_speed_name": (ctypes.c_char_p, [_P, _S]),
     "lg_noutputs": (_S, [_P]), "lg_output_name": (ctypes.c_char_p, [_P, _S]),
     "lg_eval_outputs": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A, _A, _DP]),
 }

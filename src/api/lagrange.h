@@ -444,6 +444,61 @@ LAGRANGE_API int lg_codegen_header_name_ok(const char *name);
  * -> "my_model"); free with lg_string_free. NULL when out of memory. */
 LAGRANGE_API char *lg_codegen_default_name(const char *model_path);
 
+/* ---- eval ---- */
+/* A state for lg_eval_format, as `lagrange eval --state` gives one. Zero
+ * it ({0}) for the model's initial state at t = 0. */
+typedef struct lg_eval_state {
+  double t;
+  const double *q, *qd;  /* nq values each; NULL: the model's `initial` values */
+  /* Kane's method with declared speeds (`speeds u1 u2`; ignored otherwise):
+   * u: NULL or lg_nu values, NaN where not given. When the caller or the
+   * model's `initial` statement gives any independent speed, the speeds
+   * define the velocities (q' is not used; a speed given by neither is 0),
+   * else they follow from q' through the kinematical equations.
+   * udep: NULL or lg_ndependent_speeds values, NaN where not given; each
+   * given one must equal what the velocity constraints make it (within
+   * 1e-9 relative), else LG_ERR_MODEL naming the speed and both values. */
+  const double *u, *udep;
+} lg_eval_state;
+
+/* Kane's dependent speeds (the ones the velocity constraints solve from
+ * the independent ones, chosen when the system was derived: at the
+ * model's initial state, or at lg_derive_options' state): their number
+ * (0 under Lagrange's method) and, for declared speeds, their names (NULL
+ * when the speeds are the rates q', or i is out of range). */
+LAGRANGE_API size_t lg_ndependent_speeds(const lg_system *s);
+LAGRANGE_API const char *lg_dependent_speed_name(const lg_system *s, size_t i);
+
+/* With p NULL (the model's values): LG_OK when every parameter the
+ * equations use has a value, else LG_ERR_MODEL at the first that has
+ * none, as lg_eval_format reports it (a front end checks this before
+ * reading a state, as `lagrange eval` does). p not NULL: LG_OK. */
+LAGRANGE_API lg_status lg_check_params(const lg_system *s, const double *p, lg_diag *diag);
+
+/* Everything `lagrange eval` prints at one state, as it prints it, into
+ * *out (NUL-terminated; free with lg_string_free): fmt LG_FORMAT_TEXT
+ * (`eval`) or LG_FORMAT_JSON (`eval --json`); under Kane's method both are
+ * the JSON report (speeds, dependent speeds and their values, Kane's mass
+ * matrix and forcing; T, V and momenta from the Lagrangian). state NULL:
+ * the initial state at t = 0; p NULL: the defaults.
+ * Under Kane's method, when the dependent speeds chosen at the initial
+ * state cannot be solved at the state (and neither speeds nor dependent
+ * speeds are given, nor declared dependent by the model), they are chosen
+ * at the state instead (q'' does not depend on the choice) and *note gets
+ * a remark saying so, "file:line:col: note: ...", which the command prints
+ * on standard error; otherwise *note is NULL. note may be NULL (not
+ * wanted); free *note with lg_string_free. This choice works on the
+ * system's symbolic expressions (under its lock, as lg_print).
+ * Errors: LG_ERR_NUMERIC where the equations cannot be solved at the
+ * state; LG_ERR_MODEL for an inconsistent dependent speed (the message
+ * names the option `state`), and with p NULL for a parameter without a
+ * value that the equations use (at the parameter; an unused one is not
+ * needed); LG_ERR_USAGE for a NULL system or out, or a format other than
+ * text or JSON. On error *out and *note are NULL. */
+LAGRANGE_API lg_status lg_eval_format(const lg_system *s, const lg_eval_state *state,
+                                      const double *p, lg_format fmt, char **out, char **note,
+                                      lg_diag *diag);
+
 /* ---- outputs (MODEL-FORMAT 1.1: `output NAME = EXPR [in FRAME]`) ---------------------- */
 /* The model's outputs as columns, in declaration order: a scalar output is
  * one column NAME, a vector output three, NAME_x, NAME_y, NAME_z (its

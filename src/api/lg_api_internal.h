@@ -51,7 +51,9 @@ struct lg_system {
                             each parameter without one (every evaluation
                             passes the real values) */
   size_t ndummy;
-  size_t nsettings;      /* the first nsettings of dummy are the model's
+  size_t nsettings;
+  char **speed_names;    /* lg_nu of them: Kane's independent speeds as the
+                            reports name them (a coordinate's rate "x'") */      /* the first nsettings of dummy are the model's
                             (what codegen bakes in as defaults) */
   lang_model *lm;        /* owns the context everything below lives in */
   mech_eom *eom_raw;     /* Lagrange's equations as derived */

@@ -140,6 +140,15 @@ int cli_equilibria(const cli_opts *o);
  * "--at"). Prints the problem and returns CLI_EXIT_USAGE on bad input. */
 int cli_parse_state(const char *cmd, const char *opt, const char *s, const lang_model *lm,
                     double *q, double *qd, const mech_kane *kane, double *u, int *have_u);
+/* The same by a derived system's names only (lagrange.h): coordinates into
+ * q and qd (holding the values to start from), and when u / udep are not
+ * NULL, Kane's independent speeds (lg_speed_name) into u and dependent
+ * ones (lg_dependent_speed_name) into udep. `file` names the model in the
+ * message for an unknown name. Prints the problem and returns
+ * CLI_EXIT_USAGE on bad input. */
+int cli_parse_system_state(const char *cmd, const char *opt, const char *text,
+                           const char *file, const lg_system *s, double *q, double *qd,
+                           double *u, double *udep);
 
 /* ---- output (cli_output.c, cli_plot.c) -------------------------------------------- */
 /* simulate refuses up front a run of more rows than this (--max-rows). */
