@@ -13,6 +13,7 @@ build/, then the system).
     s = m.simulate(tf=5.0, dt=0.01)               # s["t"], s["x"], s["theta'"], s["E"]
     A, B = m.linearize(at={"theta": 0.0}, independent=["x", "x'"])
     M, f = m.equations()                          # exact SymPy matrices
+    m.outputs, m.outputs_at(q, qd)                # the model's `output` columns at a state
     src = m.codegen(lang="c")
     m.close()                                     # or: with lagrange.load(...) as m:
 
