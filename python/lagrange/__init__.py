@@ -13,6 +13,7 @@ build/, then the system).
     s = m.simulate(tf=5.0, dt=0.01)               # s["t"], s["x"], s["theta'"], s["E"]
     A, B = m.linearize(at={"theta": 0.0}, independent=["x", "x'"])
     M, f = m.equations()                          # exact SymPy matrices
+    m.outputs, m.outputs_at(q, qd)                # the model's `output` columns at a state
     src = m.codegen(lang="c")
     m.close()                                     # or: with lagrange.load(...) as m:
 
@@ -213,7 +214,8 @@ class Model(_eval.Core):
     Attributes: coordinates (names), parameters ({name: default}, NaN
     where the model gives none), inputs (names), method, n (coordinates),
     m (constraint rows, one multiplier each), speeds (Kane's independent
-    speeds when its state is [q; u], else empty), closed."""
+    speeds when its state is [q; u], else empty), outputs (the output
+    columns, see outputs_at), closed."""
 
     @classmethod
     def _derive(cls, mp, meth, settings=None):
@@ -246,6 +248,9 @@ class Model(_eval.Core):
         self.inputs = [lib.lg_input_name(sp, i).decode() for i in range(lib.lg_ninputs(sp))]
         # Kane's independent speeds when its state is [q; u] (else empty)
         self.speeds = [lib.lg_speed_name(sp, i).decode() for i in range(lib.lg_nu(sp))]
+        # the model's output columns (`output` statements; a vector as r_x, r_y, r_z)
+        self.outputs = [lib.lg_output_name(sp, i).decode()
+                        for i in range(lib.lg_noutputs(sp))]
         self._bind(owner, self.n, self.m, np_, lib.lg_eval_record_size(sp))
         return self
 
@@ -389,6 +394,25 @@ class Model(_eval.Core):
     def _accel_slow(self, q, qd, t, params):
         Q, QD, T, batch = self._batch(q, qd, t)
         return self._accel_many(Q, QD, T, self._params(params), batch)
+
+    def outputs_at(self, q, qd, t=0.0, params=None):
+        """The model's outputs (the `output` statements) at one state, as a
+        dict {column: value} in the order of self.outputs. q and qd as for
+        eval (sequences or dicts by coordinate name). q'' and the
+        multipliers an output uses are solved at the state (lg_eval_outputs;
+        under Kane's method the multipliers from Lagrange's equations)."""
+        owner = self._live()
+        q0, qd0 = self.initial_state()
+        q = self._state(q, "q")
+        qd = self._state(qd, "qd")
+        q = q0 if q is None else q
+        qd = qd0 if qd is None else qd
+        p = self._params(params)
+        out = np.zeros(max(len(self.outputs), 1))
+        diag = _lib.Diag()
+        _check(lib.lg_eval_outputs(owner.ptr, float(t), _dptr(q), _dptr(qd), _dptr_or_none(p),
+                                   _dptr(out), ctypes.byref(diag)), diag)
+        return {k: float(v) for k, v in zip(self.outputs, out)}
 
     def _independent(self, independent):
         """The 2n flags of lg_linearize from names ("x", "theta'") given as

@@ -149,6 +149,8 @@ _SIG = {
                                     ctypes.POINTER(ctypes.c_long)]),
     "lg_scene_size": (_S, [_P]),
     "lg_scene_many": (ctypes.c_int, [_P, _S, _A, _A, _A, _A, _DP]),
+    "lg_noutputs": (_S, [_P]), "lg_output_name": (ctypes.c_char_p, [_P, _S]),
+    "lg_eval_outputs": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A, _A, _DP]),
 }
 for _name, (_res, _args) in _SIG.items():
     _f = getattr(lib, _name)

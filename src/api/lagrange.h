@@ -638,6 +638,25 @@ LAGRANGE_API lg_status lg_scene_eval(const lg_system *s, double t, const double 
 LAGRANGE_API lg_status lg_scene_many(const lg_system *s, size_t count, const double *t,
                                      const double *q, const double *p, double *out,
                                      lg_diag *diag);
+/* ---- outputs (MODEL-FORMAT 1.1: `output NAME = EXPR [in FRAME]`) ---------------------- */
+/* The model's outputs as columns, in declaration order: a scalar output is
+ * one column NAME, a vector output three, NAME_x, NAME_y, NAME_z (its
+ * measure numbers in its frame). lg_output_name: NULL when i is out of
+ * range; the name lives as long as the system. */
+LAGRANGE_API size_t lg_noutputs(const lg_system *s);
+LAGRANGE_API const char *lg_output_name(const lg_system *s, size_t i);
+/* out[lg_noutputs(s)]: the outputs at (t, q, q') with parameters p[np]
+ * (NULL: the defaults). q'' and the multipliers they may use are solved
+ * at that state first, as lg_eval gives them; under Kane's method q'' is
+ * Kane's and the multipliers are solved from Lagrange's equations at the
+ * same state (they are not in Kane's equations). The outputs are compiled
+ * on the first call (under the system's lock; safe from many threads).
+ * LG_ERR_NUMERIC when the equations are singular at the state, LG_ERR_MODEL
+ * (at the output's line:col) when an output cannot be evaluated,
+ * LG_ERR_USAGE for a missing argument or a parameter without a value. */
+LAGRANGE_API lg_status lg_eval_outputs(const lg_system *s, double t, const double *q,
+                                       const double *qd, const double *p, double *out,
+                                       lg_diag *diag);
 
 /* Frees a string the library returned; NULL does nothing. */
 LAGRANGE_API void lg_string_free(char *s);

@@ -85,6 +85,7 @@ struct lg_system {
   double *defaults;      /* np, NaN where the model gives no value */
   int simplify_eom, simplify_kane; /* expand for printing, decided at derive */
   int printed;           /* print_eom and print_kane made (under the lock) */
+  num_outputs *_Atomic outs; /* the model's outputs, compiled on first use (lock) */
   pthread_mutex_t lock;
   api_pool *pool;        /* idle evaluation scratch (its own lock) */
   struct api_sim_jit *sim_jit; /* lg_simulate's compiled right-hand side
@@ -126,5 +127,14 @@ lg_status api_pool_new(api_pool **out);
 void api_pool_free(api_pool *p);
 api_scratch *api_scratch_take(const lg_system *s);
 void api_scratch_give(const lg_system *s, api_scratch *sc);
+
+/* Outputs (lg_api_outputs.c): the compiled outputs, built on first use
+ * under the lock; and their values at (t, q, q') given q'' and lam there
+ * (lam may be NULL when nc is 0; par the call's parameters), for callers
+ * that have solved them (simulate's rows). */
+lg_status api_outputs(const lg_system *s, const num_outputs **out, lg_diag *d);
+lg_status api_outputs_at(const lg_system *s, double t, const double *q, const double *qd,
+                         const double *par, const double *qdd, const double *lam, double *res,
+                         lg_diag *d);
 
 #endif

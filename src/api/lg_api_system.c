@@ -20,6 +20,7 @@ void lg_system_free(lg_system *s) {
   if (s->sim_lin != s->lin) num_lin_free(s->sim_lin);
   num_kane_system_free(s->ks);
   num_aux_free(s->aux);
+  num_outputs_free(s->outs);
   lang_model_free(s->lm);
   lg_free(s->dummy);
   lg_free(s->defaults);

@@ -35,8 +35,11 @@ typedef struct cg_request {
  * forcing_full, mass_matrix, forcing, rhs, energy, momenta, constraints,
  * constraint_jacobian, rhs_jacobian (C, Lagrange's method only), and,
  * only when asked for, rhs_recursive (C, Lagrange's method, kinematic
- * trees: mech_tree_accel). */
-enum { CG_FUNCTION_COUNT = 11 };
+ * trees: mech_tree_accel); outputs and multipliers (C, Lagrange's method:
+ * the model's outputs and the multipliers at a state, with q'' and lam
+ * solved as NAME_rhs solves them) are written by default when the model
+ * has outputs, else only when asked for. */
+enum { CG_FUNCTION_COUNT = 13 };
 const char *cg_function_name(int f);
 /* f for a name, or -1 */
 int cg_function_lookup(const char *name);

@@ -336,6 +336,85 @@ static lg_status emit_rhs_jacobian(cg_ctx *G) {
   return LG_OK;
 }
 
+/* ---- outputs and multipliers: q'' and lam solved as in NAME_rhs ---------------------------- */
+/* The rhs tape into A, the solve, z = A + N*N = [q''; lam]. */
+static void solve_block(cg_ctx *G, const sym_tape *t, size_t cnt, size_t at) {
+  const mech_eom *e = G->r->eom;
+  size_t N = e->n + e->m;
+  lg_str *o = G->src;
+  lg_str_printf(o, "  double A[%zu];\n", cnt);
+  prologue(G);
+  cg_emit_tape(G, t, "A", at);
+  lg_str_printf(o, "  int err = %s_%s(%zu, A, A + %zu);\n  const double *z = A + %zu;\n"
+                   "  (void)z;\n", NAME(G), e->m ? "lu_solve" : "cholesky_solve", N, N * N,
+                N * N);
+}
+
+static lg_status emit_multipliers(cg_ctx *G) {
+  const mech_eom *e = G->r->eom;
+  size_t cnt;
+  const sym_node **outs = cg_outputs(G, CG_RHS, &cnt);
+  sym_tape *t = NULL;
+  lg_status st = outs ? cg_tape(G, outs, cnt, &t) : LG_ERR_NOMEM;
+  lg_free(outs);
+  if (st != LG_OK) return st;
+  lg_str *o = G->src;
+  size_t at = o->len;
+  lg_str_printf(o, "\n/* lam (NC): the multipliers at (t, x), as NAME_rhs solves them */\n"
+                   "int %s_multipliers(double t, const double *x, const double *u, "
+                   "const double *p, double *lam) {\n", NAME(G));
+  solve_block(G, t, cnt, at);
+  lg_str_printf(o, "  for (int i = 0; i < %zu; i++) lam[i] = z[%zu + i];\n", e->m, e->n);
+  if (!e->m) lg_str_puts(o, "  (void)lam;\n");
+  lg_str_puts(o, "  return err;\n}\n");
+  sym_tape_free(t);
+  return LG_OK;
+}
+
+static lg_status emit_outputs(cg_ctx *G) {
+  const mech_eom *e = G->r->eom;
+  mech_model *m = G->r->mech;
+  size_t cnt, nout = mech_noutputs(m), n = e->n;
+  const sym_node **outs = cg_outputs(G, CG_RHS, &cnt);
+  const sym_node **x = lg_malloc((nout + 1) * sizeof *x);
+  const sym_node **in = lg_malloc((G->nin + n + e->m + 1) * sizeof *in);
+  sym_tape *t = NULL, *ot = NULL;
+  lg_status st = outs && x && in ? cg_tape(G, outs, cnt, &t) : LG_ERR_NOMEM;
+  if (st == LG_OK) st = mech_outputs_in(m, e, G->r->model_path, x, G->diag);
+  if (st == LG_OK) { /* the outputs over [t, x, p, uu, z = (q'', lam)] */
+    const sym_node **saved = G->in;
+    size_t saved_n = G->nin;
+    memcpy(in, G->in, G->nin * sizeof *in);
+    for (size_t i = 0; i < n; i++) in[G->nin + i] = e->qdd[i];
+    for (size_t r = 0; r < e->m; r++) in[G->nin + n + r] = e->lam[r];
+    G->in = in;
+    G->nin = saved_n + n + e->m;
+    G->nin_base = saved_n;
+    st = cg_tape(G, x, nout, &ot);
+    G->in = saved;
+    G->nin = saved_n;
+  }
+  if (st == LG_OK) {
+    lg_str *o = G->src;
+    size_t at = o->len;
+    lg_str_printf(o, "\n/* out (NOUT): the model's outputs at (t, x), q'' and lam solved as "
+                     "in NAME_rhs */\nint %s_outputs(double t, const double *x, const double *u, "
+                     "const double *p, double *out) {\n", NAME(G));
+    solve_block(G, t, cnt, at);
+    if (!nout) lg_str_puts(o, "  (void)out;\n");
+    lg_str_puts(o, "  {\n"); /* its own names, apart from the solve's */
+    cg_emit_tape(G, ot, "out", at);
+    lg_str_puts(o, "  }\n  return err;\n}\n");
+  }
+  G->nin_base = 0;
+  sym_tape_free(t);
+  sym_tape_free(ot);
+  lg_free(outs);
+  lg_free(x);
+  lg_free(in);
+  return st;
+}
+
 static void emit_params(cg_ctx *G) {
   mech_model *m = G->r->mech;
   lg_str *o = G->src;
@@ -407,6 +486,19 @@ static void emit_header(cg_ctx *G) {
                      "   when the (augmented) mass matrix is singular. */\n"
                      "int  %s_rhs_jacobian(double t, const double *x, const double *u,\n"
                      "    const double *p, double *Jx, double *Ju);\n", N, N);
+  if (!G->r->kane && cg_wants(G->r, CG_MULTIPLIERS))
+    lg_str_printf(h, "/* lam (%s_NC): the multipliers at (t, x), q'' and lam solved as in\n"
+                     "   %s_rhs. Returns nonzero when the augmented mass matrix is singular. */\n"
+                     "int  %s_multipliers(double t, const double *x, const double *u,\n"
+                     "    const double *p, double *lam);\n", N, N, N);
+  if (!G->r->kane && cg_wants(G->r, CG_OUTPUTS)) {
+    lg_str_printf(h, "/* out (%s_NOUT): the model's outputs at (t, x), in CSV column order:", N);
+    for (size_t i = 0; i < mech_noutputs(m); i++) names_word(h, mech_output_name(m, i));
+    lg_str_printf(h, ".\n   Returns nonzero when the augmented mass matrix is singular. */\n"
+                     "enum { %s_NOUT = %zu };\n"
+                     "int  %s_outputs(double t, const double *x, const double *u,\n"
+                     "    const double *p, double *out);\n", N, mech_noutputs(m), N);
+  }
   if (!G->r->kane && cg_wants(G->r, CG_RHS_RECURSIVE))
     lg_str_printf(h, "/* x' as %s_rhs, q'' by the articulated-body recursion over the model's\n"
                      "   kinematic tree (O(n) besides the forcing). Returns nonzero when the\n"
@@ -439,11 +531,15 @@ lg_status cg_emit_c(cg_ctx *G) {
   emit_params(G);
   lg_status st = emit_inputs(G);
   int jac = !G->r->kane && cg_wants(G->r, CG_RHS_JACOBIAN);
-  if (st == LG_OK && cg_wants(G->r, CG_RHS)) emit_solvers(G); /* rhs_jacobian has its own */
+  int outs = !G->r->kane && (cg_wants(G->r, CG_OUTPUTS) || cg_wants(G->r, CG_MULTIPLIERS));
+  if (st == LG_OK && (cg_wants(G->r, CG_RHS) || outs))
+    emit_solvers(G); /* rhs_jacobian has its own */
   for (int f = 0; st == LG_OK && f < CG_NFUNCS; f++)
     if (cg_wants(G->r, f))
       st = f == CG_RHS ? emit_rhs(G) : emit_function(G, (cg_func)f, docs[f]);
   if (st == LG_OK && jac) st = emit_rhs_jacobian(G);
   if (st == LG_OK && !G->r->kane && cg_wants(G->r, CG_RHS_RECURSIVE)) st = emit_rhs_recursive(G);
+  if (st == LG_OK && !G->r->kane && cg_wants(G->r, CG_MULTIPLIERS)) st = emit_multipliers(G);
+  if (st == LG_OK && !G->r->kane && cg_wants(G->r, CG_OUTPUTS)) st = emit_outputs(G);
   return st;
 }

@@ -149,7 +149,7 @@ const sym_node **cg_outputs(cg_ctx *G, cg_func f, size_t *count) {
 static const char *const function_names[CG_FUNCTION_COUNT] = {
     "mass_matrix_full", "forcing_full", "mass_matrix", "forcing", "rhs",
     "energy", "momenta", "constraints", "constraint_jacobian", "rhs_jacobian",
-    "rhs_recursive"};
+    "rhs_recursive", "outputs", "multipliers"};
 
 const char *cg_function_name(int f) {
   return f >= 0 && f < CG_FUNCTION_COUNT ? function_names[f] : NULL;
@@ -181,7 +181,8 @@ lg_status cg_parse_functions(const char *text, int c_lagrange, unsigned *out, lg
       lg_str_free(&names);
       return LG_ERR_USAGE;
     }
-    if (!c_lagrange && (f == CG_RHS_JACOBIAN || f == CG_RHS_RECURSIVE)) {
+    if (!c_lagrange && (f == CG_RHS_JACOBIAN || f == CG_RHS_RECURSIVE || f == CG_OUTPUTS ||
+                        f == CG_MULTIPLIERS)) {
       lg_diag_set(d, LG_ERR_USAGE, NULL, 0, 0, "`functions` %s is written in C for Lagrange's "
                   "method only", word);
       lg_diag_hint(d, "drop it, or generate C under Lagrange's method");

@@ -9,12 +9,15 @@ typedef enum cg_func {
   CG_MASS_FULL, CG_FORCING_FULL, CG_MASS, CG_FORCING, CG_RHS, CG_ENERGY,
   CG_MOMENTA, CG_CONSTRAINTS, CG_CONSTRAINT_JACOBIAN, CG_NFUNCS,
   CG_RHS_JACOBIAN = CG_NFUNCS, /* C only, written after the others */
-  CG_RHS_RECURSIVE             /* C only, Lagrange's trees, only when asked */
+  CG_RHS_RECURSIVE,            /* C only, Lagrange's trees, only when asked */
+  CG_OUTPUTS, CG_MULTIPLIERS   /* C only, Lagrange's: asked, or the model has outputs */
 } cg_func;
 
 /* Does the request ask for function f (a cg_func)? */
 static inline int cg_wants(const cg_request *r, int f) {
   if (f == CG_RHS_RECURSIVE) return r->functions >> f & 1u;
+  if (f == CG_OUTPUTS || f == CG_MULTIPLIERS)
+    return (r->functions >> f & 1u) || (!r->functions && mech_noutputs(r->mech) && !r->kane);
   return !r->functions || (r->functions >> f & 1u);
 }
 

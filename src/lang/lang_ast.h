@@ -40,7 +40,7 @@ enum {
   X(GRAVITY, "gravity") X(FORCE, "force") X(TORQUE, "torque")                   \
   X(CONSTRAINT, "constraint") X(SPEEDS, "speeds") X(KINEMATICS, "kinematics")   \
   X(DEPENDENT, "dependent") X(INITIAL, "initial") X(SIMULATE, "simulate")         \
-  X(DRAW, "draw")
+  X(DRAW, "draw") X(OUTPUT, "output") X(SPRING, "spring") X(DAMPER, "damper")
 
 /* The functions. The elementary ones (sin ... sign) are the symbolic core's
  * own table, SYM_FUNCS in sym.h, so that lang_func and sym_fn agree on them
@@ -53,7 +53,9 @@ enum {
   X(VEL, "vel", 1, "vel(P)") X(ANGVEL, "angvel", 1, "angvel(A)")                \
   X(ROTATE, "rotate", 3, "rotate(N, N.z, q)")                                   \
   X(BODY_FIXED, "body_fixed", 5, "body_fixed(N, zxy, a1, a2, a3)")              \
-  X(SPACE_FIXED, "space_fixed", 5, "space_fixed(N, xyz, a1, a2, a3)")
+  X(SPACE_FIXED, "space_fixed", 5, "space_fixed(N, xyz, a1, a2, a3)")            \
+  X(MOMENTUM, "momentum", 0, "momentum()") X(ANGMOM, "angmom", 1, "angmom(P)")  \
+  X(MASS_CENTER, "mass_center", 0, "mass_center()")
 
 /* A function of the language (the callee of a LANG_EXPR_CALL). */
 typedef enum lang_func {
@@ -213,6 +215,11 @@ struct lang_stmt {
     struct { lang_init *v; size_t n; } initial;       /* INITIAL */
     struct { lang_expr *start, *stop, *step; } simulate; /* SIMULATE; step may be NULL */
     struct { lang_ident what; lang_ident *v; size_t n; } draw; /* DRAW: segment P Q, trail P, Q */
+    /* SPRING, DAMPER: `spring P Q: k, l0` (b.text set) or `spring q: k, q0`
+     * (b.text NULL); a damper has k (its c) alone, x0 NULL */
+    struct { lang_ident a, b; lang_expr *k, *x0; } element;
+    /* OUTPUT: `output h = expr` (frame.text NULL) or `output r = vec in A` */
+    struct { lang_ident name; lang_expr *value; lang_ident frame; } output;
   } u;
 };
 

@@ -50,7 +50,11 @@ static const char *const stmt_words[] = {
 
 /* Keywords inside statements: particle/body ... mass, body ... at ... inertia,
  * simulate ... to ... step. */
-static const char *const inner_words[] = {"mass", "at", "inertia", "to", "step"};
+static const char *const inner_words[] = {
+    "mass", "at", "inertia", "to", "step", "in",
+    /* reserved for the statements of MODEL-FORMAT 1.1 (events, contact, URDF) */
+    "when", "stop", "contact", "plane", "restitution", "friction", "static", "import",
+    "quaternion"};
 
 /* Names with a fixed meaning, and what it is. T V D L may be assigned. */
 static const struct {
@@ -757,6 +761,42 @@ static bool draw_stmt(parser *P, lang_stmt *st) {
   return st->u.draw.v != NULL;
 }
 
+/* spring P Q: k, l0 / spring q: k, q0 / damper P Q: c / damper q: c. The
+ * number of values is checked here, the names by the semantic pass. */
+static bool element_stmt(parser *P, lang_stmt *st) {
+  bool spring = st->kind == LANG_STMT_SPRING;
+  const char *usage = spring ? "spring P Q: k, l0 or spring q: k, q0" : "damper P Q: c or damper q: c";
+  if (!ident(P, "a point or coordinate name", &st->u.element.a)) return false;
+  if (P->tok.kind == LANG_TK_NAME && !ident(P, "a point name", &st->u.element.b)) return false;
+  if (!accept(P, ':'))
+    return expected(P, usage, "':' after '%.40s'",
+                    (st->u.element.b.text ? st->u.element.b : st->u.element.a).text), false;
+  if (!(st->u.element.k = expr(P))) return false;
+  if (spring) {
+    const char *rest = st->u.element.b.text ? "rest length" : "rest value";
+    if (!accept(P, ','))
+      return expected(P, usage, "',' and the %s after the stiffness", rest), false;
+    if (!(st->u.element.x0 = expr(P))) return false;
+  }
+  if (is_punct(P, ','))
+    return fail_at(P, P->tok.line, P->tok.col, usage, "%s takes %s", spring ? "a spring" : "a damper",
+                   spring ? "two values (stiffness, rest length)" : "one value (its coefficient)"),
+           false;
+  return true;
+}
+
+/* output name = expr [in frame] */
+static bool output_stmt(parser *P, lang_stmt *st) {
+  static const char usage[] = "output h = dot(pos(P), N.y), or output r = pos(P) in N";
+  if (!declared(P, "an output name", false, &st->u.output.name)) return false;
+  if (!accept(P, '='))
+    return expected(P, usage, "'=' after '%.40s'", st->u.output.name.text), false;
+  if (!(st->u.output.value = expr(P))) return false;
+  if (!is_word(P, "in")) return true;
+  next(P);
+  return ident(P, "a frame name", &st->u.output.frame);
+}
+
 /* ---- statements: dispatch ------------------------------------------------------- */
 typedef bool (*stmt_parser)(parser *, lang_stmt *);
 
@@ -771,7 +811,8 @@ static const stmt_parser body_of[LANG_STMT_COUNT] = {
     [LANG_STMT_SPEEDS] = names_stmt,          [LANG_STMT_KINEMATICS] = kinematics_stmt,
     [LANG_STMT_DEPENDENT] = names_stmt,
     [LANG_STMT_INITIAL] = initial_stmt,       [LANG_STMT_SIMULATE] = simulate_stmt,
-    [LANG_STMT_DRAW] = draw_stmt};
+    [LANG_STMT_DRAW] = draw_stmt,             [LANG_STMT_OUTPUT] = output_stmt,
+    [LANG_STMT_SPRING] = element_stmt,        [LANG_STMT_DAMPER] = element_stmt};
 
 static const char stmt_hint[] =
     "a statement starts with a keyword such as 'frame', or assigns a name: r = ...";

@@ -164,12 +164,16 @@ static lang_model *model_new(const char *file) {
   return m;
 }
 
+/* Outputs come last, whatever their place: they see the whole model (its
+ * masses, constraints and energies). */
 static lg_status run_statements(sema *S, const lang_program *prog) {
-  for (const lang_stmt *st = prog->first; st; st = st->next) {
-    lg_status s = sema_statement(S, st);
-    if (s != LG_OK || S->diag->status != LG_OK)
-      return S->diag->status != LG_OK ? S->diag->status : s;
-  }
+  for (int pass = 0; pass < 2; pass++)
+    for (const lang_stmt *st = prog->first; st; st = st->next) {
+      if ((st->kind == LANG_STMT_OUTPUT) != (pass == 1)) continue;
+      lg_status s = sema_statement(S, st);
+      if (s != LG_OK || S->diag->status != LG_OK)
+        return S->diag->status != LG_OK ? S->diag->status : s;
+    }
   if (!lang_model_fit(S->out, mech_ncoords(S->m))) return LG_ERR_NOMEM;
   return LG_OK;
 }

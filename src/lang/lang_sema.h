@@ -67,6 +67,7 @@ typedef struct sema {
   sema_rule rule;          /* for the expression being evaluated ... */
   const char *rule_what;   /* ... which is this ("the kinetic energy T") */
   int oom;                 /* an allocation failed (the status is out of memory) */
+  int in_output;           /* evaluating an output: T, V, lamK, momentum() ... allowed */
 } sema;
 
 /* The names a model declared, kept after loading (lang.h): the entries
@@ -119,6 +120,15 @@ lg_status sema_constraint(sema *S, const lang_stmt *st);
 lg_status sema_kinematics(sema *S, const lang_stmt *st);
 lg_status sema_initial(sema *S, const lang_stmt *st);
 lg_status sema_simulate(sema *S, const lang_stmt *st);
+/* output NAME = EXPR [in FRAME] (lang_sema_out.c); run after every other
+ * statement. The output-only names and functions: */
+lg_status sema_output(sema *S, const lang_stmt *st);
+/* T, V or lamK in an output: *ok 1 and the atom; *ok 0 when name is none
+ * of them (the value then unset); an error when used outside an output. */
+sema_val sema_output_name(sema *S, const char *name, int line, int col, int *ok);
+/* momentum(), angmom(P), mass_center() */
+sema_val sema_output_call(sema *S, const lang_expr *e);
+
 /* sym_atom_value_fn: a parameter's default value (ud is the sema). */
 int sema_param_default(void *ud, const sym_node *atom, double *out);
 

@@ -63,6 +63,9 @@ sema_val sema_call(sema *S, const lang_expr *e) {
   case LANG_FN_ANGVEL:
     fr = sema_frame(S, e->u.call.args[0], "the argument");
     return fr < 0 ? failed() : vector_result(mech_frame_angvel(S->m, fr));
+  case LANG_FN_MOMENTUM:
+  case LANG_FN_ANGMOM:
+  case LANG_FN_MASS_CENTER: return sema_output_call(S, e);
   default:
     return sema_fail(S, e->line, e->col, "%s() orients a frame: it may only appear as "
                      "'frame NAME = %s(...)'", lang_func_name(f), lang_func_name(f));

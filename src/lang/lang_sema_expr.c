@@ -43,7 +43,11 @@ static sema_val name_value(sema *S, const char *name, int line, int col) {
   if (strcmp(name, "t") == 0) return scalar_val(sym_time(S->c));
   if (strcmp(name, "pi") == 0) return scalar_val(sym_pi(S->c));
   sema_entry *en = sema_lookup(S, name);
-  if (!en) return sema_unknown(S, name, line, col);
+  if (!en) {
+    int special = 0;
+    sema_val v = sema_output_name(S, name, line, col, &special);
+    return special ? v : sema_unknown(S, name, line, col);
+  }
   switch (en->kind) {
   case SEMA_COORD: return scalar_val(mech_coord(S->m, (size_t)en->index, 0));
   case SEMA_PARAM: return scalar_val(mech_param(S->m, (size_t)en->index));

@@ -434,6 +434,76 @@ static lg_status torque(sema *S, const lang_stmt *st) {
   return LG_OK;
 }
 
+/* ---- force elements: spring and damper ------------------------------------------------ */
+/* The element's first name, and its second when written: two distinct
+ * points, or one coordinate. *pq gets the scalar the element acts on:
+ * |PQ| or the coordinate. */
+static int element_target(sema *S, const lang_stmt *st, const char *what, const sym_node **x) {
+  const lang_ident *a = &st->u.element.a, *b = &st->u.element.b;
+  sema_entry *ea = sema_lookup(S, a->text), *eb;
+  if (!ea) return sema_unknown(S, a->text, a->line, a->col), 0;
+  if (!b->text) {
+    if (ea->kind == SEMA_COORD) {
+      *x = mech_coord(S->m, (size_t)ea->index, 0);
+      return 1;
+    }
+    sema_fail(S, a->line, a->col, "a %s acts on a coordinate or between two points; '%s' is "
+              "not a coordinate", what, a->text);
+    if (ea->kind == SEMA_POINT)
+      lg_diag_hint(S->diag, "name the second point: %s %s Q: ...", what, a->text);
+    return 0;
+  }
+  if (!(eb = sema_lookup(S, b->text))) return sema_unknown(S, b->text, b->line, b->col), 0;
+  if (ea->kind != SEMA_POINT || eb->kind != SEMA_POINT) {
+    const lang_ident *bad = ea->kind != SEMA_POINT ? a : b;
+    sema_fail(S, bad->line, bad->col, "a %s between two names joins points; '%s' is not a "
+              "point", what, bad->text);
+    if (ea->kind == SEMA_COORD) lg_diag_hint(S->diag, "on a coordinate: %s %s: ...", what, a->text);
+    return 0;
+  }
+  if (ea->index == eb->index) {
+    sema_fail(S, b->line, b->col, "a %s joins two different points, not '%s' to itself", what,
+              b->text);
+    return 0;
+  }
+  *x = mech_vec_norm(S->m, mech_vec_sub(S->m, mech_point_pos(S->m, eb->index),
+                                        mech_point_pos(S->m, ea->index)));
+  return *x != NULL || (sema_nomem(S), 0);
+}
+
+/* spring: V += k/2 (x - x0)^2, x = |PQ| or q */
+static lg_status spring(sema *S, const lang_stmt *st) {
+  sym_ctx *c = S->c;
+  const sym_node *x, *k, *x0;
+  S->rule_what = "a spring's stiffness";
+  if (!element_target(S, st, "spring", &x) ||
+      !(k = sema_scalar(S, st->u.element.k, "a spring's stiffness")))
+    return LG_ERR_MODEL;
+  S->rule_what = st->u.element.b.text ? "a spring's rest length" : "a spring's rest value";
+  if (!(x0 = sema_scalar(S, st->u.element.x0, S->rule_what)) || !no_lagrangian(S, st, "a spring"))
+    return LG_ERR_MODEL;
+  const sym_node *v = sym_mul(c, sym_div(c, k, sym_int(c, 2)),
+                              sym_pow(c, sym_sub(c, x, x0), sym_int(c, 2)));
+  if (!v) return sema_nomem(S), LG_ERR_NOMEM;
+  mech_add_V(S->m, v);
+  return LG_OK;
+}
+
+/* damper: D += c/2 (dx/dt)^2, x = |PQ| or q */
+static lg_status damper(sema *S, const lang_stmt *st) {
+  sym_ctx *c = S->c;
+  const sym_node *x, *k;
+  S->rule_what = "a damper's coefficient";
+  if (!element_target(S, st, "damper", &x) ||
+      !(k = sema_scalar(S, st->u.element.k, "a damper's coefficient")))
+    return LG_ERR_MODEL;
+  const sym_node *d = sym_mul(c, sym_div(c, k, sym_int(c, 2)),
+                              sym_pow(c, sym_dt(c, x), sym_int(c, 2)));
+  if (!d) return sema_nomem(S), LG_ERR_NOMEM;
+  mech_add_D(S->m, d);
+  return LG_OK;
+}
+
 /* ---- draw (the animation) -------------------------------------------------------------- */
 static lg_status draw(sema *S, const lang_stmt *st) {
   lang_model *lm = S->out;
@@ -498,6 +568,9 @@ lg_status sema_statement(sema *S, const lang_stmt *st) {
   case LANG_STMT_INITIAL: return sema_initial(S, st);
   case LANG_STMT_SIMULATE: return sema_simulate(S, st);
   case LANG_STMT_DRAW: return draw(S, st);
+  case LANG_STMT_SPRING: return spring(S, st);
+  case LANG_STMT_DAMPER: return damper(S, st);
+  case LANG_STMT_OUTPUT: return sema_output(S, st);
   default: return LG_OK;
   }
 }

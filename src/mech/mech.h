@@ -164,6 +164,39 @@ int mech_frame_rotation(mech_model *m, int frame, const sym_node **res);
  * gravity); 0 on OOM. */
 int mech_gravity_inertial(mech_model *m, const sym_node **res);
 
+/* ---- outputs and the system's totals (mech_output.c) ---------------------------------
+ * Outputs are named scalar expressions evaluated on the motion (a vector
+ * output is stored as three scalars NAME_x, NAME_y, NAME_z). Besides what a
+ * model expression holds, they may use the accelerations q'', the
+ * multipliers (mech_multiplier_symbol: the same atoms as mech_eom.lam) and
+ * the energies (mech_energy_symbol: substituted by e->T, e->V when
+ * compiled). */
+int mech_add_output(mech_model *m, const char *name, const sym_node *e, int line, int col);
+size_t mech_noutputs(const mech_model *m);
+const char *mech_output_name(const mech_model *m, size_t i);
+const sym_node *mech_output_expr(const mech_model *m, size_t i);
+void mech_output_pos(const mech_model *m, size_t i, int *line, int *col);
+/* res[mech_noutputs]: the outputs with T and V replaced by e's and the
+ * speeds (and their rates) by their values in q' (mech_speed_values):
+ * expressions of t, q, q', q'', e's multipliers, parameters and inputs. */
+struct mech_eom;
+lg_status mech_outputs_in(mech_model *m, const struct mech_eom *e, const char *file,
+                          const sym_node **res, lg_diag *diag);
+/* lam<r+1>, the atom mech_derive_lagrange names the r-th multiplier. */
+const sym_node *mech_multiplier_symbol(mech_model *m, size_t r);
+/* The atom standing for T (which 'T') or V (which 'V') in an output. */
+const sym_node *mech_energy_symbol(mech_model *m, char which);
+/* The number of constraint rows written so far. */
+size_t mech_nrows(const mech_model *m);
+/* The particles' and bodies' total mass (0 without any). */
+const sym_node *mech_total_mass(mech_model *m);
+/* Linear momentum sum m_i v_i (v absolute, in the inertial frame). */
+mech_vec mech_momentum(mech_model *m);
+/* Angular momentum about point p: sum r_p->i x m_i v_i + each body's I w. */
+mech_vec mech_angmom(mech_model *m, int point);
+/* sum m_i r_i / total mass (from the origin); total must not be 0. */
+mech_vec mech_mass_center(mech_model *m);
+
 /* ---- numeric parameter values ------------------------------------------------------ */
 /* name=value overrides (--set) for parameters and inputs */
 typedef struct mech_setting {

@@ -35,6 +35,9 @@ typedef struct mech_row { const sym_node *e; int line, col; } mech_row;
 /* A speed the model declares dependent (Kane's method), and where. */
 typedef struct mech_dep_decl { int speed; int line, col; } mech_dep_decl;
 
+/* A named output (mech_output.c): a scalar evaluated on the motion. */
+typedef struct mech_output { const char *name; const sym_node *e; int line, col; } mech_output;
+
 /* A growable array of T (elements, count, capacity). */
 #define MECH_ARRAY(T) struct { T *v; size_t n, cap; }
 
@@ -60,6 +63,7 @@ struct mech_model {
   MECH_ARRAY(mech_dep_decl) dependent; /* speeds the model names dependent */
   MECH_ARRAY(mech_row) kinematics;
   MECH_ARRAY(mech_dcm) dcms;
+  MECH_ARRAY(mech_output) outputs;
   int *dcm_index;          /* [to * dcm_dim + from] -> index in dcms + 1 */
   size_t dcm_dim;
   const sym_node *T, *V, *D, *L;

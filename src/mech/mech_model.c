@@ -31,6 +31,7 @@ void mech_model_free(mech_model *m) {
   lg_free(m->dependent.v);
   lg_free(m->kinematics.v);
   lg_free(m->dcms.v);
+  lg_free(m->outputs.v);
   lg_free(m->dcm_index);
   lg_arena_free(&m->arena);
   lg_free(m);

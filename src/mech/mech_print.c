@@ -529,6 +529,23 @@ static void lagrange_equations(writer *w, const mech_eom *e, sym_ctx *c) {
   lg_free(rhs);
 }
 
+/* Kane's generalized active forces F_r (the forcing F) and inertia forces
+ * F*_r = -(M u' + C), so that F_r + F*_r = 0 (SymPy's KanesMethod:
+ * kanes_equations returns (fr, frstar)). JSON only ("Fr", "Frstar"). */
+static void kane_forces(writer *w, const mech_kane *k) {
+  sym_ctx *c = w->ctx;
+  const sym_node **fs = lg_malloc((k->p + 1) * sizeof *fs), **t = lg_malloc((k->p + 2) * sizeof *t);
+  vector(w, "Fr", k->F, k->p);
+  for (size_t r = 0; fs && t && r < k->p; r++) {
+    for (size_t j = 0; j < k->p; j++) t[j] = sym_mul(c, SYM_AT(k->M, r, j), k->ud[j]);
+    t[k->p] = k->C[r];
+    fs[r] = sym_neg(c, sym_addv(c, k->p + 1, t));
+  }
+  if (fs && t) vector(w, "Frstar", fs, k->p);
+  lg_free(fs);
+  lg_free(t);
+}
+
 /* Kane's method: speeds, kinematics, M u' + C = F, full state form. */
 static void write_kane(writer *w, const mech_eom *e, const mech_kane *k) {
   lg_str *o = w->out;
@@ -544,6 +561,7 @@ static void write_kane(writer *w, const mech_eom *e, const mech_kane *k) {
   vector(w, "forcing", k->F, k->p);
   matrix(w, "mass_matrix_full", k->mass_matrix_full);
   vector(w, "forcing_full", k->forcing_full, k->n + k->p);
+  if (w->fmt == MECH_FMT_JSON) kane_forces(w, k);
   vector(w, "momenta", e->p, e->n);
   scalar(w, "T", e->T);
   scalar(w, "V", e->V);

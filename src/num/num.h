@@ -161,6 +161,28 @@ double num_aux_event(const num_aux *a, num_aux_work *w, double t, const double *
 /* "conservative: W = 0" or "work by dissipation D, ..." */
 void num_aux_describe(const num_aux *a, char *buf, size_t size);
 
+/* ---- outputs (num_outputs.c) ----------------------------------------------------------
+ * The model's outputs (mech_noutputs, in order) as one tape over
+ * [t, q (n), q' (n), params (np), q'' (n), lam (m)] (n, m: e's), with T and
+ * V replaced by e's, speeds by their values in q' (mech_speed_values) and
+ * inputs by their laws or settings. The caller solves q'' and lam at the
+ * state. Immutable after the build. */
+typedef struct num_outputs {
+  size_t n, m, np, nout, nin;
+  sym_tape *tape;          /* NULL when nout is 0 */
+} num_outputs;
+
+/* file names the model in diagnostics (an output that cannot be evaluated:
+ * its line:col). */
+lg_status num_outputs_build(mech_model *mm, const mech_eom *e, const char *file,
+                            const num_setting *set, size_t nset, num_outputs **out,
+                            lg_diag *diag);
+void num_outputs_free(num_outputs *o);
+/* Scratch doubles num_outputs_eval needs (slots). */
+size_t num_outputs_work_size(const num_outputs *o);
+/* res[nout] from in[nin] (the layout above); work: num_outputs_work_size. */
+void num_outputs_eval(const num_outputs *o, const double *in, double *res, double *work);
+
 /* ---- the geometry (num_scene.c) -------------------------------------------------------
  * Every point's position and every body's orientation in the inertial
  * frame at (t, q), from one tape over [t, q, params]. Outputs: 3 per point
