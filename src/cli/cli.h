@@ -6,6 +6,7 @@
 
 #include "cg.h"
 #include "lang.h"
+#include "cli_outfile.h"
 #include "lg_base.h"
 #include "num.h"
 
