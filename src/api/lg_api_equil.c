@@ -88,6 +88,34 @@ static int depends_on_t(const lg_system *s) {
   return 0;
 }
 
+/* The equilibrium conditions (M, f, J, gc at q' = 0) at points of the box
+ * and at the points found change with t: the symbolic test above sees
+ * t, but identities (a frame turning at w t: cos(w t)^2 + sin(w t)^2)
+ * can leave the equations independent of it. */
+static int changes_with_t(const num_system *ns, num_work *w, double t, const double *lo,
+                          const double *hi, const double *found, size_t count, double *q,
+                          double *qd, double *ref) {
+  static const double dt[] = {0.7310585786300049, 2.1130000000000004, 5.4, 13.37};
+  static const double at[] = {0.5, 0.2113248654051871, 0.7886751345948129};
+  size_t n = ns->n, len = ns->o_C - ns->o_M;
+  memset(qd, 0, n * sizeof *qd);
+  for (size_t k = 0; k < count + 3; k++) {
+    for (size_t j = 0; j < n; j++)
+      q[j] = k < count ? found[k * n + j]
+                       : lo[j] + (hi[j] - lo[j]) * at[(k - count + j) % 3];
+    num_evaluate_dynamics(ns, w, t, q, qd);
+    memcpy(ref, w->out + ns->o_M, len * sizeof *ref);
+    for (size_t i = 0; i < sizeof dt / sizeof *dt; i++) {
+      num_evaluate_dynamics(ns, w, t + dt[i], q, qd);
+      for (size_t c = 0; c < len; c++) {
+        double a = ref[c], b = w->out[ns->o_M + c];
+        if (!(fabs(a - b) <= 1e-10 * (1 + fabs(a) + fabs(b)))) return 1;
+      }
+    }
+  }
+  return 0;
+}
+
 /* Points in order of their coordinates (a few: insertion sort). */
 static void sort_points(size_t *order, size_t count, const double *q, size_t n) {
   for (size_t i = 0; i < count; i++) order[i] = i;
@@ -155,6 +183,15 @@ static lg_status search(const lg_system *s, const lg_equilibria_options *o, cons
   num_equil_opts eo = {o->t, lo, hi, isfree, angle, o->starts};
   num_equil_found found = {0};
   if (st == LG_OK) st = num_equilibria(&L, &w, &eo, &found, d);
+  if (st == LG_OK && b->pub.time_dependent) {
+    size_t len = ns.o_C - ns.o_M;
+    double *tmp = lg_malloc((2 * n + len + 1) * sizeof *tmp);
+    if (!tmp) st = LG_ERR_NOMEM;
+    else
+      b->pub.time_dependent = changes_with_t(&ns, &w, o->t, lo, hi, found.q, found.count, tmp,
+                                             qd, tmp + n);
+    lg_free(tmp);
+  }
   size_t count = st == LG_OK ? found.count : 0, nx2 = 2 * n;
   size_t per = n + 2 * nx2 + n * n;
   b->mem = lg_calloc(2 * n + count * per + 1, sizeof *b->mem);

@@ -187,13 +187,17 @@ static void text_point(lg_str *o, const report *R) {
   }
   lg_str_putc(o, '\n');
   if (!ndq) return;
-  lg_str_puts(o, "  branch: the dependent coordinates were solved from the guess");
+  lg_str_puts(o, "  branch:");
+  for (size_t j = 0, k = 0; j < n; j++)
+    if (r->dep_q[j]) lg_str_printf(o, "%s%s", k++ ? ", " : " ", names[j]);
+  lg_str_puts(o, " solved by Newton's method from");
   for (size_t j = 0, k = 0; j < n; j++) {
     if (!r->dep_q[j]) continue;
     lg_str_printf(o, "%s%s = ", k++ ? ", " : " ", names[j]);
     num(o, r->guess[j]);
   }
-  lg_str_puts(o, " (the assembly nearest to it; another guess can give another)\n");
+  lg_str_puts(o, " (--at, else the model's initial values): the assembly nearest that "
+                 "guess\n");
 }
 
 static void write_text(lg_str *o, const report *R) {
