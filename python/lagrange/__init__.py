@@ -125,20 +125,23 @@ def _name(k, what):
     return k
 
 
-def load(path, method="lagrange"):
+def load(path, method="lagrange", set=None):
     """Load, check and derive the model file at `path` (a str, bytes or
-    os.PathLike; method "lagrange" or "kane"); returns a Model. Raises
-    ModelError for a bad model, OSError when the file cannot be read,
-    ValueError for a path with a NUL byte."""
+    os.PathLike; method "lagrange" or "kane"); returns a Model. `set`: a
+    dict {name: value} of parameter and input values that replace the
+    model's, as the command's --set NAME=VALUE (an input becomes that
+    constant). Raises ModelError for a bad model, OSError when the file
+    cannot be read, ValueError for a path with a NUL byte or a `set` name
+    the model does not have."""
     diag = _lib.Diag()
     mp = ctypes.c_void_p()
     meth = _method(method)
     _check(lib.lg_model_load_file(_c_path(path, "path"), ctypes.byref(mp),
                                   ctypes.byref(diag)), diag)
-    return Model._derive(mp, meth)
+    return Model._derive(mp, meth, set)
 
 
-def loads(text, name="<string>", method="lagrange"):
+def loads(text, name="<string>", method="lagrange", set=None):
     """Like load, from the model's text (str or bytes); `name` is what
     diagnostics call it (a str, bytes or os.PathLike, as for load)."""
     diag = _lib.Diag()
@@ -153,7 +156,7 @@ def loads(text, name="<string>", method="lagrange"):
         raise TypeError("text must be a str or bytes, not %s" % type(text).__name__)
     _check(lib.lg_model_load_string(cname, data, len(data), ctypes.byref(mp),
                                     ctypes.byref(diag)), diag)
-    return Model._derive(mp, meth)
+    return Model._derive(mp, meth, set)
 
 
 class Simulation(dict):
@@ -207,13 +210,19 @@ class Model(_eval.Core):
 
     Attributes: coordinates (names), parameters ({name: default}, NaN
     where the model gives none), inputs (names), method, n (coordinates),
-    m (constraint rows, one multiplier each), closed."""
+    m (constraint rows, one multiplier each), speeds (Kane's independent
+    speeds when its state is [q; u], else empty), closed."""
 
     @classmethod
-    def _derive(cls, mp, meth):
+    def _derive(cls, mp, meth, settings=None):
         diag = _lib.Diag()
         sp = ctypes.c_void_p()
         try:
+            for k, v in (settings or {}).items():
+                st = lib.lg_model_set(mp, _name(k, "set").encode(), float(v),
+                                      ctypes.byref(diag))
+                if st != 0:
+                    raise ValueError(diag.message.decode(errors="replace"))
             _check(lib.lg_derive(mp, meth, ctypes.byref(sp), ctypes.byref(diag)), diag)
         finally:
             lib.lg_model_free(mp)
@@ -233,6 +242,8 @@ class Model(_eval.Core):
         self.parameters = dict(zip(names, (float(v) for v in vals)))
         self._pindex = {k: i for i, k in enumerate(names)}
         self.inputs = [lib.lg_input_name(sp, i).decode() for i in range(lib.lg_ninputs(sp))]
+        # Kane's independent speeds when its state is [q; u] (else empty)
+        self.speeds = [lib.lg_speed_name(sp, i).decode() for i in range(lib.lg_nu(sp))]
         self._bind(owner, self.n, self.m, np_, lib.lg_eval_record_size(sp))
         return self
 

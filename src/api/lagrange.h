@@ -120,6 +120,18 @@ LAGRANGE_API const char *lg_model_name(const lg_model *m);
 LAGRANGE_API size_t lg_model_nnotes(const lg_model *m);
 LAGRANGE_API const char *lg_model_note(const lg_model *m, size_t i);
 
+/* A parameter's or an input's value (`lagrange --set NAME=VALUE`), used by
+ * every later lg_derive of the model: a parameter's value replaces the
+ * model's (values that use it follow), an input becomes that constant.
+ * Setting a name again replaces the value. LG_ERR_USAGE when the model
+ * has no parameter or input called `name`. */
+LAGRANGE_API lg_status lg_model_set(lg_model *m, const char *name, double value,
+                                    lg_diag *diag);
+/* The model's coordinates before deriving (to read a state given by
+ * name): their number and names in declaration order (NULL past the end). */
+LAGRANGE_API size_t lg_model_nq(const lg_model *m);
+LAGRANGE_API const char *lg_model_coordinate_name(const lg_model *m, size_t i);
+
 /* Derive the equations of motion by Lagrange's method (with multipliers
  * for the constraints) or Kane's, and compile them for evaluation. The
  * system does not refer to the model: the model may be freed afterwards.
@@ -128,6 +140,32 @@ LAGRANGE_API lg_status lg_derive(const lg_model *m, lg_method method, lg_system 
                                  lg_diag *diag);
 LAGRANGE_API void lg_system_free(lg_system *s);
 
+/* How to derive (lg_derive_with). Initialize with lg_derive_options_default,
+ * which sets `size`, then change fields: a program built against an older
+ * header passes its smaller struct and gets the defaults for the rest. */
+typedef struct lg_derive_options {
+  size_t size;            /* sizeof(lg_derive_options) */
+  lg_method method;       /* LG_LAGRANGE (default) or LG_KANE */
+  /* Kane's method picks its dependent speeds by pivoting at a state: the
+   * model's initial state, or with at_state nonzero (t, q, qd) (q or qd
+   * NULL: the model's initial values), as `eval --state` does. */
+  int at_state;
+  double t;
+  const double *q, *qd;   /* nq each; read during the call only */
+  /* Nonzero: compile nothing numeric now; the first evaluation does it
+   * (under the system's lock), and lg_print and lg_codegen never pay for
+   * it (the command's eom and codegen). Errors of that compilation are
+   * reported by every evaluation then. */
+  int lazy;
+} lg_derive_options;
+
+/* Defaults: Lagrange's method, pivoting at the initial state, compiled now. */
+LAGRANGE_API void lg_derive_options_default(lg_derive_options *o);
+/* lg_derive with options (o from lg_derive_options_default; NULL or a
+ * size of 0 is LG_ERR_USAGE). */
+LAGRANGE_API lg_status lg_derive_with(const lg_model *m, const lg_derive_options *o,
+                                      lg_system **out, lg_diag *diag);
+
 LAGRANGE_API lg_method lg_system_method(const lg_system *s);
 LAGRANGE_API size_t lg_nq(const lg_system *s);   /* coordinates */
 LAGRANGE_API size_t lg_nc(const lg_system *s);   /* constraint rows (multipliers) */
@@ -135,6 +173,13 @@ LAGRANGE_API size_t lg_np(const lg_system *s);   /* parameters */
 /* Names in declaration order; NULL when i is out of range. */
 LAGRANGE_API const char *lg_coordinate_name(const lg_system *s, size_t i);
 LAGRANGE_API const char *lg_parameter_name(const lg_system *s, size_t i);
+/* Kane's method with speeds of its own (a `speeds` statement, or
+ * dependent speeds from constraints): 1 when its state is [q; u] with the
+ * independent speeds u, not [q; q']; 0 otherwise (and under Lagrange's). */
+LAGRANGE_API int lg_kane_own_state(const lg_system *s);
+/* The independent speeds of that state (0 and NULL when there is none). */
+LAGRANGE_API size_t lg_nu(const lg_system *s);
+LAGRANGE_API const char *lg_speed_name(const lg_system *s, size_t i);
 /* p[np]: the model's values, in declaration order (NaN for a parameter
  * the model gives no value). */
 LAGRANGE_API void lg_default_params(const lg_system *s, double *p);
@@ -357,6 +402,49 @@ LAGRANGE_API lg_status lg_codegen(const lg_system *s, lg_code_lang lang, const c
 LAGRANGE_API lg_status lg_codegen_functions(const lg_system *s, lg_code_lang lang,
                                             const char *name, const char *functions,
                                             char **source, char **header, lg_diag *diag);
+
+/* All of codegen's choices (lg_codegen_with). Initialize with
+ * lg_codegen_options_default (C, every function but rhs_recursive, name
+ * "model", header NAME.h), which sets `size`. */
+typedef struct lg_codegen_options {
+  size_t size;              /* sizeof(lg_codegen_options) */
+  lg_code_lang lang;
+  const char *name;         /* identifier prefix (lg_codegen_name_ok); NULL: "model" */
+  const char *functions;    /* as lg_codegen_functions; NULL: all but rhs_recursive */
+  const char *header_name;  /* the file the C source includes; NULL: "NAME.h".
+                               It must be spellable in an #include line
+                               (lg_codegen_header_name_ok) */
+} lg_codegen_options;
+LAGRANGE_API void lg_codegen_options_default(lg_codegen_options *o);
+
+/* The size of what was written: operations after common-subexpression
+ * elimination of the functions counted (mass_matrix_full, forcing_full,
+ * rhs without its solve, energy, constraints, rhs_recursive with its
+ * solve), those written only, in that order. */
+typedef struct lg_codegen_stats {
+  size_t n;
+  struct {
+    const char *function;   /* a static string */
+    size_t operations;
+  } count[8];
+} lg_codegen_stats;
+
+/* lg_codegen_functions with every option, and the statistics (stats may
+ * be NULL). LG_ERR_USAGE for options out of range, naming the field. */
+LAGRANGE_API lg_status lg_codegen_with(const lg_system *s, const lg_codegen_options *o,
+                                       char **source, char **header, lg_codegen_stats *stats,
+                                       lg_diag *diag);
+/* Checks of codegen's options that need no system, for a front end that
+ * refuses bad usage before loading a model: a function list
+ * (LG_ERR_USAGE naming the unknown or inapplicable name, as
+ * lg_codegen_with would), a C identifier, a header name. */
+LAGRANGE_API lg_status lg_codegen_check_functions(const char *functions, lg_code_lang lang,
+                                                  lg_method method, lg_diag *diag);
+LAGRANGE_API int lg_codegen_name_ok(const char *name);
+LAGRANGE_API int lg_codegen_header_name_ok(const char *name);
+/* The identifier codegen names a model's code after ("dir/my-model.lag"
+ * -> "my_model"); free with lg_string_free. NULL when out of memory. */
+LAGRANGE_API char *lg_codegen_default_name(const char *model_path);
 
 /* ---- linearize and equilibria ---- */
 /* Where and how lg_linearize_format linearizes. Initialize with

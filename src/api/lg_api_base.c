@@ -72,7 +72,8 @@ lg_status api_end(api_call *c, lg_status st, const char *file, int line, int col
 lg_status api_params(const lg_system *s, const double *p, const double **out,
                      lg_diag *d) {
   *out = p ? p : s->defaults;
-  if (p) return LG_OK;
+  lg_status st = api_ready(s, d);
+  if (st != LG_OK || p) return st;
   size_t np = mech_nparams(s->lm->mech);
   for (size_t i = 0; i < np; i++)
     if (isnan(s->defaults[i])) {

@@ -145,7 +145,7 @@ typedef struct search_mem {
 
 static lg_status search(const lg_system *s, const lg_equilibria_options *o, const double *par,
                         equil_block *b, lg_diag *d) {
-  size_t n = s->num->n;
+  size_t n = s->nq;
   const num_lin *L0 = NULL;
   lg_status st = api_lin_compiled(s, &L0, d);
   if (st != LG_OK) return st;
@@ -176,7 +176,7 @@ static lg_status search(const lg_system *s, const lg_equilibria_options *o, cons
     if (o->hi && !isnan(o->hi[j])) hi[j] = o->hi[j];
     if (!(lo[j] < hi[j]) || !isfinite(lo[j]) || !isfinite(hi[j])) {
       lg_diag_set(d, LG_ERR_USAGE, s->lm->file, 0, 0, "the box of %s is empty or not finite "
-                  "(`lo` must be below `hi`)", s->num->coord_names[j]);
+                  "(`lo` must be below `hi`)", lg_coordinate_name(s, j));
       st = LG_ERR_USAGE;
     }
   }
@@ -292,11 +292,11 @@ static void family(lg_str *o, const lg_system *s, int json, const lg_equilibrium
       if (x == 0) continue;
       lg_str_puts(o, k++ ? ", " : "");
       if (json) {
-        lg_str_json(o, s->num->coord_names[j]);
+        lg_str_json(o, lg_coordinate_name(s, j));
         lg_str_puts(o, ": ");
         api_json_number(o, x);
       } else {
-        lg_str_printf(o, "%s = %s", s->num->coord_names[j], lg_fmt_double(b, x));
+        lg_str_printf(o, "%s = %s", lg_coordinate_name(s, j), lg_fmt_double(b, x));
       }
     }
     lg_str_putc(o, json ? '}' : ')');
@@ -328,7 +328,7 @@ static void report_one(lg_str *o, const lg_system *s, int json, const lg_equilib
   } else {
     lg_str_puts(o, " ");
     for (size_t j = 0; j < n; j++)
-      lg_str_printf(o, "%s%s = %s", j ? ", " : " ", s->num->coord_names[j],
+      lg_str_printf(o, "%s%s = %s", j ? ", " : " ", lg_coordinate_name(s, j),
                     lg_fmt_double(b, p->q[j]));
     lg_str_printf(o, ": %s\n    eigenvalues:", p->stability);
     for (size_t i = 0; i < nx; i++)
@@ -345,7 +345,7 @@ static void header(lg_str *o, const lg_system *s, int json, const lg_equilibria_
     lg_str_puts(o, "{\n  \"coordinates\": [");
     for (size_t j = 0; j < n; j++) {
       lg_str_puts(o, j ? ", " : "");
-      lg_str_json(o, s->num->coord_names[j]);
+      lg_str_json(o, lg_coordinate_name(s, j));
     }
     lg_str_puts(o, "],\n  \"free\": [");
   } else {
@@ -356,9 +356,9 @@ static void header(lg_str *o, const lg_system *s, int json, const lg_equilibria_
     if (!r->free[j]) continue;
     if (json) {
       lg_str_puts(o, any ? ", " : "");
-      lg_str_json(o, s->num->coord_names[j]);
+      lg_str_json(o, lg_coordinate_name(s, j));
     } else {
-      lg_str_printf(o, "%s%s", any ? ", " : " ", s->num->coord_names[j]);
+      lg_str_printf(o, "%s%s", any ? ", " : " ", lg_coordinate_name(s, j));
     }
     any = 1;
   }
@@ -371,7 +371,7 @@ lg_status lg_equilibria_format(const lg_system *s, const lg_equilibria_result *r
   api_call c;
   lg_diag *d = api_begin(&c, diag);
   if (out) *out = NULL;
-  if (!s || !r || !out || r->n != s->num->n ||
+  if (!s || !r || !out || r->n != s->nq ||
       (fmt != LG_FORMAT_TEXT && fmt != LG_FORMAT_JSON)) {
     lg_diag_set(d, LG_ERR_USAGE, s ? s->lm->file : NULL, 0, 0,
                 "lg_equilibria_format: a system, its lg_equilibria result, an output and "

@@ -13,8 +13,8 @@ static lg_status kane_accel(const lg_system *s, double t, const double *q, const
   num_kane_result r;
   lg_status st = num_kane_evaluator_run(s->kev, p, t, q, qd, NULL, 0, &r, d);
   if (st != LG_OK) return st;
-  memcpy(qdd, r.qdd, s->num->n * sizeof *qdd);
-  for (size_t k = 0; lam && k < s->num->m; k++) lam[k] = NAN;
+  memcpy(qdd, r.qdd, s->nq * sizeof *qdd);
+  for (size_t k = 0; lam && k < s->nc; k++) lam[k] = NAN;
   num_kane_result_free(&r);
   return LG_OK;
 }
@@ -38,7 +38,7 @@ static lg_status begin(const lg_system *s, size_t count, const double *q, const 
   if (st != LG_OK || !count) return st;
   *sc = api_scratch_take(s);
   if (!*sc) return LG_ERR_NOMEM;
-  memcpy((*sc)->w.in + 1 + 2 * s->num->n, par, s->num->np * sizeof *par);
+  memcpy((*sc)->w.in + 1 + 2 * s->nq, par, s->np * sizeof *par);
   (*sc)->par = par;
   return LG_OK;
 }
@@ -70,7 +70,7 @@ static void forms(const num_system *ns, const num_work *w, const double *qd,
  * caller wants only the forces: they are solved into sc->x. */
 static lg_status eval_one(const lg_system *s, api_scratch *sc, double t, const double *q,
                           const double *qd, const lg_eval_result *r, lg_diag *d) {
-  size_t n = s->num->n, m = s->num->m;
+  size_t n = s->nq, m = s->nc;
   double *x = sc->x;
   num_evaluate(s->num, &sc->w, t, q, qd);
   /* Kane's method has no multipliers: NaN, and so J^T lam */
@@ -129,7 +129,7 @@ static lg_eval_result record_at(size_t n, size_t m, double *rec) {
 
 size_t lg_eval_record_size(const lg_system *s) {
   if (!s) return 0;
-  size_t n = s->num->n, m = s->num->m, N = 2 * n + m;
+  size_t n = s->nq, m = s->nc, N = 2 * n + m;
   return 4 * n + 2 * m + n * (n + m) + N * N + N + 2;
 }
 
@@ -146,9 +146,9 @@ lg_status lg_eval_many(const lg_system *s, size_t count, const double *t, const 
   lg_diag *d = api_begin(&c, diag);
   api_scratch *sc;
   lg_status st = begin(s, count, q, qd, out, p, &sc, d);
-  size_t n = s ? s->num->n : 0, size = lg_eval_record_size(s);
+  size_t n = s ? s->nq : 0, size = lg_eval_record_size(s);
   for (size_t k = 0; st == LG_OK && k < count; k++) {
-    lg_eval_result r = record_at(n, s->num->m, out + k * size);
+    lg_eval_result r = record_at(n, s->nc, out + k * size);
     st = eval_one(s, sc, t ? t[k] : 0.0, q + k * n, qd + k * n, &r, d);
     if (st != LG_OK) name_state(d, k);
   }
@@ -163,7 +163,7 @@ lg_status lg_eval_accel_many(const lg_system *s, size_t count, const double *t,
   lg_diag *d = api_begin(&c, diag);
   api_scratch *sc;
   lg_status st = begin(s, count, q, qd, qdd, p, &sc, d);
-  size_t n = s ? s->num->n : 0, m = s ? s->num->m : 0;
+  size_t n = s ? s->nq : 0, m = s ? s->nc : 0;
   for (size_t k = 0; st == LG_OK && k < count; k++) {
     st = accel_one(s, sc, t ? t[k] : 0.0, q + k * n, qd + k * n, qdd + k * n,
                    lam ? lam + k * m : NULL, d);
@@ -175,12 +175,12 @@ lg_status lg_eval_accel_many(const lg_system *s, size_t count, const double *t,
 
 /* ---- packed: the fewest arguments ------------------------------------------------- */
 lg_status lg_eval_packed(const lg_system *s, const double *x, double *out) {
-  size_t n = s ? s->num->n : 0;
+  size_t n = s ? s->nq : 0;
   return lg_eval_many(s, 1, x, x ? x + 1 : NULL, x ? x + 1 + n : NULL, NULL, out, NULL);
 }
 
 lg_status lg_eval_accel_packed(const lg_system *s, const double *x, double *qdd) {
-  size_t n = s ? s->num->n : 0;
+  size_t n = s ? s->nq : 0;
   return lg_eval_accel_many(s, 1, x, x ? x + 1 : NULL, x ? x + 1 + n : NULL, NULL, qdd, NULL,
                             NULL);
 }

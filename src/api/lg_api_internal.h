@@ -23,6 +23,9 @@ struct lg_model {
   char *text;
   size_t len;
   lang_model *lm;        /* the checked model (notes, names) */
+  mech_setting *set;     /* lg_model_set's values (names owned), applied by
+                            every derive */
+  size_t nset;
 };
 
 /* Scratch for one evaluation of `num` (lg_api_scratch.c): the tape's
@@ -42,6 +45,14 @@ typedef struct api_pool api_pool;
  * beside these (simplification never changes equations in place). */
 struct lg_system {
   lg_method method;
+  size_t nq, nc, np;     /* known at derive, before anything is compiled */
+  mech_setting *dummy;   /* what every build is given: the model's
+                            lg_model_set values, then a stand-in value for
+                            each parameter without one (every evaluation
+                            passes the real values) */
+  size_t ndummy;
+  size_t nsettings;      /* the first nsettings of dummy are the model's
+                            (what codegen bakes in as defaults) */
   lang_model *lm;        /* owns the context everything below lives in */
   mech_eom *eom_raw;     /* Lagrange's equations as derived */
   mech_eom *eom;         /* collected (also for T, V, momenta) */
@@ -60,9 +71,12 @@ struct lg_system {
                             Jacobian, compiled on first use (lock) */
   num_kane_system *ks;   /* Kane's state [q; u], when kane_eom is NULL */
   num_aux *aux;          /* E and W over the simulated state */
-  mech_setting *dummy;   /* values for parameters without one: every
-                            evaluation passes the real values */
-  size_t ndummy;
+  /* Lazily derived systems (lg_derive_options.lazy) compile everything
+   * numeric on first evaluation (api_ready, under `lock`); `compiled` is
+   * read without the lock once set. */
+  _Atomic int compiled;
+  lg_status compile_status;
+  lg_diag compile_diag;  /* why compiling failed, repeated to every caller */
   double *defaults;      /* np, NaN where the model gives no value */
   int simplify_eom, simplify_kane; /* expand for printing, decided at derive */
   int printed;           /* print_eom and print_kane made (under the lock) */
@@ -85,8 +99,12 @@ lg_diag *api_begin(api_call *c, lg_diag *user);
  * text). */
 lg_status api_end(api_call *c, lg_status st, const char *file, int line, int col);
 
+/* The numeric objects of a lazily derived system, compiled now if they
+ * are not yet (every evaluation entry calls it first, through api_params). */
+lg_status api_ready(const lg_system *s, lg_diag *d);
+
 /* The parameter vector of a call: p, or the defaults (LG_ERR_USAGE when
- * one has no value). */
+ * one has no value). Compiles a lazy system first (api_ready). */
 lg_status api_params(const lg_system *s, const double *p, const double **out,
                      lg_diag *d);
 

@@ -32,7 +32,7 @@ static const mech_kane *kane_rates(const lg_system *s, int *iv) {
   const mech_kane *k = s->kane_raw;
   if (!k->default_speeds) return k;
   for (size_t i = 0; i < k->p; i++)
-    for (size_t j = 0; j < s->num->n; j++)
+    for (size_t j = 0; j < s->nq; j++)
       if (!strcmp(k->u[i]->v.name, mech_coord(s->lm->mech, j, 0)->v.name)) iv[j] = 1;
   return NULL;
 }
@@ -70,7 +70,7 @@ static lg_status check_given(const lg_system *s, const api_lin *r, const double 
 lg_status api_lin_run(const lg_system *s, double t, const double *q, const double *qd,
                       const double *par, const int *independent, int given, api_lin *r,
                       lg_diag *d) {
-  size_t n = s->num->n, nr = mech_ninputs(s->lm->mech), nx = 2 * n, cols = 2 * n + nr;
+  size_t n = s->nq, nr = mech_ninputs(s->lm->mech), nx = 2 * n, cols = 2 * n + nr;
   memset(r, 0, sizeof *r);
   r->n = n;
   r->t = t;

@@ -9,6 +9,8 @@
 
 void lg_model_free(lg_model *m) {
   if (!m) return;
+  for (size_t i = 0; i < m->nset; i++) lg_free((char *)m->set[i].name);
+  lg_free(m->set);
   lang_model_free(m->lm);
   lg_free(m->name);
   lg_free(m->text);
@@ -89,4 +91,49 @@ size_t lg_model_nnotes(const lg_model *m) { return m ? m->lm->nnotes : 0; }
 
 const char *lg_model_note(const lg_model *m, size_t i) {
   return m && i < m->lm->nnotes ? m->lm->notes[i] : NULL;
+}
+
+size_t lg_model_nq(const lg_model *m) { return m ? m->lm->n : 0; }
+
+const char *lg_model_coordinate_name(const lg_model *m, size_t i) {
+  return m && i < m->lm->n ? mech_coord(m->lm->mech, i, 0)->v.name : NULL;
+}
+
+/* A parameter or an input of the model called `name`. */
+static int known_name(const mech_model *mm, const char *name) {
+  for (size_t i = 0; i < mech_nparams(mm); i++)
+    if (!strcmp(mech_param_name(mm, i), name)) return 1;
+  for (size_t i = 0; i < mech_ninputs(mm); i++)
+    if (!strcmp(mech_input_name(mm, i), name)) return 1;
+  return 0;
+}
+
+lg_status lg_model_set(lg_model *m, const char *name, double value, lg_diag *diag) {
+  api_call c;
+  lg_diag *d = api_begin(&c, diag);
+  if (!m || !name) {
+    lg_diag_set(d, LG_ERR_USAGE, m ? m->name : NULL, 0, 0,
+                "lg_model_set: a model and a name are needed");
+    return api_end(&c, LG_ERR_USAGE, NULL, 0, 0);
+  }
+  if (!known_name(m->lm->mech, name)) {
+    lg_diag_set(d, LG_ERR_USAGE, m->name, 0, 0,
+                "`set` %s: the model has no parameter or input named '%s'", name, name);
+    return api_end(&c, LG_ERR_USAGE, m->name, 0, 0);
+  }
+  for (size_t i = 0; i < m->nset; i++)
+    if (!strcmp(m->set[i].name, name)) { /* a later value replaces an earlier one */
+      m->set[i].value = value;
+      return api_end(&c, LG_OK, m->name, 0, 0);
+    }
+  char *copy = lg_strdup(name);
+  mech_setting *grown = copy ? lg_realloc(m->set, (m->nset + 1) * sizeof *grown) : NULL;
+  if (!grown) {
+    lg_free(copy);
+    return api_end(&c, LG_ERR_NOMEM, m->name, 0, 0);
+  }
+  m->set = grown;
+  m->set[m->nset].name = copy;
+  m->set[m->nset++].value = value;
+  return api_end(&c, LG_OK, m->name, 0, 0);
 }

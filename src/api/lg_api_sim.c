@@ -93,7 +93,7 @@ static lg_status to_num_options(const lg_system *s, const lg_sim_options *o,
   so->integrator = integ[o->integrator];
   /* as simulate: IDA for a constrained model unless a stabilization of the
    * ODE is asked for; Kane's [q; u] has no algebraic part */
-  if (o->integrator == LG_INT_AUTO && s->num->m && o->stabilize == LG_STAB_PROJECT &&
+  if (o->integrator == LG_INT_AUTO && s->nc && o->stabilize == LG_STAB_PROJECT &&
       !s->ks)
     so->integrator = NUM_INT_IDA;
   return LG_OK;
@@ -233,7 +233,7 @@ lg_status lg_simulate(const lg_system *s, const lg_sim_options *o, const double 
     lg_sim_options_default(s, &def);
     o = &def;
   }
-  size_t n = s->num->n;
+  size_t n = s->nq;
   const double *par = NULL;
   double *x = lg_calloc(2 * n + 1, sizeof *x);
   lg_status st = x ? api_params(s, p, &par, d) : LG_ERR_NOMEM;

@@ -23,40 +23,75 @@ void lg_system_free(lg_system *s) {
   lg_free(s);
 }
 
-/* The model's parameter values (NaN where none, or where the value uses
- * a parameter without one), and a stand-in value
- * for each valueless one so the tapes compile: every evaluation passes
- * the real parameter vector. */
-static lg_status resolve_defaults(lg_system *s) {
+/* The settings every build is given: the model's (lg_model_set), under
+ * the system's own names (the model may be freed), then a stand-in value
+ * for each parameter that still has none, so the tapes compile; and the
+ * parameter values (NaN where none, or where the value uses a parameter
+ * without one). */
+static lg_status resolve_defaults(lg_system *s, const lg_model *m) {
   mech_model *mm = s->lm->mech;
-  size_t np = mech_nparams(mm);
+  size_t np = mech_nparams(mm), ni = mech_ninputs(mm);
   s->defaults = lg_calloc(np + 1, sizeof *s->defaults);
-  s->dummy = lg_calloc(np + 1, sizeof *s->dummy);
+  s->dummy = lg_calloc(m->nset + np + 1, sizeof *s->dummy);
   if (!s->defaults || !s->dummy) return LG_ERR_NOMEM;
-  lg_status st = mech_default_params(mm, s->defaults);
+  for (size_t k = 0; k < m->nset; k++) {
+    const char *own = NULL;
+    for (size_t i = 0; i < np && !own; i++)
+      if (!strcmp(mech_param_name(mm, i), m->set[k].name)) own = mech_param_name(mm, i);
+    for (size_t i = 0; i < ni && !own; i++)
+      if (!strcmp(mech_input_name(mm, i), m->set[k].name)) own = mech_input_name(mm, i);
+    if (!own) continue; /* (lg_model_set checked every name) */
+    s->dummy[s->ndummy].name = own;
+    s->dummy[s->ndummy++].value = m->set[k].value;
+  }
+  s->nsettings = s->ndummy;
+  lg_diag local;
+  lg_diag_clear(&local);
+  /* with the settings, defaults that use a set parameter follow it; when
+   * some parameter has no value at all, only the set ones change */
+  lg_status st = m->nset ? mech_resolve_params(mm, s->dummy, s->ndummy, s->defaults, &local)
+                         : LG_ERR_MODEL;
+  if (st == LG_ERR_NOMEM) return st;
+  if (st != LG_OK) {
+    st = mech_default_params(mm, s->defaults);
+    for (size_t i = 0; st == LG_OK && i < np; i++) {
+      const mech_setting *set = mech_find_setting(s->dummy, s->ndummy, mech_param_name(mm, i));
+      if (set) s->defaults[i] = set->value;
+    }
+  }
+  size_t nset = s->ndummy;
   for (size_t i = 0; st == LG_OK && i < np; i++)
-    if (isnan(s->defaults[i])) {
+    if (isnan(s->defaults[i]) && !mech_find_setting(s->dummy, nset, mech_param_name(mm, i))) {
       s->dummy[s->ndummy].name = mech_param_name(mm, i);
       s->dummy[s->ndummy++].value = 0.0;
     }
   return st;
 }
 
-/* Kane's equations: at one state always; for simulation in Lagrange's
- * state when they share it, else in Kane's own [q; u]. Everything is
- * built here: afterwards nothing but printing and codegen touches the
- * symbolic context (an allocation failure there would poison it). */
-static lg_status derive_kane(lg_system *s, lg_diag *d) {
+/* Kane's equations, symbolically: as derived (dependent speeds chosen by
+ * pivoting at the model's initial state, or at o's state), collected, and
+ * in Lagrange's shape when they share its state. */
+static lg_status derive_kane(lg_system *s, const lg_derive_options *o, lg_diag *d) {
   mech_model *mm = s->lm->mech;
-  lg_status st = lang_derive_kane(s->lm, s->dummy, s->ndummy, &s->kane_raw, d);
+  lg_status st = o->at_state ? lang_derive_kane_at(s->lm, s->dummy, s->ndummy, o->t,
+                                                   o->q ? o->q : s->lm->q0,
+                                                   o->qd ? o->qd : s->lm->qd0,
+                                                   &s->kane_raw, d)
+                             : lang_derive_kane(s->lm, s->dummy, s->ndummy, &s->kane_raw, d);
   s->simplify_kane = mech_print_wants_simplify(s->lm->ctx, 1);
   if (st == LG_OK && !(s->kane = mech_kane_simplified(mm, s->kane_raw, CG_SIMPLIFY_FOR_CODE)))
     st = LG_ERR_NOMEM;
-  if (st == LG_OK)
-    st = num_kane_evaluator_build(mm, s->kane, s->dummy, s->ndummy, &s->kev, d);
   mech_eom *ke = st == LG_OK ? mech_kane_as_eom(mm, s->eom_raw, s->kane_raw) : NULL;
   if (ke && !(s->kane_eom = mech_eom_simplified(mm, ke, CG_SIMPLIFY_FOR_CODE)))
     st = LG_ERR_NOMEM;
+  return st;
+}
+
+/* Kane's numeric objects: at one state always; for simulation in
+ * Lagrange's state when they share it, else in Kane's own [q; u]. */
+static lg_status compile_kane(lg_system *s, lg_diag *d) {
+  mech_model *mm = s->lm->mech;
+  lg_status st = num_kane_evaluator_build(mm, s->kane, s->dummy, s->ndummy, &s->kev, d);
   if (st == LG_OK && s->kane_eom)
     st = num_system_build(mm, s->kane_eom, s->dummy, s->ndummy, &s->sim, d);
   if (st == LG_OK && s->kane_eom) /* simulate's O(n) tree solve, as the command's */
@@ -66,37 +101,84 @@ static lg_status derive_kane(lg_system *s, lg_diag *d) {
   return st;
 }
 
-static lg_status derive(const lg_model *m, lg_method method, lg_system *s, lg_diag *d) {
-  s->method = method;
+/* Everything numeric: afterwards nothing but printing and codegen touches
+ * the symbolic context (an allocation failure there would poison it). */
+static lg_status compile(lg_system *s, lg_diag *d) {
+  mech_model *mm = s->lm->mech;
+  lg_status st = num_system_build(mm, s->eom, s->dummy, s->ndummy, &s->num, d);
+  if (st == LG_OK) /* simulate's O(n) tree solve, as the command's */
+    st = num_system_add_tree(mm, s->eom, s->dummy, s->ndummy, s->num);
+  if (st == LG_OK && s->method == LG_KANE) st = compile_kane(s, d);
+  if (!s->sim) s->sim = s->num;
+  /* the energy balance over the state simulate integrates */
+  if (st == LG_OK)
+    st = num_aux_build(mm, s->kane_eom ? s->kane_eom : s->eom, s->ks ? s->kane : NULL,
+                       s->dummy, s->ndummy, NULL, &s->aux, d);
+  return st;
+}
+
+static lg_status derive(const lg_model *m, const lg_derive_options *o, lg_system *s,
+                        lg_diag *d) {
+  s->method = o->method;
   lg_status st = lang_load_string(m->name, m->text, m->len, &s->lm, d);
   if (st == LG_OK) st = mech_derive_lagrange(s->lm->mech, s->lm->file, &s->eom_raw, d);
   if (st == LG_OK) s->simplify_eom = mech_print_wants_simplify(s->lm->ctx, 0);
   if (st == LG_OK &&
       !(s->eom = mech_eom_simplified(s->lm->mech, s->eom_raw, CG_SIMPLIFY_FOR_CODE)))
     st = LG_ERR_NOMEM;
-  if (st == LG_OK) st = resolve_defaults(s);
-  if (st == LG_OK)
-    st = num_system_build(s->lm->mech, s->eom, s->dummy, s->ndummy, &s->num, d);
-  if (st == LG_OK) /* simulate's O(n) tree solve, as the command's */
-    st = num_system_add_tree(s->lm->mech, s->eom, s->dummy, s->ndummy, s->num);
-  if (st == LG_OK && method == LG_KANE) st = derive_kane(s, d);
-  if (!s->sim) s->sim = s->num;
-  /* the energy balance over the state simulate integrates */
-  if (st == LG_OK)
-    st = num_aux_build(s->lm->mech, s->kane_eom ? s->kane_eom : s->eom, s->ks ? s->kane : NULL,
-                       s->dummy, s->ndummy, NULL, &s->aux, d);
+  if (st == LG_OK) {
+    s->nq = s->eom->n;
+    s->nc = s->eom->m;
+    s->np = mech_nparams(s->lm->mech);
+    st = resolve_defaults(s, m);
+  }
+  if (st == LG_OK && o->method == LG_KANE) st = derive_kane(s, o, d);
+  if (st == LG_OK && !o->lazy) {
+    st = compile(s, d);
+    s->compile_status = st;
+    s->compiled = 1;
+  }
   return st;
 }
 
-lg_status lg_derive(const lg_model *m, lg_method method, lg_system **out, lg_diag *diag) {
+lg_status api_ready(const lg_system *s, lg_diag *d) {
+  if (s->compiled) return s->compile_status;
+  lg_system *mut = (lg_system *)s;
+  pthread_mutex_lock(&mut->lock);
+  if (!mut->compiled) {
+    lg_diag_clear(&mut->compile_diag);
+    mut->compile_status = compile(mut, &mut->compile_diag);
+    mut->compiled = 1;
+  }
+  pthread_mutex_unlock(&mut->lock);
+  if (s->compile_status != LG_OK && d) *d = s->compile_diag;
+  return s->compile_status;
+}
+
+void lg_derive_options_default(lg_derive_options *o) {
+  if (!o) return;
+  memset(o, 0, sizeof *o);
+  o->size = sizeof *o;
+  o->method = LG_LAGRANGE;
+}
+
+lg_status lg_derive_with(const lg_model *m, const lg_derive_options *o, lg_system **out,
+                         lg_diag *diag) {
   api_call c;
   lg_diag *d = api_begin(&c, diag);
-  lg_status st = LG_OK;
   if (out) *out = NULL;
-  if (!m || !out || (method != LG_LAGRANGE && method != LG_KANE)) {
+  /* an options struct from a newer caller may be larger; an older
+   * caller's smaller one is read as far as it goes, the rest defaults */
+  lg_derive_options opt;
+  lg_derive_options_default(&opt);
+  if (o && o->size >= sizeof(size_t))
+    memcpy(&opt, o, o->size < sizeof opt ? o->size : sizeof opt);
+  opt.size = sizeof opt;
+  if (!m || !out || !o || o->size < sizeof(size_t) ||
+      (opt.method != LG_LAGRANGE && opt.method != LG_KANE)) {
     lg_diag_set(d, LG_ERR_USAGE, m ? m->name : NULL, 0, 0,
                 "lg_derive: a model, an output and a method (LG_LAGRANGE or LG_KANE) "
-                "are needed");
+                "are needed (options from lg_derive_options_default)");
     return api_end(&c, LG_ERR_USAGE, NULL, 0, 0);
   }
   lg_system *s = lg_calloc(1, sizeof *s);
@@ -106,25 +188,42 @@ lg_status lg_derive(const lg_model *m, lg_method method, lg_system **out, lg_dia
     lg_diag_set(d, LG_ERR_NOMEM, m->name, 0, 0, "cannot create a lock");
     return api_end(&c, LG_ERR_NOMEM, m->name, 0, 0);
   }
-  st = api_pool_new(&s->pool);
-  if (st == LG_OK) st = derive(m, method, s, d);
+  lg_status st = api_pool_new(&s->pool);
+  if (st == LG_OK) st = derive(m, &opt, s, d);
   st = api_end(&c, st, m->name, m->lm->coord_line, m->lm->coord_col);
   if (st != LG_OK) lg_system_free(s);
   else *out = s;
   return st;
 }
 
+lg_status lg_derive(const lg_model *m, lg_method method, lg_system **out, lg_diag *diag) {
+  lg_derive_options o;
+  lg_derive_options_default(&o);
+  o.method = method;
+  return lg_derive_with(m, &o, out, diag);
+}
+
 lg_method lg_system_method(const lg_system *s) { return s ? s->method : LG_LAGRANGE; }
-size_t lg_nq(const lg_system *s) { return s ? s->num->n : 0; }
-size_t lg_nc(const lg_system *s) { return s ? s->num->m : 0; }
-size_t lg_np(const lg_system *s) { return s ? s->num->np : 0; }
+size_t lg_nq(const lg_system *s) { return s ? s->nq : 0; }
+size_t lg_nc(const lg_system *s) { return s ? s->nc : 0; }
+size_t lg_np(const lg_system *s) { return s ? s->np : 0; }
 
 const char *lg_coordinate_name(const lg_system *s, size_t i) {
-  return s && i < s->num->n ? s->num->coord_names[i] : NULL;
+  return s && i < s->nq ? s->eom->q[i]->v.name : NULL;
 }
 
 const char *lg_parameter_name(const lg_system *s, size_t i) {
-  return s && i < s->num->np ? s->num->param_names[i] : NULL;
+  return s && i < s->np ? mech_param_name(s->lm->mech, i) : NULL;
+}
+
+int lg_kane_own_state(const lg_system *s) {
+  return s && s->method == LG_KANE && s->kane && !s->kane_eom;
+}
+
+size_t lg_nu(const lg_system *s) { return lg_kane_own_state(s) ? s->kane->p : 0; }
+
+const char *lg_speed_name(const lg_system *s, size_t i) {
+  return i < lg_nu(s) ? s->kane->u[i]->v.name : NULL;
 }
 
 size_t lg_ninputs(const lg_system *s) { return s ? mech_ninputs(s->lm->mech) : 0; }
@@ -134,11 +233,11 @@ const char *lg_input_name(const lg_system *s, size_t i) {
 }
 
 void lg_default_params(const lg_system *s, double *p) {
-  if (s && p) memcpy(p, s->defaults, s->num->np * sizeof *p);
+  if (s && p) memcpy(p, s->defaults, s->np * sizeof *p);
 }
 
 void lg_initial_state(const lg_system *s, double *q, double *qd) {
   if (!s) return;
-  if (q) memcpy(q, s->lm->q0, s->num->n * sizeof *q);
-  if (qd) memcpy(qd, s->lm->qd0, s->num->n * sizeof *qd);
+  if (q) memcpy(q, s->lm->q0, s->nq * sizeof *q);
+  if (qd) memcpy(qd, s->lm->qd0, s->nq * sizeof *qd);
 }

@@ -79,13 +79,25 @@ void cli_opts_free(cli_opts *o);
 /* Print a diagnostic as file:line:col: message (hint) and return the exit
  * code for its status. `m` (may be NULL) supplies a location when the
  * diagnostic has none. */
-int cli_report(const lg_diag *d, const lang_model *m, const char *file);
+int cli_report_lm(const lg_diag *d, const lang_model *m, const char *file);
+/* The same for a diagnostic of the library (which gives every error its
+ * position): prints it and returns the exit code. */
+int cli_report(const lg_diag *d, const char *file);
 /* The library names options in backquotes, in its callers' terms
  * (`rtol`); the command line says --rtol: rewrites d's message and hint. */
 void cli_diag_as_flags(lg_diag *d);
 /* The same text without printing it (buf gets "file:line:col: what (hint)"). */
 void cli_format_diag(const lg_diag *d, const lang_model *m, const char *file, char *buf,
                      size_t size);
+
+/* Load o->model (standard input for "-"), apply every --set
+ * (lg_model_set) and print the model's notes on stderr; prints errors and
+ * returns the exit code (*m NULL then). */
+int cli_open_model(const cli_opts *o, lg_model **m);
+/* lg_derive_with, the method from --method (opt NULL: the defaults);
+ * prints errors and returns the exit code (*s NULL then). */
+int cli_derive(const cli_opts *o, const lg_model *m, const lg_derive_options *opt,
+               lg_system **s);
 
 /* Load the model and derive the equations; prints errors. */
 int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom);

@@ -201,7 +201,7 @@ static int on_start(cli_sim_client *c, const cli_opts *o, lang_model *lm, const 
   lg_diag d;
   lg_diag_clear(&d);
   if (num_scene_build(lm->mech, a->o->set, a->o->nset, &a->sc, &d) != LG_OK)
-    return cli_report(&d, lm, a->o->model);
+    return cli_report_lm(&d, lm, a->o->model);
   a->npoints = a->sc->npoints;
   a->nbodies = a->sc->nbodies;
   a->nch = 3 * a->npoints + 4 * a->nbodies;

@@ -61,7 +61,7 @@ void cli_format_diag(const lg_diag *d, const lang_model *m, const char *file, ch
   lg_diag_format(&loc, buf, size);
 }
 
-int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
+int cli_report_lm(const lg_diag *d, const lang_model *m, const char *file) {
   char buf[1200];
   cli_format_diag(d, m, file, buf, sizeof buf);
   if (d->status == LG_ERR_USAGE) {
@@ -71,6 +71,42 @@ int cli_report(const lg_diag *d, const lang_model *m, const char *file) {
   }
   else fprintf(stderr, "%s\n", buf);
   return d->status == LG_ERR_USAGE ? CLI_EXIT_USAGE : CLI_EXIT_MODEL;
+}
+
+int cli_report(const lg_diag *d, const char *file) { return cli_report_lm(d, NULL, file); }
+
+int cli_open_model(const cli_opts *o, lg_model **m) {
+  lg_diag d;
+  *m = NULL;
+  /* read here, so that standard input is called <stdin> in messages */
+  char *src = NULL;
+  size_t len = 0;
+  lg_diag_clear(&d);
+  lg_status st = lg_read_input(o->model_stdin ? "-" : o->model, o->model, LG_INPUT_LIMIT, &src,
+                               &len, &d);
+  if (st == LG_OK) st = lg_model_load_string(o->model, src, len, m, &d);
+  lg_free(src);
+  if (st != LG_OK) return cli_report(&d, o->model);
+  for (size_t k = 0; k < o->nset; k++)
+    if (lg_model_set(*m, o->set[k].name, o->set[k].value, &d) != LG_OK) {
+      lg_model_free(*m);
+      *m = NULL;
+      return cli_report(&d, o->model);
+    }
+  for (size_t i = 0; i < lg_model_nnotes(*m); i++) fprintf(stderr, "%s\n", lg_model_note(*m, i));
+  return CLI_EXIT_OK;
+}
+
+int cli_derive(const cli_opts *o, const lg_model *m, const lg_derive_options *opt,
+               lg_system **s) {
+  lg_derive_options def;
+  lg_derive_options_default(&def);
+  if (!opt) opt = &def;
+  lg_derive_options with = *opt;
+  with.method = strcmp(o->method, "kane") ? LG_LAGRANGE : LG_KANE;
+  lg_diag d;
+  lg_status st = lg_derive_with(m, &with, s, &d);
+  return st == LG_OK ? CLI_EXIT_OK : cli_report(&d, o->model);
 }
 
 /* The model file ("-": stdin, named <stdin>) through the bounded reader
@@ -111,7 +147,7 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
   *lm = NULL;
   *eom = NULL;
   lg_status st = load_model(o, lm, &d);
-  if (st != LG_OK) return cli_report(&d, NULL, o->model);
+  if (st != LG_OK) return cli_report_lm(&d, NULL, o->model);
   if (!settings_known(o, *lm)) {
     lang_model_free(*lm);
     *lm = NULL;
@@ -120,7 +156,7 @@ int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom) {
   for (size_t i = 0; i < (*lm)->nnotes; i++) fprintf(stderr, "%s\n", (*lm)->notes[i]);
   st = mech_derive_lagrange((*lm)->mech, o->model, eom, &d);
   if (st != LG_OK) {
-    int rc = cli_report(&d, *lm, o->model);
+    int rc = cli_report_lm(&d, *lm, o->model);
     lang_model_free(*lm);
     *lm = NULL;
     return rc;
@@ -137,7 +173,7 @@ int cli_load_kane_at(const cli_opts *o, lang_model *lm, double t, const double *
   lg_diag d;
   lg_diag_clear(&d);
   lg_status st = lang_derive_kane_at(lm, o->set, o->nset, t, q, qd, k, &d);
-  return st == LG_OK ? CLI_EXIT_OK : cli_report(&d, lm, o->model);
+  return st == LG_OK ? CLI_EXIT_OK : cli_report_lm(&d, lm, o->model);
 }
 
 /* For simulate and codegen: Kane's equations where they share Lagrange's

@@ -207,7 +207,7 @@ static int search(const cli_opts *o, lang_model *lm, const mech_eom *e, const nu
   lg_diag d;
   lg_diag_clear(&d);
   if (rc == CLI_EXIT_OK && num_equilibria(L, &w, &eo, &found, &d) != LG_OK)
-    rc = cli_report(&d, lm, o->model);
+    rc = cli_report_lm(&d, lm, o->model);
   size_t nfound = found.count, *order = lg_malloc((nfound + 1) * sizeof *order);
   if (rc == CLI_EXIT_OK && !order) {
     fprintf(stderr, "lagrange: out of memory\n");
@@ -221,7 +221,7 @@ static int search(const cli_opts *o, lang_model *lm, const mech_eom *e, const nu
     size_t nx = 0, k = order[i];
     memset(qd, 0, n * sizeof *qd);
     if (num_lin_eigenvalues(L, &w, o->t, found.q + k * n, qd, re, im, &nx, &d) != LG_OK)
-      rc = cli_report(&d, lm, o->model);
+      rc = cli_report_lm(&d, lm, o->model);
     else
       report_one(&R, o, found.q + k * n, re, im, nx, found.dim[k], found.dir + k * n * n);
   }

@@ -177,7 +177,7 @@ static int evaluate(const cli_opts *o, lang_model *lm, const num_system *s) {
     lg_diag d;
     lg_diag_clear(&d);
     num_evaluate(s, &w, r.t, r.q, r.qd);
-    if (num_solve_accel(s, &w, r.qdd, r.lam, &d) != LG_OK) rc = cli_report(&d, lm, o->model);
+    if (num_solve_accel(s, &w, r.qdd, r.lam, &d) != LG_OK) rc = cli_report_lm(&d, lm, o->model);
   }
   if (rc == CLI_EXIT_OK) {
     lg_str out;
@@ -344,7 +344,7 @@ static int evaluate_kane(const cli_opts *o, lang_model *lm, const num_system *s,
       k = k2;
     }
   }
-  if (rc == CLI_EXIT_OK && st != LG_OK) rc = cli_report(&d, lm, o->model);
+  if (rc == CLI_EXIT_OK && st != LG_OK) rc = cli_report_lm(&d, lm, o->model);
   else if (rc == CLI_EXIT_OK && (rc = check_dependent(o, lm, k, &r, &dg)) != CLI_EXIT_OK)
     num_kane_result_free(&r);
   else if (rc == CLI_EXIT_OK) {
@@ -368,16 +368,16 @@ int cli_eval(const cli_opts *o) {
   mech_eom *ec = mech_eom_simplified(lm->mech, e, CLI_SIMPLIFY_FOR_CODE);
   if (!ec) {
     lg_diag_set(&d, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");
-    rc = cli_report(&d, lm, o->model);
+    rc = cli_report_lm(&d, lm, o->model);
   } else if (num_system_build(lm->mech, ec, o->set, o->nset, &s, &d) != LG_OK) {
-    rc = cli_report(&d, lm, o->model);
+    rc = cli_report_lm(&d, lm, o->model);
   } else {
     mech_kane *k = NULL;
     if (!strcmp(o->method, "kane")) {
       rc = cli_load_kane(o, lm, &k);
       if (rc == CLI_EXIT_OK && !(k = mech_kane_simplified(lm->mech, k, CLI_SIMPLIFY_FOR_CODE))) {
         lg_diag_set(&d, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");
-        rc = cli_report(&d, lm, o->model);
+        rc = cli_report_lm(&d, lm, o->model);
       }
       if (rc == CLI_EXIT_OK) rc = evaluate_kane(o, lm, s, k);
     } else {

@@ -323,7 +323,7 @@ static int print_symbolic(const cli_opts *o, lang_model *lm, const mech_eom *e, 
                 : "a constraint block is singular at the operating point: the symbolic "
                   "linearization needs other dependent variables");
     lg_diag_hint(&d, "choose the independent ones with --independent");
-    return cli_report(&d, lm, o->model);
+    return cli_report_lm(&d, lm, o->model);
   }
   mech_format fmt = o->format == CLI_JSON || o->json ? MECH_FMT_JSON
                     : o->format == CLI_LATEX        ? MECH_FMT_LATEX
@@ -391,14 +391,14 @@ static int run(const cli_opts *o, lang_model *lm, const mech_eom *e, const num_s
   lg_diag d;
   lg_diag_clear(&d);
   if (rc == CLI_EXIT_OK && num_lin_operating_point(L, &w, &pt, &d) != LG_OK)
-    rc = cli_report(&d, lm, o->model);
+    rc = cli_report_lm(&d, lm, o->model);
   if (rc == CLI_EXIT_OK) rc = check_given(o, lm, s, &pt, gq, gv);
   if (rc == CLI_EXIT_OK && (num_linearize(L, &w, &pt, &res, &d) != LG_OK ||
                             (kane && num_lin_to_speeds(L, lm->mech, o->set, o->nset,
                                                        kane->speed_of_qd, kane->p, &pt, &res,
                                                        &d) != LG_OK) ||
                             num_eigen(A, res.nx, re, im, vr) != LG_OK))
-    rc = cli_report(&d, lm, o->model);
+    rc = cli_report_lm(&d, lm, o->model);
   if (rc == CLI_EXIT_OK && o->symbolic) {
     lin_out out = {s, lm, &pt, &res, re, im, vr, kane};
     if (kane) {
@@ -447,7 +447,7 @@ int cli_with_linearization(const cli_opts *o, cli_lin_fn fn) {
   lg_diag_clear(&d);
   if (num_system_build(lm->mech, e, o->set, o->nset, &s, &d) != LG_OK ||
       num_lin_build(lm->mech, e, s, o->set, o->nset, &L, &d) != LG_OK)
-    rc = cli_report(&d, lm, o->model);
+    rc = cli_report_lm(&d, lm, o->model);
   else
     rc = fn(o, lm, e, s, L);
   num_lin_free(L);

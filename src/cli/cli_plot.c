@@ -117,7 +117,7 @@ static int plot_scene(const cli_opts *o, lang_model *lm, cli_plot *pl) {
   lg_diag d;
   lg_diag_clear(&d);
   if (num_scene_build(lm->mech, o->set, o->nset, &pl->scene, &d) != LG_OK) {
-    cli_report(&d, lm, o->model);
+    cli_report_lm(&d, lm, o->model);
     return CLI_EXIT_MODEL;
   }
   pl->work = num_scene_work(pl->scene);

@@ -228,7 +228,7 @@ static int build_aux(const cli_opts *o, cli_sim *S) {
   }
   lg_status st = num_aux_build(lm->mech, S->e, S->k, o->set, o->nset, stop, &S->aux, &d);
   if (st != LG_OK && d.status == LG_OK) lg_diag_set(&d, st, NULL, 0, 0, "out of memory");
-  if (st != LG_OK) return cli_report(&d, lm, o->model);
+  if (st != LG_OK) return cli_report_lm(&d, lm, o->model);
   return CLI_EXIT_OK;
 }
 
@@ -248,12 +248,12 @@ int cli_sim_load(const cli_opts *o, const char *cmd, cli_sim *S) {
   lg_diag_clear(&d);
   if (!S->e || (kane_in && !S->k)) {
     lg_diag_set(&d, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");
-    rc = cli_report(&d, S->lm, o->model);
+    rc = cli_report_lm(&d, S->lm, o->model);
   } else if (num_system_build(S->lm->mech, S->e, o->set, o->nset, &S->s, &d) != LG_OK)
-    rc = cli_report(&d, S->lm, o->model);
+    rc = cli_report_lm(&d, S->lm, o->model);
   else if (num_system_add_tree(S->lm->mech, S->e, o->set, o->nset, S->s) != LG_OK) {
     lg_diag_set(&d, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");
-    rc = cli_report(&d, S->lm, o->model);
+    rc = cli_report_lm(&d, S->lm, o->model);
   }
   else
     rc = build_aux(o, S);

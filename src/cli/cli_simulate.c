@@ -108,7 +108,7 @@ static int report_failure(const cli_opts *o, const lang_model *lm, const mech_eo
       snprintf(d->message + len, sizeof d->message - len, " (coordinate %s)",
                s->coord_names[st->fail_coord]);
   }
-  return cli_report(d, lm, o->model);
+  return cli_report_lm(d, lm, o->model);
 }
 
 /* The CSV, the plot and the client, ready for rows. */
@@ -199,14 +199,14 @@ static int integrate_kane(const cli_opts *o, cli_sim *S, cli_sim_client *client)
   num_kane_system *ks;
   num_kane_result r;
   if (num_kane_system_build(lm->mech, k, S->e, o->set, o->nset, &ks, &d) != LG_OK)
-    return cli_report(&d, lm, o->model);
+    return cli_report_lm(&d, lm, o->model);
   int rc = CLI_EXIT_OK;
   double *u_init = lg_calloc(k->p + 1, sizeof *u_init);
   int have_u = u_init ? cli_initial_speeds(lm, k, u_init) : 0;
   if (num_kane_eval(lm->mech, k, o->set, o->nset, so.t0, lm->q0, lm->qd0, u_init, have_u, &r,
                     &d) !=
       LG_OK) {
-    rc = cli_report(&d, lm, o->model);
+    rc = cli_report_lm(&d, lm, o->model);
   } else {
     double *q = lm->q0;
     sink snk;
