@@ -413,8 +413,10 @@ class Model(_eval.Core):
         (n values) sets every rate at once. independent: the names that
         must stay independent, coordinates and rates ("x'"), as a list or
         a string "x, theta'" (like `--independent`); the rest is chosen by
-        pivoting. Returns (A, B) numpy arrays; the full result (state
-        names, inputs, x0, r0) is in self.last_linearization."""
+        pivoting. Under Kane's method with speeds of the model's own the
+        state is [independent q; Kane's independent speeds] (as `linearize
+        --method kane`). Returns (A, B) numpy arrays; the full result
+        (state names, inputs, x0, r0) is in self.last_linearization."""
         owner = self._live()
         q, qd_ = self.initial_state()
         for k, v in (at or {}).items():
@@ -439,8 +441,8 @@ class Model(_eval.Core):
         _check(lib.lg_linearize(owner.ptr, float(t), _dptr(q), _dptr(qd_), _dptr_or_none(p),
                                 flags, ctypes.byref(res), ctypes.byref(diag)), diag)
         nx, nr = res.nx, res.nr
-        names = [self.coordinates[k] if k < n else self.coordinates[k - n] + "'"
-                 for k in state[:nx]]
+        names = [self.coordinates[k] if k < n else self.coordinates[k - n] + "'" if k < 2 * n
+                 else self.speeds[k - 2 * n] for k in state[:nx]]
         A = A[:nx * nx].reshape(nx, nx).copy()
         B = B[:nx * nr].reshape(nx, nr).copy()
         self.last_linearization = {"state": names, "inputs": list(self.inputs),
