@@ -294,7 +294,7 @@ static lg_status symbolic(const report *R, lg_format fmt, lg_str *text, lg_diag 
   const api_lin *r = R->r;
   if (r->kane) {
     lg_diag_set(d, LG_ERR_USAGE, s->lm->file, 0, 0,
-                "`symbolic` is given in the rates (derive with Lagrange's method); Kane's own "
+                "`symbolic` is given in the rates (`method` lagrange); Kane's own "
                 "speeds are numeric only");
     return LG_ERR_USAGE;
   }
