@@ -55,7 +55,7 @@ static int input_set(const lg_system *s, const mech_setting *set, size_t nset, s
   return 0;
 }
 
-/* Do the equations (M, f, J, gc) depend on t explicitly, directly or
+/* Do the equations (M, f, J, gc) or the constraints depend on t explicitly, directly or
  * through an input whose law does? (Under the system's lock.) */
 static int depends_on_t(const lg_system *s) {
   mech_model *mm = s->lm->mech;
@@ -83,12 +83,12 @@ static int depends_on_t(const lg_system *s) {
     for (size_t i = 0; i < m * n; i++)
       if (sym_has(e->J->e[i], x)) return 1;
     for (size_t r = 0; r < m; r++)
-      if (sym_has(e->gc[r], x)) return 1;
+      if (sym_has(e->gc[r], x) || sym_has(e->C[r], x)) return 1;
   }
   return 0;
 }
 
-/* The equilibrium conditions (M, f, J, gc at q' = 0) at points of the box
+/* The equilibrium conditions (M, f, J, gc, C, C' at q' = 0) at points of the box
  * and at the points found change with t: the symbolic test above sees
  * t, but identities (a frame turning at w t: cos(w t)^2 + sin(w t)^2)
  * can leave the equations independent of it. */
@@ -97,7 +97,7 @@ static int changes_with_t(const num_system *ns, num_work *w, double t, const dou
                           double *qd, double *ref) {
   static const double dt[] = {0.7310585786300049, 2.1130000000000004, 5.4, 13.37};
   static const double at[] = {0.5, 0.2113248654051871, 0.7886751345948129};
-  size_t n = ns->n, len = ns->o_C - ns->o_M;
+  size_t n = ns->n, len = ns->ndyn;
   memset(qd, 0, n * sizeof *qd);
   for (size_t k = 0; k < count + 3; k++) {
     for (size_t j = 0; j < n; j++)
@@ -184,7 +184,7 @@ static lg_status search(const lg_system *s, const lg_equilibria_options *o, cons
   num_equil_found found = {0};
   if (st == LG_OK) st = num_equilibria(&L, &w, &eo, &found, d);
   if (st == LG_OK && b->pub.time_dependent) {
-    size_t len = ns.o_C - ns.o_M;
+    size_t len = ns.ndyn;
     double *tmp = lg_malloc((2 * n + len + 1) * sizeof *tmp);
     if (!tmp) st = LG_ERR_NOMEM;
     else
