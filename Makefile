@@ -120,7 +120,7 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/lagrange-mpi.so: src/cli/mpi/cli_sweep_mpi_plugin.c src/cli/cli_sweep_mpi.h \
-                          src/cli/cli_sweep.h src/cli/cli_sim.h src/cli/cli.h
+                          src/cli/cli_sweep.h src/cli/cli.h
 	$(CC) $(CFLAGS) $(MPI_CFLAGS) -shared $(LDFLAGS) -o $@ $< $(MPI_LIBS)
 $(BUILD)/three-flags: FORCE
 	@mkdir -p $(dir $@)

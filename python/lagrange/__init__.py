@@ -32,7 +32,7 @@ from . import _eval, _lib
 from ._eval import EvalResult
 from ._lib import lib
 
-__all__ = ["load", "loads", "Model", "EvalResult", "Simulation", "ModelError",
+__all__ = ["load", "loads", "Model", "EvalResult", "EvalReport", "Simulation", "ModelError",
            "NumericError", "version"]
 
 
@@ -169,6 +169,13 @@ class Simulation(dict):
 class Equilibria(list):
     """Model.equilibria's points (dicts), with the search's free, t,
     time_dependent and warning as attributes."""
+
+
+class EvalReport(str):
+    """What `lagrange eval` prints (Model.eval_report), a str; `note` is
+    None or the remark the command prints on stderr with it (Kane's
+    dependent speeds chosen at this state rather than the initial one)."""
+    note = None
 
 
 def _dptr_or_none(a):
@@ -567,9 +574,28 @@ class Model(_eval.Core):
     _INTEGRATORS = {"auto": 0, "dopri": 1, "rk45": 1, "bdf": 2, "cvode": 2, "ida": 3,
                     "erk": 4, "verner": 5, "fehlberg": 6, "adams": 7}
 
+    def params_with(self, values):
+        """The parameter vector as `sweep --vary` gives a run: the model's
+        values with `values` (a dict by name) given last, and every
+        parameter defined from them recomputed (I = m*l^2/12 follows m).
+        Returns a dict by parameter name (NaN where there is no value).
+        KeyError for a name that is no parameter or input."""
+        owner = self._live()
+        names = list(values)
+        arr = (ctypes.c_char_p * max(1, len(names)))(*[str(k).encode() for k in names])
+        vals = np.array([float(values[k]) for k in names] or [0.0], dtype=float)
+        p = np.zeros(max(1, len(self.parameters)), dtype=float)
+        diag = _lib.Diag()
+        st = lib.lg_params_with(owner.ptr, len(names), arr, _dptr(vals), _dptr(p),
+                                ctypes.byref(diag))
+        if st == 4:  # LG_ERR_USAGE: an unknown name
+            raise KeyError(diag.message.decode(errors="replace"))
+        _check(st, diag)
+        return dict(zip(self.parameters, p[:len(self.parameters)].tolist()))
+
     def simulate(self, tf=None, dt=None, t0=None, q0=None, qd0=None, params=None,
                  rtol=None, atol=None, project=False, callback=None, max_rows=None,
-                 integrator=None):
+                 integrator=None, stabilize=None, stop_when=None, jit=None, note=None):
         """Integrate as `lagrange simulate` (the model's `simulate` line for
         what is not given; q0/qd0 None: the model's initial state, or a
         dict by coordinate name). Returns a Simulation: a dict of numpy
@@ -585,6 +611,21 @@ class Model(_eval.Core):
 
         integrator: as `simulate --integrator` (adams, erk, dopri, verner,
         fehlberg, bdf, ida; None or "auto": the command's default).
+
+        stabilize: as `simulate --stabilize`: "project", "none" or
+        "baumgarte:ALPHA,BETA" (None: the default, projection with IDA
+        for a constrained model). stop_when: as `--stop-when`, an
+        expression of t, q, q', parameters and inputs; the run stops
+        where it crosses zero (stats["stopped"]). jit: as `--jit`: None or
+        "off", "background" (start on the tape, switch when compiled) or
+        "wait" (compile first; cached). project=True moves an initial
+        state off the constraints onto them (under both methods) instead
+        of raising ModelError.
+
+        The library's remarks (projected values, the jit's notes) are
+        kept in Simulation.notes (a list of lines) and passed to
+        note(text) as they come, when given. Simulation.stats holds
+        lg_simulate's statistics (steps, t_end, integrator, energy, ...).
 
         Raises ValueError for options out of range (t0, tf or dt not
         finite, tf <= t0, dt <= 0, too many rows, an unknown integrator),
@@ -607,6 +648,44 @@ class Model(_eval.Core):
                 raise ValueError("max_rows must be a whole number >= 1, not %r" % (max_rows,))
             o.max_rows = int(min(mr, _MAX_ROWS_TOP))
         o.project = 1 if project else 0
+        if stabilize is not None:
+            stab = str(stabilize)
+            if stab == "project":
+                o.stabilize = 0
+            elif stab == "none":
+                o.stabilize = 2
+            elif stab.startswith("baumgarte:") and len(stab[10:].split(",")) == 2:
+                try:
+                    o.alpha, o.beta = (float(v) for v in stab[10:].split(","))
+                except ValueError:
+                    raise ValueError("stabilize is project, none or baumgarte:ALPHA,BETA, "
+                                     "not %r" % (stabilize,)) from None
+                o.stabilize = 1
+            else:
+                raise ValueError("stabilize is project, none or baumgarte:ALPHA,BETA, not %r"
+                                 % (stabilize,))
+        if jit is not None:
+            modes = {"off": 0, "background": 1, "wait": 2}
+            if jit not in modes:
+                raise ValueError("jit is one of off, background, wait, not %r" % (jit,))
+            o.jit = modes[jit]
+        stop_text = None
+        if stop_when is not None:
+            stop_text = str(stop_when).encode()
+            o.stop_when = stop_text
+        notes = []
+
+        def on_note(_ud, text):
+            line = text.decode(errors="replace")
+            notes.append(line)
+            if note is not None:
+                try:
+                    note(line)
+                except BaseException as e:  # noqa: B902 - re-raised below
+                    raised.append(e)
+
+        cnote = _lib.NOTE_CALLBACK(on_note)
+        o.note = ctypes.cast(cnote, ctypes.c_void_p)
         q = self._state(q0, "q")
         qd = self._state(qd0, "qd")
         p = self._params(params)
@@ -643,6 +722,9 @@ class Model(_eval.Core):
         s = Simulation((c, data[:, i].copy()) for i, c in enumerate(cols))
         s.columns = cols
         s.stats = {k: getattr(stats, k) for k, _ in _lib.SimStats._fields_}
+        for k in ("integrator", "energy"):
+            s.stats[k] = (s.stats[k] or b"").decode(errors="replace")
+        s.notes = notes
         return s
 
     # -- text ---------------------------------------------------------------------
@@ -655,6 +737,66 @@ class Model(_eval.Core):
             return ctypes.string_at(out.value).decode()
         finally:
             lib.lg_string_free(out)
+
+    def _speed_values(self, v, names, what):
+        """None, or a float64 array of len(names) values (NaN where not
+        given) from a sequence or a dict by name."""
+        if v is None:
+            return None
+        a = np.full(len(names), np.nan)
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if _name(k, what) not in names:
+                    raise KeyError("no %s %r (the model has %s)"
+                                   % (what, k, ", ".join(n for n in names if n) or "none"))
+                a[names.index(k)] = float(x)
+            return a
+        b = np.asarray(v, dtype=float).reshape(-1)
+        if b.size != len(names):
+            raise ValueError("%s needs %d values, got %d" % (what, len(names), b.size))
+        a[:] = b
+        return a
+
+    def eval_report(self, q=None, qd=None, t=0.0, params=None, u=None, udep=None,
+                    format="text"):
+        """What `lagrange eval` prints at the state (format "text", or
+        "json" for `eval --json`; under Kane's method both are the JSON
+        report), as an EvalReport (a str; .note is the command's remark on
+        stderr, or None). q, qd: None (the model's initial values), a dict
+        by coordinate name (the rest initial) or n values. Under Kane's
+        method with declared speeds, u gives independent speeds and udep
+        dependent ones (a dict by speed name, or a sequence with NaN where
+        not given), as `eval --state 'u1=0.3'` does: given or initial
+        speeds define the velocities, a dependent speed must agree with the
+        velocity constraints (else ModelError). params: {name: value}
+        over the defaults. Raises NumericError where the equations cannot
+        be solved at the state."""
+        fmt = {"text": 0, "json": 2}.get(format)
+        if fmt is None:
+            raise ValueError("format must be 'text' or 'json', not %r" % (format,))
+        owner = self._live()
+        qv, qdv = self._state(q, "q"), self._state(qd, "qd")
+        # no params: the library's defaults (a parameter without a value is
+        # an error where the equations use it, as the command says)
+        p = self._params(params) if params else None
+        deps = [(lib.lg_dependent_speed_name(owner.ptr, i) or b"").decode()
+                for i in range(lib.lg_ndependent_speeds(owner.ptr))]
+        uv = self._speed_values(u, self.speeds, "speed")
+        dv = self._speed_values(udep, deps, "dependent speed")
+        x = _lib.EvalState(float(t), *(None if a is None else _sptr(a)
+                                       for a in (qv, qdv, uv, dv)))
+        out, note = ctypes.c_void_p(), ctypes.c_void_p()
+        diag = _lib.Diag()
+        st = lib.lg_eval_format(owner.ptr, ctypes.byref(x), _dptr_or_none(p), fmt,
+                                ctypes.byref(out), ctypes.byref(note), ctypes.byref(diag))
+        _check(st, diag)
+        try:
+            r = EvalReport(ctypes.string_at(out.value).decode())
+            r.note = ctypes.string_at(note.value).decode() if note.value else None
+        finally:
+            lib.lg_string_free(out)
+            lib.lg_string_free(note)
+        return r
 
     def eom(self, format="text"):
         """The equations as `lagrange eom --format FORMAT` prints them
@@ -718,3 +860,58 @@ class Model(_eval.Core):
         self._live()
         return {sm.Symbol(k): sm.nsimplify(v, rational=True)
                 for k, v in self.parameters.items() if v == v}
+
+    # -- the scene: the model's geometry (what `lagrange animate` draws) ------------
+    def scene_info(self):
+        """What the model draws, as `lagrange animate` draws it: a dict with
+        "points" (a list of {"name", "from": the index of the point it is
+        located from or -1, "particle": bool}, the origin first), "bodies"
+        ({"frame": its frame's name, "point": its mass centre's index})
+        and "draws" (the `draw` statements in file order: ("segment", i, j)
+        or ("trail", i), point indices)."""
+        owner = self._live()
+        sp = owner.ptr
+        points = [{"name": lib.lg_point_name(sp, i).decode(),
+                   "from": int(lib.lg_point_from(sp, i)),
+                   "particle": bool(lib.lg_point_is_particle(sp, i))}
+                  for i in range(lib.lg_npoints(sp))]
+        bodies = [{"frame": lib.lg_body_frame(sp, b).decode(),
+                   "point": int(lib.lg_body_point(sp, b))}
+                  for b in range(lib.lg_nbodies(sp))]
+        draws = []
+        a, b = ctypes.c_long(), ctypes.c_long()
+        for i in range(lib.lg_ndraws(sp)):
+            kind = lib.lg_draw_info(sp, i, ctypes.byref(a), ctypes.byref(b))
+            draws.append(("segment", a.value, b.value) if kind == 0 else ("trail", a.value))
+        return {"points": points, "bodies": bodies, "draws": draws}
+
+    def scene(self, q=None, t=0.0, params=None):
+        """The model's geometry at q (None: the initial state; a dict by
+        coordinate name; n values; or an (N, n) array of states) and time t
+        (a number, or N times), with params as in eval. Returns a dict:
+        "points" (names), "positions" (npoints x 3: each point in the
+        inertial frame), "rotations" (nbodies x 3 x 3: each body's R with
+        v_body = R v_inertial), "gravity" (3) and "inertia" (nbodies x 7:
+        mass, Ixx Iyy Izz Ixy Iyz Izx); for a batch every array but gravity
+        and inertia gets a leading axis N. The same numbers `lagrange
+        animate` draws (lg_scene_many)."""
+        owner = self._live()
+        sp = owner.ptr
+        Q, _, T, batch = self._batch(q, None, t)
+        p = self._params(params)
+        npt, nb, size = lib.lg_npoints(sp), lib.lg_nbodies(sp), lib.lg_scene_size(sp)
+        out = np.zeros((len(T), size))
+        diag = _lib.Diag()
+        _check(lib.lg_scene_many(sp, len(T), _dptr(T), _dptr(Q), _dptr_or_none(p), _dptr(out),
+                                 ctypes.byref(diag)), diag)
+        o_rot = 3 * npt
+        o_grav = o_rot + 9 * nb
+        res = {"points": [lib.lg_point_name(sp, i).decode() for i in range(npt)],
+               "positions": out[:, :o_rot].reshape(len(T), npt, 3),
+               "rotations": out[:, o_rot:o_grav].reshape(len(T), nb, 3, 3),
+               "gravity": out[0, o_grav:o_grav + 3].copy(),
+               "inertia": out[0, o_grav + 3:].reshape(nb, 7).copy()}
+        if not batch:
+            res["positions"] = res["positions"][0]
+            res["rotations"] = res["rotations"][0]
+        return res

@@ -81,7 +81,10 @@ class SimOptions(ctypes.Structure):
                 ("integrator", ctypes.c_int), ("stabilize", ctypes.c_int),
                 ("alpha", ctypes.c_double), ("beta", ctypes.c_double),
                 ("project", ctypes.c_int), ("max_rows", ctypes.c_size_t),
-                ("max_steps", ctypes.c_double)]
+                ("max_steps", ctypes.c_double),
+                ("stop_when", ctypes.c_char_p), ("jit", ctypes.c_int),
+                ("note", ctypes.c_void_p), ("note_ud", ctypes.c_void_p),
+                ("q_end", _D), ("qd_end", _D)]
 
 
 class SimPoint(ctypes.Structure):
@@ -93,10 +96,21 @@ class SimPoint(ctypes.Structure):
 class SimStats(ctypes.Structure):
     _fields_ = [("steps", ctypes.c_long), ("rhs_evals", ctypes.c_long),
                 ("t_end", ctypes.c_double), ("max_energy_drift", ctypes.c_double),
-                ("max_residual", ctypes.c_double)]
+                ("max_residual", ctypes.c_double),
+                ("energy_scale", ctypes.c_double), ("integrator", ctypes.c_char_p),
+                ("energy", ctypes.c_char * 160), ("stopped", ctypes.c_int),
+                ("jit", ctypes.c_int), ("jit_t", ctypes.c_double),
+                ("jit_background", ctypes.c_int), ("jit_failed", ctypes.c_int),
+                ("jit_seconds", ctypes.c_double), ("wall", ctypes.c_double),
+                ("noted", ctypes.c_int)]
+
+
+class EvalState(ctypes.Structure):
+    _fields_ = [("t", ctypes.c_double), ("q", _D), ("qd", _D), ("u", _D), ("udep", _D)]
 
 
 SIM_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(SimPoint))
+NOTE_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
 
 lib = _open()
 _P = ctypes.c_void_p
@@ -129,6 +143,9 @@ _SIG = {
                                     ctypes.POINTER(ctypes.c_int),
                                     ctypes.POINTER(Linearization), _DP]),
     "lg_sim_options_default": (None, [_P, ctypes.POINTER(SimOptions)]),
+    "lg_sim_options_check": (ctypes.c_int, [_P, ctypes.POINTER(SimOptions), _DP]),
+    "lg_params_with": (ctypes.c_int, [_P, ctypes.c_size_t, ctypes.POINTER(ctypes.c_char_p),
+                                      _A, _A, _DP]),
     "lg_simulate": (ctypes.c_int, [_P, ctypes.POINTER(SimOptions), _A, _A, _A,
                                    SIM_CALLBACK, _P, ctypes.POINTER(SimStats), _DP]),
     "lg_print": (ctypes.c_int, [_P, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), _DP]),
@@ -149,6 +166,24 @@ _SIG = {
     "lg_equilibria_free": (None, [ctypes.POINTER(EquilibriaResult)]),
     "lg_equilibria_format": (ctypes.c_int, [_P, ctypes.POINTER(EquilibriaResult), ctypes.c_int,
                                             ctypes.POINTER(ctypes.c_void_p), _DP]),
+    # eval's report
+    "lg_eval_format": (ctypes.c_int, [_P, ctypes.POINTER(EvalState), _A, ctypes.c_int,
+                                      ctypes.POINTER(ctypes.c_void_p),
+                                      ctypes.POINTER(ctypes.c_void_p), _DP]),
+    "lg_ndependent_speeds": (_S, [_P]),
+    "lg_dependent_speed_name": (ctypes.c_char_p, [_P, _S]),
+    # the scene (Model.scene, Model.scene_info)
+    "lg_npoints": (_S, [_P]), "lg_nbodies": (_S, [_P]), "lg_ndraws": (_S, [_P]),
+    "lg_point_name": (ctypes.c_char_p, [_P, _S]),
+    "lg_point_index": (ctypes.c_long, [_P, ctypes.c_char_p]),
+    "lg_point_from": (ctypes.c_long, [_P, _S]),
+    "lg_point_is_particle": (ctypes.c_int, [_P, _S]),
+    "lg_body_frame": (ctypes.c_char_p, [_P, _S]),
+    "lg_body_point": (ctypes.c_long, [_P, _S]),
+    "lg_draw_info": (ctypes.c_int, [_P, _S, ctypes.POINTER(ctypes.c_long),
+                                    ctypes.POINTER(ctypes.c_long)]),
+    "lg_scene_size": (_S, [_P]),
+    "lg_scene_many": (ctypes.c_int, [_P, _S, _A, _A, _A, _A, _DP]),
 }
 for _name, (_res, _args) in _SIG.items():
     _f = getattr(lib, _name)

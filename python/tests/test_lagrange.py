@@ -246,3 +246,35 @@ def test_accel_equals_eval():
         q, qd = rng.normal(size=m.n), rng.normal(size=m.n)
         assert np.array_equal(m.accel(q, qd), m.eval(q=q, qd=qd).qdd)
         assert np.array_equal(m.accel(list(q), list(qd)), m.eval(q=q, qd=qd).qdd)
+
+
+def test_eval_report():
+    """Model.eval_report: `lagrange eval`'s text and JSON (byte parity with
+    the command: tests/cli/test_parity_eval.py); its arguments."""
+    m = lagrange.load(os.path.join(ROOT, "examples", "cart_pendulum.lag"))
+    r = m.eval_report(q={"theta": 0.4}, t=0.5)
+    assert isinstance(r, str) and r.note is None
+    assert r.startswith("t = 0.5\nx = 0, x' = 0, x'' = ") and "theta = 0.4, " in r
+    d = json.loads(m.eval_report(q=[0.0, 0.4], format="json"))
+    assert np.array_equal(d["qdd"], m.eval(q=[0.0, 0.4], qd=[0.0, 0.0]).qdd)
+    for bad, exc in (({"format": "latex"}, ValueError), ({"q": {"nosuch": 1}}, KeyError),
+                     ({"params": {"nosuch": 1}}, KeyError)):
+        try:
+            m.eval_report(**bad)
+            raise AssertionError("no error for %r" % (bad,))
+        except exc:
+            pass
+    # Kane's declared speeds by name; a contradicted dependent speed
+    k = lagrange.load(os.path.join(ROOT, "tests", "cli", "models", "rolling_disk_speeds.lag"),
+                      method="kane")
+    d = json.loads(k.eval_report(u={"w": 0.3, "s": 0.5}))
+    assert d["u"] == [0.3, 0.5] and d["dependent_speeds"] == ["ux", "uy"]
+    try:
+        k.eval_report(u={"w": 0.3, "s": 0.5}, udep={"ux": 7.0})
+        raise AssertionError("a contradicted dependent speed was accepted")
+    except lagrange.ModelError as e:
+        assert "`state` gives the dependent speed ux = 7" in str(e)
+    # the bowl's dependent q3' cannot be solved where q3 = 0: chosen there, with a note
+    b = lagrange.load(os.path.join(ROOT, "examples", "particle_bowl.lag"), method="kane")
+    r = b.eval_report(q=[1, 0, 0], qd=[0, 1, 0.5], format="json")
+    assert r.note and "note: the dependent speeds q3' chosen at the initial state" in r.note

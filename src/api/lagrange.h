@@ -296,7 +296,8 @@ LAGRANGE_API lg_status lg_linearize(const lg_system *s, double t, const double *
 
 /* ---- simulation ------------------------------------------------------------------ */
 typedef enum lg_integrator {
-  LG_INT_AUTO = 0, /* IDA for a constrained model (projection asked), else
+  LG_INT_AUTO = 0, /* IDA for a constrained model (LG_STAB_AUTO; not under
+                      Kane's own state [q; u], which has no algebraic part), else
                       Adams (never with projection) at 1e-11 < rtol <= 1e-6
                       when the right-hand side is costly enough to repay its
                       steps (docs/REFERENCE.md), else an explicit Runge-Kutta pair
@@ -313,8 +314,26 @@ typedef enum lg_integrator {
 typedef enum lg_stabilize {
   LG_STAB_PROJECT = 0, /* project q, q' onto the constraints after a step */
   LG_STAB_BAUMGARTE,   /* C'' + 2 alpha C' + beta^2 C = 0 */
-  LG_STAB_NONE
+  LG_STAB_NONE,
+  LG_STAB_AUTO         /* projection, and LG_INT_AUTO may pick IDA (the
+                          default); LG_STAB_PROJECT asked for explicitly
+                          keeps LG_INT_AUTO on the ODE integrators, as
+                          `simulate --stabilize project` */
 } lg_stabilize;
+
+/* --jit: the right-hand side compiled to machine code (the system's C
+ * compiler, cached; see docs/REFERENCE.md) where the integrator calls
+ * one (the ODE integrators without Baumgarte terms). */
+typedef enum lg_jit_mode {
+  LG_JIT_OFF = 0,
+  LG_JIT_BACKGROUND,   /* start on the tape, switch when the compiler is done */
+  LG_JIT_WAIT          /* compile (or load from the cache) first */
+} lg_jit_mode;
+
+/* Remarks that are not errors, one line each without a newline
+ * ("file: projected q1: 0.1 -> 0.12", "file: note: `jit` ..."): options
+ * named in backquotes. The text lives until the callback returns. */
+typedef void (*lg_note_fn)(void *ud, const char *text);
 
 typedef struct lg_sim_options {
   double t0, tf, dt;          /* output every dt from t0 to tf */
@@ -330,6 +349,18 @@ typedef struct lg_sim_options {
   double max_steps;           /* stop (LG_ERR_NUMERIC) when reaching tf would
                                  take more integration steps than this; 0:
                                  the command's default (2e7) */
+  /* -- added after the fields above (lg_sim_options_default sets them) -- */
+  const char *stop_when;      /* NULL, or an expression of t, q, q',
+                                 parameters and inputs: the run stops where
+                                 it crosses zero (`simulate --stop-when`);
+                                 a bad text is LG_ERR_USAGE with diag->file
+                                 "`stop_when`" and the line and column in it */
+  lg_jit_mode jit;            /* LG_JIT_OFF */
+  lg_note_fn note;            /* NULL: remarks are dropped */
+  void *note_ud;
+  double *q_end, *qd_end;     /* NULL, or nq each: the last state reached
+                                 (q' under Kane's state too), also on a
+                                 failure on the way */
 } lg_sim_options;
 
 /* The bound on a run's output points unless lg_sim_options.max_rows says
@@ -337,12 +368,15 @@ typedef struct lg_sim_options {
 #define LG_SIM_MAX_ROWS ((size_t)10000000)
 
 /* The model's `simulate` line (t0 0, tf 10, dt 0.01 when absent),
- * tolerances 1e-10, LG_INT_AUTO, projection, LG_SIM_MAX_ROWS. */
+ * tolerances 1e-10, LG_INT_AUTO, LG_STAB_AUTO, LG_SIM_MAX_ROWS, no
+ * stop_when, no jit, no note, no q_end. */
 LAGRANGE_API void lg_sim_options_default(const lg_system *s, lg_sim_options *o);
 
 /* One output point: simulate's CSV row. E is T + V (the energy function h
  * for a model given as `L =`); W the work done since t0 by everything not
- * in V, so that E - W is conserved by the exact motion. */
+ * in V, so that E - W is conserved by the exact motion. Under Kane's
+ * method with a state of its own [q; u] qd is q' from the kinematical
+ * equations (the CSV's columns are the same under both methods). */
 typedef struct lg_sim_point {
   double t;
   const double *q, *qd;       /* nq each */
@@ -354,17 +388,44 @@ typedef struct lg_sim_point {
  * point's arrays live until the callback returns. */
 typedef int (*lg_sim_callback)(void *ud, const lg_sim_point *p);
 
+/* What `simulate` prints in its summary. Filled on failure too (what was
+ * reached). */
 typedef struct lg_sim_stats {
   long steps, rhs_evals;
   double t_end;               /* where the run stopped */
   double max_energy_drift;    /* max |(E - W) - (E0 - W0)| over the output points */
   double max_residual;        /* max |C| and |C'| over the output points */
+  /* -- added after the fields above -- */
+  double energy_scale;        /* max of |T| + |V|, |E|, |W| (drift / scale: relative) */
+  const char *integrator;     /* what ran ("Dormand-Prince 5(4)", "IDA", ...;
+                                 a static string; "": refused before the
+                                 integration started) */
+  char energy[160];           /* what W holds: "conservative: W = 0", "work by
+                                 dissipation D, ..." */
+  int stopped;                /* stop_when ended the run at t_end */
+  int jit;                    /* compiled code ran, from about t = jit_t */
+  double jit_t;
+  int jit_background;         /* a compile ran in the background during the
+                                 run (jit 0: it was not ready in time) */
+  int jit_failed;             /* the compiler failed (said through note) */
+  double jit_seconds;         /* spent compiling or loading before the run */
+  double wall;                /* seconds of the integration, outputs included */
+  int noted;                  /* the failure was said through note already,
+                                 one line per violated constraint row (an
+                                 inconsistent initial state); diag repeats
+                                 the first */
 } lg_sim_stats;
 
 /* Integrate from (q0, qd0) (either NULL: the model's initial values) with
  * parameters p (NULL: the defaults). o NULL: lg_sim_options_default.
- * An initial state off a constraint by more than 1e-9 is LG_ERR_MODEL
- * (diag at the constraint) unless o->project. A failure on the way
+ * An initial state off a constraint by more than 1e-9 (C or dC/dt) is
+ * LG_ERR_MODEL (diag at the first violated row; every violated row, one
+ * line each, through o->note) unless o->project, which moves it onto the
+ * constraints (the values that moved through o->note) - under both
+ * methods. Under Kane's method with a state [q; u] of its own the
+ * initial speeds are the model's `initial` ones when it gives any and
+ * qd0 is NULL, else those of q' through the kinematical equations. A
+ * failure on the way
  * (singular mass matrix, blow-up) is LG_ERR_NUMERIC after every output
  * before it was delivered. cb and stats may be NULL. Options out of range
  * are LG_ERR_USAGE naming the field: t0, tf and dt finite with t0 < tf
@@ -539,6 +600,139 @@ LAGRANGE_API void lg_equilibria_free(lg_equilibria_result *r);
  * The warning is not part of it: the command prints it on stderr. */
 LAGRANGE_API lg_status lg_equilibria_format(const lg_system *s, const lg_equilibria_result *r,
                                             lg_format fmt, char **out, lg_diag *diag);
+/* ---- eval ---- */
+/* A state for lg_eval_format, as `lagrange eval --state` gives one. Zero
+ * it ({0}) for the model's initial state at t = 0. */
+typedef struct lg_eval_state {
+  double t;
+  const double *q, *qd;  /* nq values each; NULL: the model's `initial` values */
+  /* Kane's method with declared speeds (`speeds u1 u2`; ignored otherwise):
+   * u: NULL or lg_nu values, NaN where not given. When the caller or the
+   * model's `initial` statement gives any independent speed, the speeds
+   * define the velocities (q' is not used; a speed given by neither is 0),
+   * else they follow from q' through the kinematical equations.
+   * udep: NULL or lg_ndependent_speeds values, NaN where not given; each
+   * given one must equal what the velocity constraints make it (within
+   * 1e-9 relative), else LG_ERR_MODEL naming the speed and both values. */
+  const double *u, *udep;
+} lg_eval_state;
+
+/* Kane's dependent speeds (the ones the velocity constraints solve from
+ * the independent ones, chosen when the system was derived: at the
+ * model's initial state, or at lg_derive_options' state): their number
+ * (0 under Lagrange's method) and, for declared speeds, their names (NULL
+ * when the speeds are the rates q', or i is out of range). */
+LAGRANGE_API size_t lg_ndependent_speeds(const lg_system *s);
+LAGRANGE_API const char *lg_dependent_speed_name(const lg_system *s, size_t i);
+
+/* With p NULL (the model's values): LG_OK when every parameter the
+ * equations use has a value, else LG_ERR_MODEL at the first that has
+ * none, as lg_eval_format reports it (a front end checks this before
+ * reading a state, as `lagrange eval` does). p not NULL: LG_OK. */
+LAGRANGE_API lg_status lg_check_params(const lg_system *s, const double *p, lg_diag *diag);
+
+/* Everything `lagrange eval` prints at one state, as it prints it, into
+ * *out (NUL-terminated; free with lg_string_free): fmt LG_FORMAT_TEXT
+ * (`eval`) or LG_FORMAT_JSON (`eval --json`); under Kane's method both are
+ * the JSON report (speeds, dependent speeds and their values, Kane's mass
+ * matrix and forcing; T, V and momenta from the Lagrangian). state NULL:
+ * the initial state at t = 0; p NULL: the defaults.
+ * Under Kane's method, when the dependent speeds chosen at the initial
+ * state cannot be solved at the state (and neither speeds nor dependent
+ * speeds are given, nor declared dependent by the model), they are chosen
+ * at the state instead (q'' does not depend on the choice) and *note gets
+ * a remark saying so, "file:line:col: note: ...", which the command prints
+ * on standard error; otherwise *note is NULL. note may be NULL (not
+ * wanted); free *note with lg_string_free. This choice works on the
+ * system's symbolic expressions (under its lock, as lg_print).
+ * Errors: LG_ERR_NUMERIC where the equations cannot be solved at the
+ * state; LG_ERR_MODEL for an inconsistent dependent speed (the message
+ * names the option `state`), and with p NULL for a parameter without a
+ * value that the equations use (at the parameter; an unused one is not
+ * needed); LG_ERR_USAGE for a NULL system or out, or a format other than
+ * text or JSON. On error *out and *note are NULL. */
+LAGRANGE_API lg_status lg_eval_format(const lg_system *s, const lg_eval_state *state,
+                                      const double *p, lg_format fmt, char **out, char **note,
+                                      lg_diag *diag);
+
+/* ---- simulation: runs over parameter vectors (lg_api_sim.c) ---- */
+/* For `sweep`-like loops of lg_simulate: each run its own p vector (and
+ * q0, qd0), the system shared by any number of threads. */
+
+/* The checks lg_simulate makes of its options before it runs (the
+ * ranges, stop_when parsed and compiled), without running: a loop of
+ * runs refuses bad options once, up front. */
+LAGRANGE_API lg_status lg_sim_options_check(const lg_system *s, const lg_sim_options *o,
+                                            lg_diag *diag);
+/* The index of parameter `name` (declaration order), or -1. */
+LAGRANGE_API long lg_parameter_index(const lg_system *s, const char *name);
+/* The index of coordinate `name`, or -1. */
+LAGRANGE_API long lg_coordinate_index(const lg_system *s, const char *name);
+/* p[np]: the model's parameter values (lg_model_set's included) with
+ * names[k] = values[k] (k < n) given last, and every parameter defined
+ * from those recomputed (I = m*l^2/12 follows m), as `sweep --vary m=...`
+ * gives each run. n 0: lg_default_params. A name that is no parameter or
+ * input is LG_ERR_USAGE (naming it); a value that cannot be computed (it
+ * uses a parameter without one) LG_ERR_MODEL. Safe from any number of
+ * threads (a short lock of the system's). */
+LAGRANGE_API lg_status lg_params_with(const lg_system *s, size_t n, const char *const *names,
+                                      const double *values, double *p, lg_diag *diag);
+/* Where the model declares its coordinates (1-based; 0 when unknown):
+ * where a message about the whole state points. Either may be NULL. */
+LAGRANGE_API void lg_coordinates_position(const lg_system *s, int *line, int *col);
+/* ---- scene: the model's geometry (animate, simulate --plot-xy) ---- */
+/* The points of the model (`point` statements, the origin first) in
+ * declaration order, as `lagrange animate` draws them. Names are NULL
+ * when i is out of range. */
+LAGRANGE_API size_t lg_npoints(const lg_system *s);
+LAGRANGE_API const char *lg_point_name(const lg_system *s, size_t i);
+/* The index of the point called name; -1 when there is none (or s or
+ * name is NULL). */
+LAGRANGE_API long lg_point_index(const lg_system *s, const char *name);
+/* The point that point i is located from (`point P = C + ...`: C's
+ * index); -1 for the origin, when not known, or i out of range. animate
+ * draws a segment from each point to it. */
+LAGRANGE_API long lg_point_from(const lg_system *s, size_t i);
+/* 1 when a `particle` sits at point i, else 0. */
+LAGRANGE_API int lg_point_is_particle(const lg_system *s, size_t i);
+/* The rigid bodies (`body` statements) in declaration order: the name of
+ * body i's frame (NULL out of range) and the index of its mass centre's
+ * point (-1 out of range). */
+LAGRANGE_API size_t lg_nbodies(const lg_system *s);
+LAGRANGE_API const char *lg_body_frame(const lg_system *s, size_t i);
+LAGRANGE_API long lg_body_point(const lg_system *s, size_t i);
+/* The `draw` statements in file order: `draw segment P Q` (a = P, b = Q)
+ * and `draw trail P, Q` (one statement per point: a = the point, b = -1).
+ * lg_draw_info returns the kind (an lg_draw_kind), or -1 when i is out of
+ * range; a and b (point indices) may be NULL. */
+typedef enum lg_draw_kind { LG_DRAW_SEGMENT = 0, LG_DRAW_TRAIL = 1 } lg_draw_kind;
+LAGRANGE_API size_t lg_ndraws(const lg_system *s);
+LAGRANGE_API int lg_draw_info(const lg_system *s, size_t i, long *a, long *b);
+
+/* The scene at (t, q) with parameters p[np] (NULL: the defaults;
+ * LG_ERR_USAGE when one has no value): one record of lg_scene_size(s)
+ * doubles, with np = lg_npoints, nb = lg_nbodies (offsets in doubles):
+ *   positions  3 np  at 0                   x, y, z of each point in the
+ *                                           inertial frame
+ *   rotations  9 nb  at 3 np                each body's R, row-major, with
+ *                                           v_body = R v_inertial
+ *   gravity    3     at 3 np + 9 nb         in the inertial frame (0 without)
+ *   inertia    7 nb  at 3 np + 9 nb + 3     mass, Ixx Iyy Izz Ixy Iyz Izx
+ *                                           of each body (its frame's axes)
+ * so lg_scene_size = 3 np + 16 nb + 3. q' plays no part. lg_scene_many
+ * does the same at count states: (t[k], q + k*nq) (t NULL: 0) into
+ * out + k * lg_scene_size(s). Values are written as computed: a position
+ * may be inf or NaN where the model's geometry is (check before drawing).
+ * The first call compiles the scene (under the system's lock, as
+ * printing); every call after only reads it and takes its work memory
+ * from a pool the system keeps, so any number of threads may call these
+ * on one system at once. */
+LAGRANGE_API size_t lg_scene_size(const lg_system *s);
+LAGRANGE_API lg_status lg_scene_eval(const lg_system *s, double t, const double *q,
+                                     const double *p, double *out, lg_diag *diag);
+LAGRANGE_API lg_status lg_scene_many(const lg_system *s, size_t count, const double *t,
+                                     const double *q, const double *p, double *out,
+                                     lg_diag *diag);
 
 /* Frees a string the library returned; NULL does nothing. */
 LAGRANGE_API void lg_string_free(char *s);

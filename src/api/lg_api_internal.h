@@ -36,6 +36,9 @@ typedef struct api_scratch {
   const double *par;     /* the call's parameters (not owned) */
 } api_scratch;
 typedef struct api_pool api_pool;
+/* The model's geometry, compiled on first use (lg_api_scene.c). */
+typedef struct api_scene api_scene;
+void api_scene_free(api_scene *a);
 
 /* One derived system, never changed after lg_derive: the equations as
  * derived (eom_raw, kane_raw: what printing starts from), their collected
@@ -51,7 +54,9 @@ struct lg_system {
                             each parameter without one (every evaluation
                             passes the real values) */
   size_t ndummy;
-  size_t nsettings;      /* the first nsettings of dummy are the model's
+  size_t nsettings;
+  char **speed_names;    /* lg_nu of them: Kane's independent speeds as the
+                            reports name them (a coordinate's rate "x'") */      /* the first nsettings of dummy are the model's
                             (what codegen bakes in as defaults) */
   lang_model *lm;        /* owns the context everything below lives in */
   mech_eom *eom_raw;     /* Lagrange's equations as derived */
@@ -82,7 +87,13 @@ struct lg_system {
   int printed;           /* print_eom and print_kane made (under the lock) */
   pthread_mutex_t lock;
   api_pool *pool;        /* idle evaluation scratch (its own lock) */
+  struct api_sim_jit *sim_jit; /* lg_simulate's compiled right-hand side
+                            (lg_api_sim.c; lock), or NULL */
+  api_scene *_Atomic scene; /* lg_scene_*: built on first use (lock), then read */
 };
+
+/* Frees what lg_simulate keeps in s (lg_api_sim.c). */
+void api_sim_free(lg_system *s);
 
 /* One public call: the caller's diag or a local one, cleared, and the
  * thread's failed-allocation count at entry. */

@@ -6,8 +6,13 @@
 #include <math.h>
 #include <string.h>
 
+static lg_status name_speeds(lg_system *s);
+
 void lg_system_free(lg_system *s) {
   if (!s) return;
+  for (size_t i = 0; s->speed_names && i < lg_nu(s); i++) lg_free(s->speed_names[i]);
+  lg_free(s->speed_names);
+  api_sim_free(s);
   num_system_free(s->num);
   if (s->sim != s->num) num_system_free(s->sim);
   num_kane_evaluator_free(s->kev);
@@ -19,6 +24,7 @@ void lg_system_free(lg_system *s) {
   lg_free(s->dummy);
   lg_free(s->defaults);
   api_pool_free(s->pool);
+  api_scene_free(s->scene);
   pthread_mutex_destroy(&s->lock);
   lg_free(s);
 }
@@ -133,6 +139,7 @@ static lg_status derive(const lg_model *m, const lg_derive_options *o, lg_system
     st = resolve_defaults(s, m);
   }
   if (st == LG_OK && o->method == LG_KANE) st = derive_kane(s, o, d);
+  if (st == LG_OK) st = name_speeds(s);
   if (st == LG_OK && !o->lazy) {
     st = compile(s, d);
     s->compile_status = st;
@@ -223,7 +230,27 @@ int lg_kane_own_state(const lg_system *s) {
 size_t lg_nu(const lg_system *s) { return lg_kane_own_state(s) ? s->kane->p : 0; }
 
 const char *lg_speed_name(const lg_system *s, size_t i) {
-  return i < lg_nu(s) ? s->kane->u[i]->v.name : NULL;
+  return i < lg_nu(s) && s->speed_names ? s->speed_names[i] : NULL;
+}
+
+/* The independent speeds' names: a declared speed's own ("w"), or, when
+ * the speeds are the rates of the coordinates, the rate ("x'"), as eval
+ * names them. */
+static lg_status name_speeds(lg_system *s) {
+  size_t nu = lg_nu(s);
+  if (!nu) return LG_OK;
+  s->speed_names = lg_calloc(nu, sizeof *s->speed_names);
+  if (!s->speed_names) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < nu; i++) {
+    const sym_node *u = s->kane->u[i];
+    int rate = u->kind == SYM_COORD && u->order == 1;
+    size_t len = strlen(u->v.name);
+    if (!(s->speed_names[i] = lg_malloc(len + 2))) return LG_ERR_NOMEM;
+    memcpy(s->speed_names[i], u->v.name, len);
+    s->speed_names[i][len] = rate ? '\'' : 0;
+    s->speed_names[i][len + 1] = 0;
+  }
+  return LG_OK;
 }
 
 size_t lg_ninputs(const lg_system *s) { return s ? mech_ninputs(s->lm->mech) : 0; }

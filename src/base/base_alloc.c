@@ -66,7 +66,7 @@ int lg_grow(void **buf, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap) return 1;
   size_t ncap = *cap ? *cap : 8;
   while (ncap < need) {
-    if (ncap > ((size_t)-1) / 2 / elem) {
+    if (elem && ncap > ((size_t)-1) / 2 / elem) {
       lg_alloc_too_big();
       return 0;
     }
@@ -74,6 +74,18 @@ int lg_grow(void **buf, size_t *cap, size_t need, size_t elem) {
   }
   void *nb = lg_realloc(*buf, ncap * elem);
   if (!nb) return 0;
+  *buf = nb;
+  *cap = ncap;
+  return 1;
+}
+
+int lg_grow_local(void **buf, size_t *cap, size_t need, size_t elem, const void *local) {
+  if (need <= *cap) return 1;
+  if (*buf != local) return lg_grow(buf, cap, need, elem);
+  void *nb = NULL;
+  size_t ncap = *cap;
+  if (!lg_grow(&nb, &ncap, need, elem)) return 0;
+  memcpy(nb, local, *cap * elem);
   *buf = nb;
   *cap = ncap;
   return 1;

@@ -38,8 +38,20 @@ unsigned long lg_alloc_failures(void);
  * counted as a failed allocation, NULL returned; nothing is asked of
  * malloc, so a wrapped size never becomes a small buffer. */
 void *lg_alloc_too_big(void);
-/* Grow *buf (element size `elem`) so it holds at least `need` elements. */
+/* The library's one growable array: grow *buf (element size `elem`,
+ * capacity *cap elements) so it holds at least `need` elements, doubling;
+ * 0 on out of memory (*buf and *cap kept). Arrays that share one count
+ * grow one after another from copies of the capacity. */
 int lg_grow(void **buf, size_t *cap, size_t need, size_t elem);
+/* The same for an array that starts in a caller's buffer `local` (on the
+ * stack, *cap elements): the first growth copies it to the heap. Free
+ * *buf only when it is not `local`. */
+int lg_grow_local(void **buf, size_t *cap, size_t need, size_t elem, const void *local);
+/* Append x to the array `buf` of `n` elements and capacity `cap` (lvalues:
+ * n and cap are updated); 0 on out of memory. */
+#define LG_PUSH(buf, n, cap, x)                                                    \
+  (lg_grow((void **)&(buf), &(cap), (n) + 1, sizeof *(buf)) ? ((buf)[(n)++] = (x), 1) \
+                                                            : 0)
 
 /* ---- arenas ------------------------------------------------------------ */
 /* A bump allocator in chunks. Freeing the arena frees every allocation. */
@@ -155,6 +167,80 @@ void lg_temp_remove_all(void);
 #define LG_INPUT_LIMIT ((size_t)64 << 20)
 lg_status lg_read_input(const char *path, const char *name, size_t limit, char **buf,
                         size_t *len, lg_diag *d);
+
+/* ---- the hash map (base_map.c) ------------------------------------------ */
+/* The library's one hash table: open addressing with linear probing, at
+ * most half full, a power-of-two capacity that doubles, keys and values in
+ * two arrays (nothing allocated per entry). Zero it to start; lg_map_free
+ * frees it. A value is never NULL (NULL marks an empty slot); small
+ * integers are stored as values with lg_map_put_n / lg_map_get_n.
+ * A map is keyed one of two ways, never both:
+ *  - by a 64-bit key (a node id, a pointer, two ids in one): lg_map_get,
+ *    lg_map_put (equal keys are the same key);
+ *  - by a 64-bit hash of a larger key, with the caller's equality (keys may
+ *    share a hash): lg_map_find; to insert, lg_map_reserve, then lg_map_seek
+ *    gives the key's slot or the empty slot where it goes, and lg_map_fill
+ *    stores it there (nothing may be added in between).
+ * Slots 0..cap-1 whose vals are non-NULL are the entries, in no meaningful
+ * order (for freeing what the values own). */
+typedef struct lg_map {
+  uint64_t *keys; /* the key or the hash of each slot */
+  void **vals;    /* NULL: an empty slot */
+  size_t cap, count;
+  unsigned shift; /* 64 - log2(cap) */
+} lg_map;
+
+/* Make room for `more` new entries; 0 on out of memory (the map is kept). */
+int lg_map_grow(lg_map *m, size_t more);
+static inline int lg_map_reserve(lg_map *m, size_t more) {
+  /* count <= cap / 2 always: no wrap-around */
+  return more <= m->cap / 2 - m->count || lg_map_grow(m, more);
+}
+void lg_map_free(lg_map *m);
+/* The home slot of a key: Fibonacci hashing (the top bits of key * 2^64/phi)
+ * spreads consecutive ids and ids packed in either half alike. */
+static inline size_t lg_map_home(const lg_map *m, uint64_t key) {
+  return (size_t)((key * 0x9e3779b97f4a7c15ull) >> m->shift);
+}
+/* -- keyed by a 64-bit key -- */
+static inline void *lg_map_get(const lg_map *m, uint64_t key) {
+  if (!m->cap) return NULL;
+  size_t mask = m->cap - 1;
+  for (size_t j = lg_map_home(m, key); m->vals[j]; j = (j + 1) & mask)
+    if (m->keys[j] == key) return m->vals[j];
+  return NULL;
+}
+/* Insert or replace (val non-NULL); 0 on out of memory. */
+int lg_map_put(lg_map *m, uint64_t key, void *val);
+/* size_t values, never 0 (an index + 1, a count): 0 when absent. */
+static inline size_t lg_map_get_n(const lg_map *m, uint64_t key) {
+  return (size_t)(uintptr_t)lg_map_get(m, key);
+}
+static inline int lg_map_put_n(lg_map *m, uint64_t key, size_t v) {
+  return lg_map_put(m, key, (void *)(uintptr_t)v);
+}
+/* -- keyed by a hash and the caller's equality -- */
+/* eq(val, probe): nonzero when the entry val is the key that probe describes. */
+typedef int (*lg_map_eq)(const void *val, const void *probe);
+/* The slot holding the key, or the empty slot where it goes (cap > 0:
+ * after lg_map_reserve). Inline: a constant eq is inlined too. */
+static inline size_t lg_map_seek(const lg_map *m, uint64_t hash, lg_map_eq eq,
+                                 const void *probe) {
+  size_t mask = m->cap - 1, j = lg_map_home(m, hash);
+  for (; m->vals[j]; j = (j + 1) & mask)
+    if (m->keys[j] == hash && eq(m->vals[j], probe)) break;
+  return j;
+}
+static inline void *lg_map_find(const lg_map *m, uint64_t hash, lg_map_eq eq,
+                                const void *probe) {
+  return m->cap ? m->vals[lg_map_seek(m, hash, eq, probe)] : NULL;
+}
+/* Store a new entry in the empty slot lg_map_seek gave. */
+static inline void lg_map_fill(lg_map *m, size_t slot, uint64_t hash, void *val) {
+  m->keys[slot] = hash;
+  m->vals[slot] = val;
+  m->count++;
+}
 
 /* ---- hashing ----------------------------------------------------------- */
 static inline uint64_t lg_hash_mix(uint64_t h, uint64_t v) {

@@ -135,6 +135,15 @@ int cli_equilibria(const cli_opts *o);
  * "--at"). Prints the problem and returns CLI_EXIT_USAGE on bad input. */
 int cli_parse_state(const char *cmd, const char *opt, const char *s, const lang_model *lm,
                     double *q, double *qd, const mech_kane *kane, double *u, int *have_u);
+/* The same by a derived system's names only (lagrange.h): coordinates into
+ * q and qd (holding the values to start from), and when u / udep are not
+ * NULL, Kane's independent speeds (lg_speed_name) into u and dependent
+ * ones (lg_dependent_speed_name) into udep. `file` names the model in the
+ * message for an unknown name. Prints the problem and returns
+ * CLI_EXIT_USAGE on bad input. */
+int cli_parse_system_state(const char *cmd, const char *opt, const char *text,
+                           const char *file, const lg_system *s, double *q, double *qd,
+                           double *u, double *udep);
 
 /* ---- output (cli_output.c, cli_plot.c) -------------------------------------------- */
 /* simulate refuses up front a run of more rows than this (--max-rows). */
@@ -164,10 +173,10 @@ typedef struct cli_plot cli_plot;
 int cli_plot_supported(const char *path);
 /* Check --plot-vars and --plot-xy against the model and start the script;
  * prints the problem and returns the exit code (usage: an unknown name). */
-int cli_plot_open(const cli_opts *o, lang_model *lm, const num_system *s, cli_plot **out);
-void cli_plot_row(cli_plot *pl, const num_sim_point *p);
+int cli_plot_open(const cli_opts *o, const lg_system *s, cli_plot **out);
+void cli_plot_row(cli_plot *pl, const lg_sim_point *p);
 /* Run gnuplot on the script, its picture into out_fd; prints why not (0). */
-int cli_plot_draw(cli_plot *pl, const char *path, int out_fd, lang_model *lm);
+int cli_plot_draw(cli_plot *pl, const char *path, int out_fd);
 void cli_plot_free(cli_plot *pl);
 
 /* simulate's outputs: the CSV (stdout or --out) and the plot. */
@@ -176,21 +185,26 @@ typedef struct cli_sim_out {
   cli_plot *plot;   /* the plot, or NULL */
   lg_out out, pic;  /* --out and --plot */
 } cli_sim_out;
-int cli_sim_out_open(const cli_opts *o, lang_model *lm, const num_system *s, cli_sim_out *k);
+int cli_sim_out_open(const cli_opts *o, const lg_system *s, cli_sim_out *k);
 /* Draw the plot and commit both files when rc is 0 (a failure makes rc 1);
  * else remove the plot and keep the CSV rows as FILE.partial.csv. */
-int cli_sim_out_finish(const cli_opts *o, cli_sim_out *k, lang_model *lm, int rc);
+int cli_sim_out_finish(const cli_opts *o, cli_sim_out *k, int rc);
 
 /* Another consumer of simulate's rows (animate): started once the system
  * is built and the time span known, fed every output row, finished with
  * the run's exit code (returns the final one). Each prints its errors. */
 typedef struct cli_sim_client cli_sim_client;
 struct cli_sim_client {
-  int (*start)(cli_sim_client *c, const cli_opts *o, lang_model *lm, const num_system *s,
-               double t0, double tf);
-  int (*row)(cli_sim_client *c, const num_sim_point *p); /* nonzero stops the run */
+  int (*start)(cli_sim_client *c, const cli_opts *o, const lg_system *s, double t0,
+               double tf);
+  int (*row)(cli_sim_client *c, const lg_sim_point *p); /* nonzero stops the run */
   int (*finish)(cli_sim_client *c, int rc);
 };
+/* simulate's and sweep's options as lg_sim_options (defaults from s);
+ * prints why not and returns CLI_EXIT_USAGE (cli_simulate.c). */
+int cli_sim_options(const cli_opts *o, const lg_system *s, lg_sim_options *so);
+/* An lg_note_fn: the library's remark on stderr, options said as flags. */
+void cli_print_note(void *ud, const char *text);
 /* simulate, with the rows also going to client (may be NULL). */
 int cli_simulate_with(const cli_opts *o, cli_sim_client *client);
 int cli_animate(const cli_opts *o);

@@ -4,8 +4,8 @@
  *
  * Sampling: frames at t0 + k/fps, each interpolated between the two output
  * rows around it by cubic Hermite interpolation of q (the rows carry q and
- * q'), then every point's position and every body's orientation from the
- * scene tape (num_scene.c). Storage is compact: positions as integers in
+ * q'), then every point's position and every body's orientation from
+ * lg_scene_eval (the library's scene). Storage is compact: positions as integers in
  * units of 1/30000 of the largest coordinate, quaternions in units of
  * 1e-4, each frame as the difference to the one before (channels that
  * never change are written once). */
@@ -28,10 +28,12 @@ enum { ANIM_MAX_FRAMES = 2000000 };
 typedef struct anim {
   cli_sim_client base;       /* first: the client is the anim */
   const cli_opts *o;         /* as given (o->out is the HTML) */
-  lang_model *lm;
-  num_scene *sc;
-  double *work, *res;
+  const lg_system *s;
+  double *res;               /* the scene at the last frame (lg_scene_eval's record) */
+  double *p;                 /* the parameters: the model's (NaN where it gives none, so
+                                a position that needs one is drawn as not finite) */
   size_t n, npoints, nbodies, nch;
+  size_t o_rot, o_gravity, o_mass; /* where the record holds them (lagrange.h) */
   double t0, fps;
   long next;                 /* the next frame's index */
   double *prev, *cur, *q;    /* [t, q, q'] of the last row; this row; q at a frame */
@@ -74,18 +76,14 @@ static void quaternion(const double *R, double *res) {
  * first one that is not, named with the time (a frame cannot be drawn,
  * and quantizing it would put the point at the origin without a word). */
 static int scene_finite(const anim *a, double t) {
-  mech_model *mm = a->lm->mech;
   const char *what = NULL, *name = NULL;
   for (size_t i = 0; !what && i < a->npoints; i++)
     for (int k = 0; k < 3; k++)
-      if (!isfinite(a->res[3 * i + k])) what = "point", name = mech_point_name(mm, i);
+      if (!isfinite(a->res[3 * i + k])) what = "point", name = lg_point_name(a->s, i);
   for (size_t b = 0; !what && b < a->nbodies; b++)
     for (int k = 0; k < 9; k++)
-      if (!isfinite(a->res[a->sc->o_rot + 9 * b + k])) {
-        int frame;
-        mech_body_info(mm, b, &frame, NULL, NULL, NULL);
-        what = "body frame", name = mech_frame_name(mm, frame);
-      }
+      if (!isfinite(a->res[a->o_rot + 9 * b + k]))
+        what = "body frame", name = lg_body_frame(a->s, b);
   if (!what) return 1;
   char tb[LG_DOUBLE_CHARS];
   fprintf(stderr, "%s: the %s %s is not finite at t = %s (inf or nan): animate draws finite "
@@ -103,13 +101,18 @@ static int add_frame(anim *a, double t, const double *q) {
             a->nframes + 1);
     return 1;
   }
-  num_scene_eval(a->sc, a->work, t, q, a->res);
+  lg_diag d;
+  lg_diag_clear(&d);
+  if (lg_scene_eval(a->s, t, q, a->p, a->res, &d) != LG_OK) { /* (compiled at start) */
+    cli_report(&d, a->o->model);
+    return 1;
+  }
   if (!scene_finite(a, t)) return 1;
   double *f = a->frames + a->nframes * a->nch;
   memcpy(f, a->res, 3 * a->npoints * sizeof *f);
   for (size_t b = 0; b < a->nbodies; b++) {
     double *qb = f + 3 * a->npoints + 4 * b;
-    quaternion(a->res + a->sc->o_rot + 9 * b, qb);
+    quaternion(a->res + a->o_rot + 9 * b, qb);
     const double *before = a->nframes ? qb - a->nch : NULL;
     double dot = 0;
     for (int k = 0; before && k < 4; k++) dot += qb[k] * before[k];
@@ -136,7 +139,7 @@ static void hermite(const anim *a, double t, double *q) {
            h11 * h * a->cur[1 + n + i];
 }
 
-static int on_row(cli_sim_client *c, const num_sim_point *p) {
+static int on_row(cli_sim_client *c, const lg_sim_point *p) {
   anim *a = (anim *)c;
   size_t n = a->n;
   a->cur[0] = p->t;
@@ -161,7 +164,6 @@ static int on_row(cli_sim_client *c, const num_sim_point *p) {
 /* ---- start: the scene, --trail and draw statements ------------------------------------------------ */
 static int pick_trails(anim *a) {
   const char *text = a->o->trail;
-  mech_model *mm = a->lm->mech;
   for (const char *p = text; p && *p;) {
     const char *end = strchr(p, ',');
     if (!end) end = p + strlen(p);
@@ -170,27 +172,29 @@ static int pick_trails(anim *a) {
     while (b > p && (b[-1] == ' ' || b[-1] == '\t')) b--;
     char name[128];
     snprintf(name, sizeof name, "%.*s", (int)(b - p < 127 ? b - p : 127), p);
-    int k = mech_point_index(mm, name);
+    long k = lg_point_index(a->s, name);
     if (k < 0) {
       fprintf(stderr, "lagrange animate: --trail: unknown point '%s' (the points are", name);
-      for (size_t i = 0; i < mech_npoints(mm); i++) fprintf(stderr, " %s", mech_point_name(mm, i));
+      for (size_t i = 0; i < a->npoints; i++) fprintf(stderr, " %s", lg_point_name(a->s, i));
       fputs(")\n", stderr);
       return CLI_EXIT_USAGE;
     }
     a->trail[k] = 1;
     p = *end ? end + 1 : end;
   }
-  for (size_t i = 0; i < a->lm->ndraws; i++)
-    if (a->lm->draws[i].kind == LANG_DRAW_TRAIL) a->trail[a->lm->draws[i].p] = 1;
+  for (size_t i = 0; i < lg_ndraws(a->s); i++) {
+    long p;
+    if (lg_draw_info(a->s, i, &p, NULL) == LG_DRAW_TRAIL) a->trail[p] = 1;
+  }
   return CLI_EXIT_OK;
 }
 
-static int on_start(cli_sim_client *c, const cli_opts *o, lang_model *lm, const num_system *s,
-                    double t0, double tf) {
+static int on_start(cli_sim_client *c, const cli_opts *o, const lg_system *s, double t0,
+                    double tf) {
   anim *a = (anim *)c;
   (void)o;
-  a->lm = lm;
-  a->n = s->n;
+  a->s = s;
+  a->n = lg_nq(s);
   a->t0 = t0;
   if ((tf - t0) * a->fps > ANIM_MAX_FRAMES) {
     fprintf(stderr, "lagrange animate: %.0f frames (t = %g to %g at %g fps) is more than %d "
@@ -198,23 +202,28 @@ static int on_start(cli_sim_client *c, const cli_opts *o, lang_model *lm, const 
             ANIM_MAX_FRAMES);
     return CLI_EXIT_USAGE;
   }
-  lg_diag d;
-  lg_diag_clear(&d);
-  if (num_scene_build(lm->mech, a->o->set, a->o->nset, &a->sc, &d) != LG_OK)
-    return cli_report_lm(&d, lm, a->o->model);
-  a->npoints = a->sc->npoints;
-  a->nbodies = a->sc->nbodies;
+  a->npoints = lg_npoints(s);
+  a->nbodies = lg_nbodies(s);
   a->nch = 3 * a->npoints + 4 * a->nbodies;
-  a->work = num_scene_work(a->sc);
-  a->res = lg_calloc(a->sc->nout + 1, sizeof *a->res);
+  a->o_rot = 3 * a->npoints;
+  a->o_gravity = a->o_rot + 9 * a->nbodies;
+  a->o_mass = a->o_gravity + 3;
+  a->res = lg_calloc(lg_scene_size(s) + 1, sizeof *a->res);
   a->prev = lg_calloc(3 * (2 * a->n + 1), sizeof *a->prev);
   a->trail = lg_calloc(a->npoints + 1, 1);
-  if (!a->work || !a->res || !a->prev || !a->trail) {
+  a->p = lg_calloc(lg_np(s) + 1, sizeof *a->p);
+  if (!a->res || !a->prev || !a->trail || !a->p) {
     fprintf(stderr, "lagrange animate: out of memory\n");
     return CLI_EXIT_MODEL;
   }
   a->cur = a->prev + 2 * a->n + 1;
   a->q = a->cur + 2 * a->n + 1;
+  lg_default_params(s, a->p);
+  /* the first evaluation compiles the scene: a picture that cannot be
+   * made fails before the run (at q = 0, a->q's zeros) */
+  lg_diag d;
+  lg_diag_clear(&d);
+  if (lg_scene_eval(s, t0, a->q, a->p, a->res, &d) != LG_OK) return cli_report(&d, a->o->model);
   if (a->npoints == 0) {
     fprintf(stderr, "%s: the model has no point to draw (animate draws points, particles and "
                     "bodies)\n", a->o->model);
@@ -286,10 +295,9 @@ static void geometry(const anim *a, anim_box *g) {
   if (!(g->size > 0)) g->size = maxabs > 0 ? maxabs : 1;
   /* the bodies' boxes are part of the picture */
   for (size_t b = 0; b < a->nbodies; b++) {
-    int point;
+    long point = lg_body_point(a->s, b);
     double sz[3];
-    mech_body_info(a->lm->mech, b, NULL, &point, NULL, NULL);
-    body_size(a->res + a->sc->o_mass + 7 * b, g->size, sz);
+    body_size(a->res + a->o_mass + 7 * b, g->size, sz);
     double r = sqrt(sz[0] * sz[0] + sz[1] * sz[1] + sz[2] * sz[2]) / 2;
     for (int k = 0; k < 3; k++) {
       double lo = INFINITY, hi = -INFINITY;
@@ -310,7 +318,7 @@ static void geometry(const anim *a, anim_box *g) {
   }
   if (!(g->size > 0)) g->size = maxabs > 0 ? maxabs : 1;
   g->unit = (maxabs > 0 ? maxabs : 1) / 30000;
-  const double *grav = a->res + a->sc->o_gravity;
+  const double *grav = a->res + a->o_gravity;
   double gn = sqrt(grav[0] * grav[0] + grav[1] * grav[1] + grav[2] * grav[2]);
   int thin = 0;
   for (int k = 1; k < 3; k++)
@@ -339,40 +347,38 @@ static void vec3(FILE *f, const char *key, const double *v) {
 }
 
 static void data_scene(FILE *f, const anim *a, const anim_box *g) {
-  mech_model *mm = a->lm->mech;
+  const lg_system *s = a->s;
   fprintf(f, ",\"points\":[");
   for (size_t i = 0; i < a->npoints; i++) {
-    int particle = 0;
-    for (size_t k = 0; k < mech_nparticles(mm); k++)
-      particle |= mech_particle_point(mm, k) == (int)i;
     fprintf(f, "%s{\"name\":", i ? "," : "");
-    json_str(f, mech_point_name(mm, i));
-    fprintf(f, ",\"from\":%d,\"particle\":%s}", mech_point_from(mm, i), particle ? "true" : "false");
+    json_str(f, lg_point_name(s, i));
+    fprintf(f, ",\"from\":%ld,\"particle\":%s}", lg_point_from(s, i),
+            lg_point_is_particle(s, i) ? "true" : "false");
   }
   fprintf(f, "],\"bodies\":[");
   for (size_t b = 0; b < a->nbodies; b++) {
-    int frame, point;
     double sz[3];
-    mech_body_info(mm, b, &frame, &point, NULL, NULL);
-    body_size(a->res + a->sc->o_mass + 7 * b, g->size, sz);
+    body_size(a->res + a->o_mass + 7 * b, g->size, sz);
     fprintf(f, "%s{\"frame\":", b ? "," : "");
-    json_str(f, mech_frame_name(mm, frame));
-    fprintf(f, ",\"point\":%d", point);
+    json_str(f, lg_body_frame(s, b));
+    fprintf(f, ",\"point\":%ld", lg_body_point(s, b));
     vec3(f, "size", sz);
     fputc('}', f);
   }
   fprintf(f, "],\"segments\":[");
   int first = 1;
   for (size_t i = 0; i < a->npoints; i++)
-    if (mech_point_from(mm, i) >= 0) {
-      fprintf(f, "%s[%zu,%d]", first ? "" : ",", i, mech_point_from(mm, i));
+    if (lg_point_from(s, i) >= 0) {
+      fprintf(f, "%s[%zu,%ld]", first ? "" : ",", i, lg_point_from(s, i));
       first = 0;
     }
-  for (size_t i = 0; i < a->lm->ndraws; i++)
-    if (a->lm->draws[i].kind == LANG_DRAW_SEGMENT) {
-      fprintf(f, "%s[%d,%d]", first ? "" : ",", a->lm->draws[i].p, a->lm->draws[i].q);
+  for (size_t i = 0; i < lg_ndraws(s); i++) {
+    long p, q;
+    if (lg_draw_info(s, i, &p, &q) == LG_DRAW_SEGMENT) {
+      fprintf(f, "%s[%ld,%ld]", first ? "" : ",", p, q);
       first = 0;
     }
+  }
   fprintf(f, "],\"trails\":[");
   first = 1;
   for (size_t i = 0; i < a->npoints; i++)
@@ -550,9 +556,8 @@ static int on_finish(cli_sim_client *c, int rc) {
 static void anim_free(anim *a) {
   lg_out_abort(&a->out);
   lg_free(a->path);
-  num_scene_free(a->sc);
-  lg_free(a->work);
   lg_free(a->res);
+  lg_free(a->p);
   lg_free(a->prev);
   lg_free(a->frames);
   lg_free(a->trail);

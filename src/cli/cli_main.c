@@ -1,6 +1,6 @@
 /* cli_main.c - `lagrange SUBCOMMAND MODEL [options]`. */
 #include "cli.h"
-#include "cli_sim.h"
+#include "cli_sweep.h"
 
 #include <stdio.h>
 #include <string.h>

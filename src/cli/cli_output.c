@@ -60,7 +60,7 @@ int cli_check_rows(const cli_opts *o, double t0, double tf, double dt) {
 }
 
 /* ---- simulate's outputs ------------------------------------------------------------------- */
-int cli_sim_out_open(const cli_opts *o, lang_model *lm, const num_system *s, cli_sim_out *k) {
+int cli_sim_out_open(const cli_opts *o, const lg_system *s, cli_sim_out *k) {
   memset(k, 0, sizeof *k);
   k->csv = o->no_csv ? NULL : stdout;
   lg_diag d;
@@ -71,7 +71,7 @@ int cli_sim_out_open(const cli_opts *o, lang_model *lm, const num_system *s, cli
     lg_out_abort(&k->out);
     return cli_report_io(&d);
   }
-  int rc = o->plot ? cli_plot_open(o, lm, s, &k->plot) : CLI_EXIT_OK;
+  int rc = o->plot ? cli_plot_open(o, s, &k->plot) : CLI_EXIT_OK;
   if (rc != CLI_EXIT_OK) {
     lg_out_abort(&k->out);
     lg_out_abort(&k->pic);
@@ -114,8 +114,8 @@ static int keep_partial(const cli_opts *o, cli_sim_out *k, int rc) {
   return rc;
 }
 
-int cli_sim_out_finish(const cli_opts *o, cli_sim_out *k, lang_model *lm, int rc) {
-  if (rc == CLI_EXIT_OK && k->plot && !cli_plot_draw(k->plot, o->plot, fileno(k->pic.f), lm))
+int cli_sim_out_finish(const cli_opts *o, cli_sim_out *k, int rc) {
+  if (rc == CLI_EXIT_OK && k->plot && !cli_plot_draw(k->plot, o->plot, fileno(k->pic.f)))
     rc = CLI_EXIT_MODEL;
   cli_plot_free(k->plot);
   k->plot = NULL;

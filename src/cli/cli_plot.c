@@ -46,12 +46,13 @@ int cli_plot_supported(const char *path) { return terminal_index(path) >= 0; }
 /* ---- the plot's state ------------------------------------------------------------------- */
 struct cli_plot {
   FILE *script;
-  const num_system *s;
+  const lg_system *s;
+  size_t n, m;           /* coordinates, constraint rows */
   unsigned char *show;   /* 2n: coordinate i, rate i (n + i) drawn */
-  int *xy;               /* nxy points for --plot-xy */
+  long *xy;              /* nxy points for --plot-xy */
   size_t nxy;
-  num_scene *scene;      /* positions for --plot-xy */
-  double *work, *res;
+  double *res;           /* the scene at a row (lg_scene_eval), for --plot-xy */
+  double *p;             /* the model's parameters (NaN where it gives none) */
   double E0W0, E0, maxT, maxV;
   long rows;
 };
@@ -63,8 +64,8 @@ static void trim(const char **a, const char **b) {
 }
 
 /* "x, theta'" -> show[]; an unknown name is a usage error naming the valid ones. */
-static int pick_vars(const char *text, const num_system *s, unsigned char *show) {
-  size_t n = s->n;
+static int pick_vars(const char *text, const lg_system *s, unsigned char *show) {
+  size_t n = lg_nq(s);
   for (const char *p = text; *p;) {
     const char *end = strchr(p, ',');
     if (!end) end = p + strlen(p);
@@ -73,13 +74,14 @@ static int pick_vars(const char *text, const num_system *s, unsigned char *show)
     int primes = b > a && b[-1] == '\'';
     size_t len = (size_t)(b - a) - (size_t)primes, i = 0;
     for (; i < n; i++)
-      if (strlen(s->coord_names[i]) == len && !strncmp(a, s->coord_names[i], len)) break;
+      if (strlen(lg_coordinate_name(s, i)) == len && !strncmp(a, lg_coordinate_name(s, i), len))
+        break;
     if (i == n || len == 0) {
       fprintf(stderr, "lagrange: --plot-vars: unknown variable '%.*s' (the variables are",
               (int)(b - a), a);
-      for (size_t k = 0; k < n; k++) fprintf(stderr, " %s", s->coord_names[k]);
+      for (size_t k = 0; k < n; k++) fprintf(stderr, " %s", lg_coordinate_name(s, k));
       fprintf(stderr, " and their rates");
-      for (size_t k = 0; k < n; k++) fprintf(stderr, " %s'", s->coord_names[k]);
+      for (size_t k = 0; k < n; k++) fprintf(stderr, " %s'", lg_coordinate_name(s, k));
       fputs(")\n", stderr);
       return 0;
     }
@@ -90,8 +92,7 @@ static int pick_vars(const char *text, const num_system *s, unsigned char *show)
 }
 
 /* "P, Q" -> point indices; an unknown point is a usage error naming them. */
-static int pick_points(const char *text, lang_model *lm, cli_plot *pl) {
-  mech_model *mm = lm->mech;
+static int pick_points(const char *text, cli_plot *pl) {
   for (const char *p = text; *p;) {
     const char *end = strchr(p, ',');
     if (!end) end = p + strlen(p);
@@ -99,11 +100,11 @@ static int pick_points(const char *text, lang_model *lm, cli_plot *pl) {
     trim(&a, &b);
     char name[128];
     snprintf(name, sizeof name, "%.*s", (int)(b - a < 127 ? b - a : 127), a);
-    int k = mech_point_index(mm, name);
+    long k = lg_point_index(pl->s, name);
     if (k < 0) {
       fprintf(stderr, "lagrange: --plot-xy: unknown point '%s' (the points are", name);
-      for (size_t i = 0; i < mech_npoints(mm); i++)
-        fprintf(stderr, " %s", mech_point_name(mm, i));
+      for (size_t i = 0; i < lg_npoints(pl->s); i++)
+        fprintf(stderr, " %s", lg_point_name(pl->s, i));
       fputs(")\n", stderr);
       return 0;
     }
@@ -113,32 +114,37 @@ static int pick_points(const char *text, lang_model *lm, cli_plot *pl) {
   return 1;
 }
 
-static int plot_scene(const cli_opts *o, lang_model *lm, cli_plot *pl) {
+/* The scene's room, and a first evaluation (which compiles it) so that
+ * a model whose picture cannot be made fails before the run. */
+static int plot_scene(const cli_opts *o, cli_plot *pl) {
+  pl->res = lg_calloc(lg_scene_size(pl->s) + pl->n + 1, sizeof *pl->res);
+  pl->p = lg_calloc(lg_np(pl->s) + 1, sizeof *pl->p);
+  if (!pl->res || !pl->p) return CLI_EXIT_MODEL;
+  lg_default_params(pl->s, pl->p);
   lg_diag d;
   lg_diag_clear(&d);
-  if (num_scene_build(lm->mech, o->set, o->nset, &pl->scene, &d) != LG_OK) {
-    cli_report_lm(&d, lm, o->model);
+  if (lg_scene_eval(pl->s, 0, pl->res + lg_scene_size(pl->s), pl->p, pl->res, &d) != LG_OK) {
+    cli_report(&d, o->model);
     return CLI_EXIT_MODEL;
   }
-  pl->work = num_scene_work(pl->scene);
-  pl->res = lg_calloc(pl->scene->nout + 1, sizeof *pl->res);
-  return pl->work && pl->res ? CLI_EXIT_OK : CLI_EXIT_MODEL;
+  return CLI_EXIT_OK;
 }
 
-int cli_plot_open(const cli_opts *o, lang_model *lm, const num_system *s, cli_plot **out) {
+int cli_plot_open(const cli_opts *o, const lg_system *s, cli_plot **out) {
   *out = NULL;
   cli_plot *pl = lg_calloc(1, sizeof *pl);
   if (!pl) return CLI_EXIT_MODEL;
   pl->s = s;
-  pl->show = lg_calloc(2 * s->n + 1, 1);
-  pl->xy = lg_calloc(mech_npoints(lm->mech) + strlen(o->plot_xy ? o->plot_xy : "") + 1,
-                     sizeof *pl->xy);
+  pl->n = lg_nq(s);
+  pl->m = lg_nc(s);
+  pl->show = lg_calloc(2 * pl->n + 1, 1);
+  pl->xy = lg_calloc(lg_npoints(s) + strlen(o->plot_xy ? o->plot_xy : "") + 1, sizeof *pl->xy);
   int rc = pl->show && pl->xy ? CLI_EXIT_OK : CLI_EXIT_MODEL;
   if (rc == CLI_EXIT_OK && o->plot_vars && !pick_vars(o->plot_vars, s, pl->show))
     rc = CLI_EXIT_USAGE;
-  if (rc == CLI_EXIT_OK && !o->plot_vars) memset(pl->show, 1, 2 * s->n);
-  if (rc == CLI_EXIT_OK && o->plot_xy && !pick_points(o->plot_xy, lm, pl)) rc = CLI_EXIT_USAGE;
-  if (rc == CLI_EXIT_OK && pl->nxy) rc = plot_scene(o, lm, pl);
+  if (rc == CLI_EXIT_OK && !o->plot_vars) memset(pl->show, 1, 2 * pl->n);
+  if (rc == CLI_EXIT_OK && o->plot_xy && !pick_points(o->plot_xy, pl)) rc = CLI_EXIT_USAGE;
+  if (rc == CLI_EXIT_OK && pl->nxy) rc = plot_scene(o, pl);
   if (rc == CLI_EXIT_OK && !(pl->script = tmpfile())) { /* anonymous: nothing to remove */
     fprintf(stderr, "lagrange: cannot create a temporary file for the plot: %s\n",
             strerror(errno));
@@ -156,25 +162,26 @@ int cli_plot_open(const cli_opts *o, lang_model *lm, const num_system *s, cli_pl
 void cli_plot_free(cli_plot *pl) {
   if (!pl) return;
   if (pl->script) fclose(pl->script);
-  num_scene_free(pl->scene);
-  lg_free(pl->work);
   lg_free(pl->res);
+  lg_free(pl->p);
   lg_free(pl->show);
   lg_free(pl->xy);
   lg_free(pl);
 }
 
 /* ---- the rows: t, q, q', T, V, E, C1..Cm, W, then x, y of each --plot-xy point ---- */
-void cli_plot_row(cli_plot *pl, const num_sim_point *p) {
-  const num_system *s = pl->s;
+void cli_plot_row(cli_plot *pl, const lg_sim_point *p) {
+  size_t n = pl->n;
   FILE *f = pl->script;
   fprintf(f, "%.12g", p->t);
-  for (size_t i = 0; i < s->n; i++) fprintf(f, ",%.12g", p->q[i]);
-  for (size_t i = 0; i < s->n; i++) fprintf(f, ",%.12g", p->qd[i]);
+  for (size_t i = 0; i < n; i++) fprintf(f, ",%.12g", p->q[i]);
+  for (size_t i = 0; i < n; i++) fprintf(f, ",%.12g", p->qd[i]);
   fprintf(f, ",%.12g,%.12g,%.17g", p->T, p->V, p->E);
-  for (size_t r = 0; r < s->m; r++) fprintf(f, ",%.6g", p->C[r]);
+  for (size_t r = 0; r < pl->m; r++) fprintf(f, ",%.6g", p->C[r]);
   fprintf(f, ",%.17g", p->W);
-  if (pl->nxy) num_scene_eval(pl->scene, pl->work, p->t, p->q, pl->res);
+  /* (compiled at open: only running out of memory can fail; NaN is not drawn) */
+  if (pl->nxy && lg_scene_eval(pl->s, p->t, p->q, pl->p, pl->res, NULL) != LG_OK)
+    for (size_t i = 0; i < lg_scene_size(pl->s); i++) pl->res[i] = NAN;
   for (size_t k = 0; k < pl->nxy; k++)
     fprintf(f, ",%.10g,%.10g", pl->res[3 * pl->xy[k]], pl->res[3 * pl->xy[k] + 1]);
   fputc('\n', f);
@@ -198,20 +205,20 @@ static void title(FILE *f, const char *name, const char *suffix) {
 
 /* One panel of the chosen coordinates (rates = 0) or rates (1). */
 static void var_panel(FILE *f, const cli_plot *pl, int rates) {
-  size_t n = pl->s->n, k = 0;
+  size_t n = pl->n, k = 0;
   fprintf(f, "set title '%s'\nset ylabel '%s'\nplot ", rates ? "rates" : "coordinates",
           rates ? "q'" : "q");
   for (size_t i = 0; i < n; i++) {
     if (!pl->show[rates * n + i]) continue;
     fprintf(f, "%s$data using 1:%zu with lines", k++ ? ", " : "", 2 + rates * n + i);
-    title(f, pl->s->coord_names[i], rates ? "''" : "");
+    title(f, lg_coordinate_name(pl->s, i), rates ? "''" : "");
   }
   fputc('\n', f);
 }
 
 /* ((E - W) - (E0 - W0)) / scale, scale = max(|E0|, max |T|, max |V|). */
 static void energy_panel(FILE *f, const cli_plot *pl) {
-  size_t n = pl->s->n, m = pl->s->m;
+  size_t n = pl->n, m = pl->m;
   double scale = pl->E0;
   if (pl->maxT > scale) scale = pl->maxT;
   if (pl->maxV > scale) scale = pl->maxV;
@@ -228,7 +235,7 @@ static void energy_panel(FILE *f, const cli_plot *pl) {
 
 /* |C_i| on a log scale; exact zeros are drawn at 1e-17. */
 static void residual_panel(FILE *f, const cli_plot *pl) {
-  size_t n = pl->s->n, m = pl->s->m;
+  size_t n = pl->n, m = pl->m;
   fputs("set title 'constraint residuals'\nset ylabel '|C|'\nset logscale y\n"
         "set format y '10^{%T}'\nplot ", f);
   for (size_t r = 0; r < m; r++) {
@@ -240,28 +247,28 @@ static void residual_panel(FILE *f, const cli_plot *pl) {
 }
 
 /* The tracks of the --plot-xy points, x against y, equal scales. */
-static void xy_panel(FILE *f, const cli_plot *pl, lang_model *lm) {
-  size_t base = 2 * pl->s->n + 6 + pl->s->m;
+static void xy_panel(FILE *f, const cli_plot *pl) {
+  size_t base = 2 * pl->n + 6 + pl->m;
   fputs("set title 'seen from above'\nset xlabel 'x'\nset ylabel 'y'\nset size ratio -1\nplot ", f);
   for (size_t k = 0; k < pl->nxy; k++) {
     fprintf(f, "%s$data using %zu:%zu with lines", k ? ", " : "", base + 2 * k,
             base + 2 * k + 1);
-    title(f, mech_point_name(lm->mech, (size_t)pl->xy[k]), "");
+    title(f, lg_point_name(pl->s, (size_t)pl->xy[k]), "");
   }
   fputs("\nset size noratio\nset xlabel 't'\n", f);
 }
 
 static int count_panels(const cli_plot *pl, int *has) {
-  size_t n = pl->s->n;
+  size_t n = pl->n;
   has[0] = has[1] = 0;
   for (size_t i = 0; i < n; i++) {
     has[0] |= pl->show[i];
     has[1] |= pl->show[n + i];
   }
-  return has[0] + has[1] + 1 + (pl->s->m > 0) + (pl->nxy > 0);
+  return has[0] + has[1] + 1 + (pl->m > 0) + (pl->nxy > 0);
 }
 
-static void commands(cli_plot *pl, int term, lang_model *lm) {
+static void commands(cli_plot *pl, int term) {
   FILE *f = pl->script;
   int has[2], panels = count_panels(pl, has), h = 260 * panels + (pl->nxy ? 200 : 0);
   fputs("EOD\nset terminal ", f);
@@ -272,8 +279,8 @@ static void commands(cli_plot *pl, int term, lang_model *lm) {
   if (has[0]) var_panel(f, pl, 0);
   if (has[1]) var_panel(f, pl, 1);
   energy_panel(f, pl);
-  if (pl->s->m) residual_panel(f, pl);
-  if (pl->nxy) xy_panel(f, pl, lm);
+  if (pl->m) residual_panel(f, pl);
+  if (pl->nxy) xy_panel(f, pl);
   fputs("unset multiplot\n", f);
 }
 
@@ -307,10 +314,10 @@ static void first_lines(FILE *err, char *buf, size_t n) {
     if (*p == '\n') *p = p[1] ? ' ' : 0;
 }
 
-int cli_plot_draw(cli_plot *pl, const char *path, int out_fd, lang_model *lm) {
+int cli_plot_draw(cli_plot *pl, const char *path, int out_fd) {
   int term = terminal_index(path), status = 0, e = EIO;
   FILE *err = tmpfile(), *script = pl->script;
-  if (term >= 0 && err) commands(pl, term, lm);
+  if (term >= 0 && err) commands(pl, term);
   if (term >= 0 && err && fflush(script) == 0 && !ferror(script) &&
       lseek(fileno(script), 0, SEEK_SET) == 0)
     e = spawn_gnuplot(fileno(script), out_fd, fileno(err), &status);

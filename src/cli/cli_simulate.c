@@ -1,9 +1,11 @@
-/* cli_simulate.c - `lagrange simulate`: CSV, summary, consistency, plot. */
-#include "cli_sim.h"
-
-#include "cg.h"
+/* cli_simulate.c - `lagrange simulate`: a client of lg_simulate. The
+ * command parses its options into lg_sim_options, prints the library's
+ * notes, writes the CSV and the plot from lg_sim_point, and prints the
+ * summary from lg_sim_stats. */
+#include "cli.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,22 +18,105 @@ static double wall_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* ---- options ---------------------------------------------------------------------- */
+/* The integrators by name (docs/REFERENCE.md: "Simulation"). */
+static const struct { const char *name; lg_integrator i; } INTEGRATORS[] = {
+    {"erk", LG_INT_ERK},       {"dopri", LG_INT_DOPRI},   {"rk45", LG_INT_DOPRI},
+    {"verner", LG_INT_VERNER}, {"fehlberg", LG_INT_FEHLBERG},
+    {"bdf", LG_INT_BDF},       {"cvode", LG_INT_BDF},     {"ida", LG_INT_IDA},
+    {"adams", LG_INT_ADAMS}};
+
+static int pick_integrator(const cli_opts *o, lg_sim_options *so) {
+  const char *name = o->integrator;
+  so->integrator = LG_INT_AUTO;
+  if (!name) return 1;
+  for (size_t i = 0; i < sizeof INTEGRATORS / sizeof *INTEGRATORS; i++)
+    if (!strcmp(name, INTEGRATORS[i].name)) {
+      so->integrator = INTEGRATORS[i].i;
+      return 1;
+    }
+  fprintf(stderr, "lagrange %s: unknown integrator '%s' (use adams, erk, dopri, "
+                  "verner, fehlberg, bdf or ida)\n", o->command, name);
+  return 0;
+}
+
+static int pick_stabilization(const cli_opts *o, lg_sim_options *so) {
+  const char *s = o->stabilize;
+  so->stabilize = s ? LG_STAB_PROJECT : LG_STAB_AUTO;
+  if (!s || !strcmp(s, "project")) return 1;
+  if (!strcmp(s, "none")) {
+    so->stabilize = LG_STAB_NONE;
+    return 1;
+  }
+  if (sscanf(s, "baumgarte:%lf,%lf", &so->alpha, &so->beta) == 2) {
+    so->stabilize = LG_STAB_BAUMGARTE;
+    return 1;
+  }
+  fprintf(stderr, "lagrange %s: --stabilize is project, none or "
+                  "baumgarte:ALPHA,BETA, not '%s'\n", o->command, s);
+  return 0;
+}
+
+int cli_sim_options(const cli_opts *o, const lg_system *s, lg_sim_options *so) {
+  lg_sim_options_default(s, so);
+  if (o->has_t0) so->t0 = o->t0;
+  if (o->has_tf) so->tf = o->tf;
+  if (o->has_dt) so->dt = o->dt;
+  so->rtol = o->rtol;
+  so->atol = o->atol;
+  so->max_steps = o->max_steps;
+  so->project = o->project;
+  so->stop_when = o->stop_when;
+  so->jit = o->jit == CLI_JIT_WAIT ? LG_JIT_WAIT : o->jit ? LG_JIT_BACKGROUND : LG_JIT_OFF;
+  if (!(so->tf > so->t0) || !(so->dt > 0) || !(so->rtol > 0) || !(so->atol > 0)) {
+    fprintf(stderr, "lagrange %s: need t0 < tf, dt > 0 and positive tolerances "
+                    "(got t0=%g tf=%g dt=%g)\n", o->command, so->t0, so->tf, so->dt);
+    return CLI_EXIT_USAGE;
+  }
+  if (!cli_check_rows(o, so->t0, so->tf, so->dt) || !pick_integrator(o, so) ||
+      !pick_stabilization(o, so))
+    return CLI_EXIT_USAGE;
+  so->max_rows = SIZE_MAX; /* cli_check_rows said it in the command's words */
+  if (!lg_kane_own_state(s) && lg_nc(s) && so->stabilize != LG_STAB_BAUMGARTE &&
+      so->stabilize != LG_STAB_NONE && so->integrator == LG_INT_ADAMS) {
+    fprintf(stderr, "lagrange %s: --integrator adams cannot project the motion onto the "
+                    "constraints (CVODE projects only inside BDF steps): use --stabilize "
+                    "baumgarte:ALPHA,BETA or none, or --integrator ida, bdf or dopri\n",
+            o->command);
+    return CLI_EXIT_USAGE;
+  }
+  return CLI_EXIT_OK;
+}
+
+void cli_print_note(void *ud, const char *text) {
+  (void)ud;
+  lg_diag d;
+  lg_diag_clear(&d);
+  snprintf(d.message, sizeof d.message, "%s", text);
+  cli_diag_as_flags(&d);
+  fprintf(stderr, "%s\n", d.message);
+}
+
 /* ---- output rows ---------------------------------------------------------------------- */
 typedef struct sink {
+  const cli_opts *o;
+  const lg_system *s;
+  cli_sim_client *client;
+  cli_sim_out out;
   FILE *csv;
   cli_plot *plot;
-  cli_sim_client *client;
-  const num_system *s;
-  double start, last_report, tf;
-  int tty;
+  size_t n, m;
+  double start, last_report, t0, tf;
+  int tty, opened, rc;
 } sink;
 
-static void header(FILE *f, const num_system *s) {
+static void header(FILE *f, const lg_system *s) {
+  size_t n = lg_nq(s), m = lg_nc(s);
   fputs("t", f);
-  for (size_t i = 0; i < s->n; i++) fprintf(f, ",%s", s->coord_names[i]);
-  for (size_t i = 0; i < s->n; i++) fprintf(f, ",%s'", s->coord_names[i]);
+  for (size_t i = 0; i < n; i++) fprintf(f, ",%s", lg_coordinate_name(s, i));
+  for (size_t i = 0; i < n; i++) fprintf(f, ",%s'", lg_coordinate_name(s, i));
   fputs(",T,V,E", f);
-  for (size_t r = 0; r < s->m; r++) fprintf(f, ",C%zu", r + 1);
+  for (size_t r = 0; r < m; r++) fprintf(f, ",C%zu", r + 1);
   fputs(",W\n", f);
 }
 
@@ -42,23 +127,44 @@ static void field(FILE *f, double x) {
   fputs(lg_fmt_double(b, x), f);
 }
 
-static void row(FILE *f, const num_system *s, const num_sim_point *p) {
+static void row(FILE *f, size_t n, size_t m, const lg_sim_point *p) {
   char b[LG_DOUBLE_CHARS];
   fputs(lg_fmt_double(b, p->t), f);
-  for (size_t i = 0; i < s->n; i++) field(f, p->q[i]);
-  for (size_t i = 0; i < s->n; i++) field(f, p->qd[i]);
+  for (size_t i = 0; i < n; i++) field(f, p->q[i]);
+  for (size_t i = 0; i < n; i++) field(f, p->qd[i]);
   field(f, p->T);
   field(f, p->V);
   field(f, p->E);
-  for (size_t r = 0; r < s->m; r++) field(f, p->C[r]);
+  for (size_t r = 0; r < m; r++) field(f, p->C[r]);
   field(f, p->W);
   putc('\n', f);
 }
 
-static int on_output(void *ud, const num_sim_point *p) {
+/* The CSV, the plot and the client, opened at the first row (a run
+ * refused before it leaves no file). */
+static int open_outputs(sink *k) {
+  const cli_opts *o = k->o;
+  k->opened = 1;
+  int rc = cli_sim_out_open(o, k->s, &k->out);
+  if (rc != CLI_EXIT_OK) return rc;
+  if (k->client &&
+      (rc = k->client->start(k->client, o, k->s, k->t0, k->tf)) != CLI_EXIT_OK) {
+    cli_sim_out_finish(o, &k->out, rc);
+    k->client = NULL;
+    return rc;
+  }
+  k->csv = k->out.csv;
+  k->plot = k->out.plot;
+  if (k->csv) header(k->csv, k->s);
+  k->start = wall_now();
+  return CLI_EXIT_OK;
+}
+
+static int on_output(void *ud, const lg_sim_point *p) {
   sink *k = ud;
+  if (!k->opened && (k->rc = open_outputs(k)) != CLI_EXIT_OK) return 1;
   if (k->csv && ferror(k->csv)) return 1; /* a failed write stops the run; reported at the end */
-  if (k->csv) row(k->csv, k->s, p);
+  if (k->csv) row(k->csv, k->n, k->m, p);
   if (k->plot) cli_plot_row(k->plot, p);
   if (k->client && k->client->row(k->client, p)) return 1;
   double now = wall_now();
@@ -70,168 +176,62 @@ static int on_output(void *ud, const num_sim_point *p) {
 }
 
 /* ---- the command ------------------------------------------------------------------------------ */
-static void summary(const cli_opts *o, const num_system *s, const num_sim_opts *so,
-                    const num_sim_stats *st, double wall, int tty) {
-  char b[LG_DOUBLE_CHARS], how[200];
+static void summary(const cli_opts *o, const lg_system *s, const lg_sim_stats *st, int tty) {
+  char b[LG_DOUBLE_CHARS];
   if (tty) fputs("\r                                              \r", stderr);
   if (st->stopped) fprintf(stderr, "%s: stopped at t = %s (--stop-when)\n", o->model,
                            lg_fmt_double(b, st->t_end));
   fprintf(stderr, "%s: simulated to t = %.10g with %s: %ld steps, %ld RHS evaluations, "
-                  "%.6f s wall\n", o->model, st->t_end, num_integrator_name(st->integrator),
-          st->steps, st->rhs_evals, wall);
-  if (so->aux) num_aux_describe(so->aux, how, sizeof how);
-  else snprintf(how, sizeof how, "W = 0");
+                  "%.6f s wall\n", o->model, st->t_end, st->integrator, st->steps,
+          st->rhs_evals, st->wall);
   fprintf(stderr, "%s: max |E - W| drift = %.3g", o->model, st->max_energy_drift);
   if (st->energy_scale > 0)
     fprintf(stderr, " (%.3g relative)", st->max_energy_drift / st->energy_scale);
-  fprintf(stderr, ", %s", how);
-  if (s->m) fprintf(stderr, ", max constraint residual = %.3g", st->max_residual);
+  fprintf(stderr, ", %s", st->energy);
+  if (lg_nc(s)) fprintf(stderr, ", max constraint residual = %.3g", st->max_residual);
   fputc('\n', stderr);
-}
-
-/* A failed run: the diagnostic at the model line that matters (the
- * constraint row, or the coordinates line naming the coordinate). */
-static int report_failure(const cli_opts *o, const lang_model *lm, const mech_eom *e,
-                          const num_system *s, const num_sim_stats *st, lg_diag *d) {
-  size_t len = strlen(d->message);
-  if (st->fail_row >= 0 && (size_t)st->fail_row < e->m) {
-    d->line = e->row_line[st->fail_row];
-    d->col = e->row_col[st->fail_row];
-    snprintf(d->message + len, sizeof d->message - len, " (at constraint C%d)",
-             st->fail_row + 1);
-  } else if (st->fail_coord >= 0 && (size_t)st->fail_coord < s->n) {
-    d->line = lm->coord_line;
-    d->col = lm->coord_col;
-    char named[300];
-    snprintf(named, sizeof named, "coordinate %s", s->coord_names[st->fail_coord]);
-    if (!strstr(d->message, named))
-      snprintf(d->message + len, sizeof d->message - len, " (coordinate %s)",
-               s->coord_names[st->fail_coord]);
-  }
-  return cli_report_lm(d, lm, o->model);
-}
-
-/* The CSV, the plot and the client, ready for rows. */
-static int open_outputs(const cli_opts *o, lang_model *lm, const num_system *s,
-                        const num_sim_opts *so, cli_sim_client *client, sink *k,
-                        cli_sim_out *out) {
-  *k = (sink){.s = s, .tf = so->tf, .tty = isatty(2), .client = client};
-  int rc = cli_sim_out_open(o, lm, s, out);
-  if (rc != CLI_EXIT_OK) return rc;
-  if (client && (rc = client->start(client, o, lm, s, so->t0, so->tf)) != CLI_EXIT_OK) {
-    cli_sim_out_finish(o, out, lm, rc);
-    return rc;
-  }
-  k->csv = out->csv;
-  k->plot = out->plot;
-  if (k->csv) header(k->csv, s);
-  k->start = wall_now();
-  return CLI_EXIT_OK;
-}
-
-/* After the run: the plot and CSV, then the client. */
-static int close_outputs(const cli_opts *o, lang_model *lm, cli_sim_client *client,
-                         cli_sim_out *out, int rc) {
-  rc = cli_sim_out_finish(o, out, lm, rc);
-  return client ? client->finish(client, rc) : rc;
-}
-
-/* Where --jit's compiled code took over, or why it did not. */
-static void jit_note(const cli_opts *o, cli_sim *S, const num_sim_stats *st) {
-  if (!o->jit || !S->so.jit_poll) return; /* off, loaded from the cache, or not applicable */
-  char b[LG_DOUBLE_CHARS];
-  if (st->jit)
+  /* where --jit's compiled code took over, or why it did not */
+  if (st->jit_background && st->jit)
     fprintf(stderr, "%s: --jit: the compiled right-hand side took over at t = %s (compiled "
                     "in the background)\n", o->model, lg_fmt_double(b, st->jit_t));
-  else if (S->so.jit_poll(S) == NULL && !S->jit_warned)
+  else if (st->jit_background)
     fprintf(stderr, "%s: note: --jit: the run ended before the compiler, which ends with it; "
                     "the run used the tape (--jit=wait compiles first and caches the code for "
                     "the next runs)\n", o->model);
 }
 
-static int run_sim(const cli_opts *o, cli_sim *S, double *q, double *qd,
-                   cli_sim_client *client) {
-  const num_system *s = S->s;
-  const num_sim_opts so = S->so;
-  int rc = CLI_EXIT_OK;
-  sink k;
-  cli_sim_out out;
-  if ((rc = open_outputs(o, S->lm, s, &so, client, &k, &out)) != CLI_EXIT_OK) return rc;
-  num_sim_stats st;
-  lg_diag d;
-  lg_diag_clear(&d);
-  lg_status status = num_simulate(s, &so, q, qd, on_output, &k, &st, &d);
-  summary(o, s, &so, &st, wall_now() - k.start, k.tty);
-  jit_note(o, S, &st);
-  if (status != LG_OK) rc = report_failure(o, S->lm, S->e, s, &st, &d);
-  return close_outputs(o, S->lm, client, &out, rc);
+/* A refused run: --stop-when's text at its column, or the library's
+ * diagnostic (already said line by line for an inconsistent start). */
+static int report(const cli_opts *o, lg_diag *d, const lg_sim_stats *st) {
+  if (!strcmp(d->file, "`stop_when`")) {
+    snprintf(d->file, sizeof d->file, "--stop-when");
+    char buf[1200];
+    lg_diag_format(d, buf, sizeof buf);
+    fprintf(stderr, "lagrange %s: %s\n  in --stop-when '%s'\n", o->command, buf, o->stop_when);
+    return d->status == LG_ERR_NOMEM ? CLI_EXIT_MODEL : CLI_EXIT_USAGE;
+  }
+  if (st->noted) return CLI_EXIT_MODEL;
+  cli_diag_as_flags(d);
+  return cli_report(d, o->model);
 }
 
-static int integrate(const cli_opts *o, cli_sim *S, cli_sim_client *client) {
-  size_t n = S->s->n;
-  double *q = lg_malloc((2 * n + 1) * sizeof *q), *qd = q ? q + n : NULL;
-  if (!q) return CLI_EXIT_MODEL;
-  memcpy(q, S->lm->q0, n * sizeof *q);
-  memcpy(qd, S->lm->qd0, n * sizeof *qd);
-  lg_str msg;
-  lg_str_init(&msg);
-  int rc = cli_sim_check_initial(o, S, S->s, q, qd, 1, &msg);
-  if (msg.s) fputs(msg.s, stderr);
-  lg_str_free(&msg);
-  if (rc == CLI_EXIT_OK) {
-    cli_sim_accelerate(o, S);
-    rc = run_sim(o, S, q, qd, client);
-  }
-  lg_free(q);
-  return rc;
-}
-
-/* Kane's equations in their own state [q; u]: the initial speeds come from
- * the initial q' through the kinematical equations. */
-static int integrate_kane(const cli_opts *o, cli_sim *S, cli_sim_client *client) {
-  lang_model *lm = S->lm;
-  const mech_kane *k = S->k;
-  const num_system *s = S->s;
-  num_sim_opts so = S->so;
-  cli_sim_accelerate(o, S);
+static int run(const cli_opts *o, const lg_system *s, cli_sim_client *client) {
+  lg_sim_options so;
+  int rc = cli_sim_options(o, s, &so);
+  if (rc != CLI_EXIT_OK) return rc;
+  so.note = cli_print_note;
+  sink k = {.o = o, .s = s, .client = client, .n = lg_nq(s), .m = lg_nc(s), .t0 = so.t0,
+            .tf = so.tf, .tty = isatty(2)};
+  lg_sim_stats st;
   lg_diag d;
-  lg_diag_clear(&d);
-  num_kane_system *ks;
-  num_kane_result r;
-  if (num_kane_system_build(lm->mech, k, S->e, o->set, o->nset, &ks, &d) != LG_OK)
-    return cli_report_lm(&d, lm, o->model);
-  int rc = CLI_EXIT_OK;
-  double *u_init = lg_calloc(k->p + 1, sizeof *u_init);
-  int have_u = u_init ? cli_initial_speeds(lm, k, u_init) : 0;
-  if (num_kane_eval(lm->mech, k, o->set, o->nset, so.t0, lm->q0, lm->qd0, u_init, have_u, &r,
-                    &d) !=
-      LG_OK) {
-    rc = cli_report_lm(&d, lm, o->model);
-  } else {
-    double *q = lm->q0;
-    sink snk;
-    cli_sim_out out;
-    if ((rc = open_outputs(o, lm, s, &so, client, &snk, &out)) == CLI_EXIT_OK) {
-      num_sim_stats st;
-      lg_diag_clear(&d);
-      double *u0 = lg_calloc(ks->p + 1, sizeof *u0); /* Kane's speeds over time */
-      lg_status status = LG_ERR_NOMEM;
-      if (u0) {
-        num_kane_initial_speeds(k, &r, u0);
-        status = num_simulate_kane(ks, &so, q, u0, on_output, &snk, &st, &d);
-      } else {
-        lg_diag_set(&d, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");
-      }
-      lg_free(u0);
-      summary(o, s, &so, &st, wall_now() - snk.start, snk.tty);
-      if (status != LG_OK) rc = report_failure(o, lm, S->e, s, &st, &d);
-      rc = close_outputs(o, lm, client, &out, rc);
-    }
-    num_kane_result_free(&r);
-  }
-  lg_free(u_init);
-  num_kane_system_free(ks);
-  return rc;
+  lg_status status = lg_simulate(s, &so, NULL, NULL, NULL, on_output, &k, &st, &d);
+  if (k.opened && k.rc != CLI_EXIT_OK) return k.rc; /* an output could not start */
+  if (!st.integrator[0]) return report(o, &d, &st); /* refused before the run */
+  if (!k.opened && (rc = open_outputs(&k)) != CLI_EXIT_OK) return rc;
+  summary(o, s, &st, k.tty);
+  rc = status == LG_OK ? CLI_EXIT_OK : report(o, &d, &st);
+  rc = cli_sim_out_finish(o, &k.out, rc);
+  return k.client ? k.client->finish(k.client, rc) : rc;
 }
 
 int cli_simulate(const cli_opts *o) { return cli_simulate_with(o, NULL); }
@@ -241,11 +241,12 @@ int cli_simulate_with(const cli_opts *o, cli_sim_client *client) {
   const char *const labels[] = {"--out", "--plot"};
   int rc = cli_check_outputs(o, outs, labels, 2);
   if (rc != CLI_EXIT_OK) return rc;
-  cli_sim S;
-  rc = cli_sim_load(o, "simulate", &S);
-  if (rc != CLI_EXIT_OK) return rc;
-  rc = cli_sim_options(o, &S);
-  if (rc == CLI_EXIT_OK) rc = S.k ? integrate_kane(o, &S, client) : integrate(o, &S, client);
-  cli_sim_free(&S);
+  lg_model *m;
+  lg_system *s = NULL;
+  if ((rc = cli_open_model(o, &m)) != CLI_EXIT_OK) return rc;
+  rc = cli_derive(o, m, NULL, &s);
+  lg_model_free(m);
+  if (rc == CLI_EXIT_OK) rc = run(o, s, client);
+  lg_system_free(s);
   return rc;
 }

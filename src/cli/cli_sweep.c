@@ -1,6 +1,6 @@
 /* cli_sweep.c - `lagrange sweep MODEL (--vary ... | --samples N --seed S
- * --dist ...)`: the model is loaded, derived and compiled once (cli_sim),
- * then one simulation per run on a pool of threads (--jobs, default every
+ * --dist ...)`: the model is loaded, derived and compiled once,
+ * then one lg_simulate per run on a pool of threads (--jobs, default every
  * core) or over the ranks of mpirun; one CSV row per run, in run order,
  * through an atomic output file (no partial FILE on SIGINT or failure). */
 #include "cli_sweep.h"
@@ -76,26 +76,71 @@ static int write_sweep(const cli_opts *o, const sweep_ctx *c, size_t jobs, int s
   return lg_out_commit(&out, &d) == LG_OK ? CLI_EXIT_OK : cli_report_io(&d);
 }
 
-static int sweep_loaded(const cli_opts *o, cli_sim *S) {
+/* The library's remarks about --jit, each said once (every run makes
+ * the same); a run's own (projected values, violated rows) stay in its
+ * row's status, as they always did. */
+typedef struct once_notes {
+  pthread_mutex_t lock;
+  lg_str seen;
+} once_notes;
+
+static void note_once(void *ud, const char *text) {
+  once_notes *n = ud;
+  if (!strstr(text, "`jit`")) return;
+  pthread_mutex_lock(&n->lock);
+  size_t len = strlen(text);
+  const char *at = n->seen.s;
+  int found = 0;
+  while (at && *at && !found) {
+    const char *end = strchr(at, '\n');
+    found = (size_t)(end - at) == len && !strncmp(at, text, len);
+    at = end + 1;
+  }
+  if (!found) {
+    lg_str_printf(&n->seen, "%s\n", text);
+    cli_print_note(NULL, text);
+  }
+  pthread_mutex_unlock(&n->lock);
+}
+
+static int sweep_loaded(const cli_opts *o, const lg_system *s) {
   sweep_spec sp;
   size_t jobs;
-  int rc = sweep_spec_parse(o, S->s, &sp);
+  lg_sim_options so;
+  int rc = sweep_spec_parse(o, s, &sp);
   if (rc != CLI_EXIT_OK) return rc;
-  if (!parse_jobs(o, &jobs) || (rc = cli_sim_options(o, S)) != CLI_EXIT_OK) {
+  if (!parse_jobs(o, &jobs) || (rc = cli_sim_options(o, s, &so)) != CLI_EXIT_OK) {
     sweep_spec_free(&sp);
     return rc != CLI_EXIT_OK ? rc : CLI_EXIT_USAGE;
   }
+  lg_diag d;
+  if (lg_sim_options_check(s, &so, &d) != LG_OK) {
+    sweep_spec_free(&sp);
+    if (!strcmp(d.file, "`stop_when`")) {
+      snprintf(d.file, sizeof d.file, "--stop-when");
+      char buf[1200];
+      lg_diag_format(&d, buf, sizeof buf);
+      fprintf(stderr, "lagrange sweep: %s\n  in --stop-when '%s'\n", buf, o->stop_when);
+      return d.status == LG_ERR_NOMEM ? CLI_EXIT_MODEL : CLI_EXIT_USAGE;
+    }
+    cli_diag_as_flags(&d);
+    return cli_report(&d, o->model);
+  }
   if (o->plot) fprintf(stderr, "lagrange sweep: note: --plot is not drawn for a sweep\n");
-  cli_sim_accelerate(o, S);
-  pthread_mutex_t lock;
-  pthread_mutex_init(&lock, NULL);
-  sweep_ctx c = {o, S, &sp, &lock};
+  if (so.jit) so.jit = LG_JIT_WAIT; /* every run uses the same code */
+  once_notes notes;
+  pthread_mutex_init(&notes.lock, NULL);
+  lg_str_init(&notes.seen);
+  so.note = note_once;
+  so.note_ud = &notes;
+  sweep_ctx c = {o, s, &so, &sp};
   int rank, size;
   sweep_mpi_start(&rank, &size);
   if (rank == 0) rc = write_sweep(o, &c, jobs, size);
   else if (size > 1) sweep_mpi_run(&c, NULL, rank, size);
   sweep_mpi_end();
-  pthread_mutex_destroy(&lock);
+  lg_str_free(&notes.seen);
+  pthread_mutex_destroy(&notes.lock);
   sweep_spec_free(&sp);
   return rc;
 }
@@ -104,18 +149,22 @@ int cli_sweep(const cli_opts *o) {
   const char *const label = "--out";
   int rc = cli_check_outputs(o, &o->out, &label, 1);
   if (rc != CLI_EXIT_OK) return rc;
-  cli_sim S;
-  rc = cli_sim_load(o, "sweep", &S);
+  lg_model *m;
+  lg_system *s = NULL;
+  if ((rc = cli_open_model(o, &m)) != CLI_EXIT_OK) return rc;
+  rc = cli_derive(o, m, NULL, &s);
+  lg_model_free(m);
   if (rc != CLI_EXIT_OK) return rc;
-  if (S.k) {
+  if (lg_kane_own_state(s)) {
+    int line, col;
+    lg_coordinates_position(s, &line, &col);
     fprintf(stderr, "%s:%d:%d: sweep --method kane needs u = q' and no constraints (this model "
                     "has speeds or constraints); use --method lagrange\n", o->model,
-            S.lm->coord_line > 0 ? S.lm->coord_line : 1,
-            S.lm->coord_col > 0 ? S.lm->coord_col : 1);
+            line > 0 ? line : 1, col > 0 ? col : 1);
     rc = CLI_EXIT_MODEL;
   } else {
-    rc = sweep_loaded(o, &S);
+    rc = sweep_loaded(o, s);
   }
-  cli_sim_free(&S);
+  lg_system_free(s);
   return rc;
 }

@@ -1,7 +1,7 @@
 /* cli_sweep.h - `lagrange sweep`: what the sweep's files share.
  *
  * cli_sweep_spec.c  --vary / --samples --seed --dist: the runs and their values
- * cli_sweep_run.c   one run: its values into the model, simulate, one CSV row
+ * cli_sweep_run.c   one run: its parameters and initial state, lg_simulate, one CSV row
  * cli_sweep_out.c   rows written in run order, progress on a terminal
  * cli_sweep_pool.c  the thread pool (--jobs)
  * cli_sweep_mpi.c   the ranks of mpirun: loads the plugin lagrange-mpi.so
@@ -10,7 +10,7 @@
 #ifndef LG_CLI_SWEEP_H
 #define LG_CLI_SWEEP_H
 
-#include "cli_sim.h"
+#include "cli.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -40,17 +40,18 @@ typedef struct sweep_spec {
 
 /* Parse --vary or --samples/--seed/--dist against the model's names;
  * prints the problem and returns CLI_EXIT_USAGE. */
-int sweep_spec_parse(const cli_opts *o, const num_system *s, sweep_spec *sp);
+int sweep_spec_parse(const cli_opts *o, const lg_system *s, sweep_spec *sp);
 void sweep_spec_free(sweep_spec *sp);
 /* The values of run k (nv of them): a function of (spec, k) only. */
 void sweep_values(const sweep_spec *sp, size_t k, double *val);
 
-/* Everything a run reads (shared read-only by threads and ranks). */
+/* Everything a run reads (shared read-only by threads and ranks; each
+ * run calls lg_simulate with its own copy of the options). */
 typedef struct sweep_ctx {
   const cli_opts *o;
-  const cli_sim *S;
+  const lg_system *s;
+  const lg_sim_options *so;
   const sweep_spec *sp;
-  pthread_mutex_t *lock;   /* around parameter resolution; NULL: one thread */
 } sweep_ctx;
 
 /* The CSV header line. */
@@ -90,5 +91,7 @@ int sweep_mpi_start(int *rank, int *size);
 int sweep_mpi_run(const sweep_ctx *c, sweep_out *w, int rank, int size);
 void sweep_mpi_abort(int code);
 void sweep_mpi_end(void);
+
+int cli_sweep(const cli_opts *o);
 
 #endif

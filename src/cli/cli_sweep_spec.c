@@ -21,36 +21,41 @@ static int usage(const char *opt, const char *text, const char *what) {
 }
 
 /* Every name a sweep can vary, for the message about an unknown one. */
-static void list_names(const num_system *s) {
+static void list_names(const lg_system *s) {
+  size_t np = lg_np(s), n = lg_nq(s);
   fputs("  valid names: ", stderr);
-  for (size_t i = 0; i < s->np; i++) fprintf(stderr, "%s, ", s->param_names[i]);
-  for (size_t i = 0; i < s->n; i++) fprintf(stderr, "%s, ", s->coord_names[i]);
-  for (size_t i = 0; i < s->n; i++)
-    fprintf(stderr, "%s'%s", s->coord_names[i], i + 1 < s->n ? ", " : "\n");
-  if (!s->n) fputc('\n', stderr);
+  for (size_t i = 0; i < np; i++) fprintf(stderr, "%s, ", lg_parameter_name(s, i));
+  for (size_t i = 0; i < n; i++) fprintf(stderr, "%s, ", lg_coordinate_name(s, i));
+  for (size_t i = 0; i < n; i++)
+    fprintf(stderr, "%s'%s", lg_coordinate_name(s, i), i + 1 < n ? ", " : "\n");
+  if (!n) fputc('\n', stderr);
 }
 
 /* NAME (a parameter, coordinate or coordinate') of text[0..len). */
-static int resolve_name(const num_system *s, const char *opt, const char *text, size_t len,
+static int resolve_name(const lg_system *s, const char *opt, const char *text, size_t len,
                         sweep_var *v) {
   while (len && isspace((unsigned char)text[len - 1])) len--;
   while (len && isspace((unsigned char)*text)) text++, len--;
   int rate = len && text[len - 1] == '\'';
   size_t base = len - (size_t)rate;
   v->name = lg_strndup(text, len);
-  if (!v->name) return CLI_EXIT_MODEL;
-  for (size_t i = 0; i < s->np && !rate; i++)
-    if (strlen(s->param_names[i]) == base && !strncmp(s->param_names[i], text, base)) {
-      v->kind = SWEEP_PARAM;
-      v->index = i;
-      return CLI_EXIT_OK;
-    }
-  for (size_t i = 0; i < s->n; i++)
-    if (strlen(s->coord_names[i]) == base && !strncmp(s->coord_names[i], text, base)) {
-      v->kind = rate ? SWEEP_RATE : SWEEP_COORD;
-      v->index = i;
-      return CLI_EXIT_OK;
-    }
+  char *bare = lg_strndup(text, base);
+  if (!v->name || !bare) {
+    lg_free(bare);
+    return CLI_EXIT_MODEL;
+  }
+  long pi = rate ? -1 : lg_parameter_index(s, bare), ci = lg_coordinate_index(s, bare);
+  lg_free(bare);
+  if (pi >= 0) {
+    v->kind = SWEEP_PARAM;
+    v->index = (size_t)pi;
+    return CLI_EXIT_OK;
+  }
+  if (ci >= 0) {
+    v->kind = rate ? SWEEP_RATE : SWEEP_COORD;
+    v->index = (size_t)ci;
+    return CLI_EXIT_OK;
+  }
   fprintf(stderr, "lagrange sweep: %s: '%s' is not a parameter, a coordinate or a rate of the "
                   "model (a coordinate or rate stands for its initial value)\n", opt, v->name);
   list_names(s);
@@ -63,7 +68,7 @@ static int number(const char *text, size_t len, double *x) {
 }
 
 /* 'NAME=A:B:N' */
-static int parse_vary(const num_system *s, const char *text, sweep_var *v) {
+static int parse_vary(const lg_system *s, const char *text, sweep_var *v) {
   const char *eq = strchr(text, '=');
   const char *c1 = eq ? strchr(eq + 1, ':') : NULL;
   const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -86,7 +91,7 @@ static int parse_vary(const num_system *s, const char *text, sweep_var *v) {
 }
 
 /* 'NAME=normal(MU,SIGMA)' or 'NAME=uniform(A,B)' */
-static int parse_dist(const num_system *s, const char *text, sweep_var *v) {
+static int parse_dist(const lg_system *s, const char *text, sweep_var *v) {
   static const char *const how = "write NAME=normal(MU,SIGMA) or NAME=uniform(A,B)";
   const char *eq = strchr(text, '=');
   if (!eq || eq == text) return usage("--dist", text, how);
@@ -157,7 +162,7 @@ static int check_runs(const sweep_spec *sp) {
   return CLI_EXIT_OK;
 }
 
-static int parse_grid(const cli_opts *o, const num_system *s, sweep_spec *sp) {
+static int parse_grid(const cli_opts *o, const lg_system *s, sweep_spec *sp) {
   double runs = 1;
   for (size_t i = 0; i < o->nvary; i++) {
     int rc = parse_vary(s, o->vary[i], &sp->v[sp->nv++]);
@@ -173,7 +178,7 @@ static int parse_grid(const cli_opts *o, const num_system *s, sweep_spec *sp) {
   return CLI_EXIT_OK;
 }
 
-static int parse_monte_carlo(const cli_opts *o, const num_system *s, sweep_spec *sp) {
+static int parse_monte_carlo(const cli_opts *o, const lg_system *s, sweep_spec *sp) {
   double n;
   if (!o->samples) {
     fprintf(stderr, "lagrange sweep: --dist needs --samples N (and --seed S)\n");
@@ -191,7 +196,7 @@ static int parse_monte_carlo(const cli_opts *o, const num_system *s, sweep_spec 
   return CLI_EXIT_OK;
 }
 
-int sweep_spec_parse(const cli_opts *o, const num_system *s, sweep_spec *sp) {
+int sweep_spec_parse(const cli_opts *o, const lg_system *s, sweep_spec *sp) {
   memset(sp, 0, sizeof *sp);
   if ((o->nvary > 0) == (o->ndist > 0)) {
     fprintf(stderr, "lagrange sweep: give either --vary 'NAME=A:B:N' (a grid) or --samples N "

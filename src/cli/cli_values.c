@@ -126,3 +126,45 @@ void cli_assignments_free(cli_assign *a, size_t n) {
   for (size_t i = 0; a && i < n; i++) lg_free(a[i].name);
   lg_free(a);
 }
+
+/* The index of `name` among count names given by name_of (NULL names never
+ * match), or -1. */
+static int name_index(const lg_system *s, size_t count,
+                      const char *(*name_of)(const lg_system *, size_t), const char *name) {
+  for (size_t i = 0; i < count; i++) {
+    const char *nm = name_of(s, i);
+    if (nm && !strcmp(nm, name)) return (int)i;
+  }
+  return -1;
+}
+
+int cli_parse_system_state(const char *cmd, const char *opt, const char *text,
+                           const char *file, const lg_system *s, double *q, double *qd,
+                           double *u, double *udep) {
+  cli_assign *a = NULL;
+  size_t n = 0;
+  int rc = cli_parse_assignments(cmd, opt, text, &a, &n);
+  for (size_t i = 0; rc == CLI_EXIT_OK && i < n; i++) {
+    const char *name = a[i].name;
+    /* coordinates first: the speeds of Kane's own state may be named
+     * after the coordinates whose rates they are */
+    int k = name_index(s, lg_nq(s), lg_coordinate_name, name);
+    int su = u && !a[i].primes ? name_index(s, lg_nu(s), lg_speed_name, name) : -1;
+    int sd = udep && !a[i].primes
+                 ? name_index(s, lg_ndependent_speeds(s), lg_dependent_speed_name, name)
+                 : -1;
+    if (k >= 0) {
+      (a[i].primes ? qd : q)[k] = a[i].value;
+    } else if (su >= 0) {
+      u[su] = a[i].value;
+    } else if (sd >= 0) {
+      udep[sd] = a[i].value;
+    } else {
+      fprintf(stderr, "lagrange %s: %s: '%s' is not a coordinate of %s\n", cmd, opt, name,
+              file);
+      rc = CLI_EXIT_USAGE;
+    }
+  }
+  cli_assignments_free(a, n);
+  return rc;
+}

@@ -38,14 +38,15 @@ typedef struct lang_model {
   double *u0;
   unsigned char *u0_set;
   size_t nspeeds;
+  size_t n_cap, speeds_cap; /* the arrays' capacities (lg_grow) */
   int has_simulate;
   double t0, tf, dt;    /* from `simulate` (defaults 0, 10, 0.01) */
   int coord_line, coord_col; /* where coordinates were declared */
   char **notes;         /* remarks for stderr (e.g. dropped zero rows) */
-  size_t nnotes;
+  size_t nnotes, notes_cap;
   lang_scope *scope;    /* every declared name (owned) */
   lang_draw *draws;     /* `draw` statements in file order (owned) */
-  size_t ndraws;
+  size_t ndraws, draws_cap;
 } lang_model;
 
 /* Read and build a model. On error returns LG_ERR_MODEL (or IO/NOMEM)

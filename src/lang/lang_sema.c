@@ -89,12 +89,10 @@ sema_val sema_unknown(sema *S, const char *name, int line, int col) {
 /* ---- the model's arrays ------------------------------------------------------------------ */
 int lang_model_fit(lang_model *m, size_t n) {
   if (n <= m->n) return 1;
-  double *q = lg_realloc(m->q0, n * sizeof *q);
-  if (!q) return 0;
-  m->q0 = q;
-  double *qd = lg_realloc(m->qd0, n * sizeof *qd);
-  if (!qd) return 0;
-  m->qd0 = qd;
+  size_t cap = m->n_cap; /* q0 and qd0 share it */
+  if (!lg_grow((void **)&m->q0, &cap, n, sizeof *m->q0) ||
+      !lg_grow((void **)&m->qd0, &m->n_cap, n, sizeof *m->qd0))
+    return 0;
   for (size_t i = m->n; i < n; i++) m->q0[i] = m->qd0[i] = 0;
   m->n = n;
   return 1;
@@ -102,12 +100,10 @@ int lang_model_fit(lang_model *m, size_t n) {
 
 int lang_model_fit_speeds(lang_model *m, size_t n) {
   if (n <= m->nspeeds) return 1;
-  double *u = lg_realloc(m->u0, n * sizeof *u);
-  if (!u) return 0;
-  m->u0 = u;
-  unsigned char *set = lg_realloc(m->u0_set, n);
-  if (!set) return 0;
-  m->u0_set = set;
+  size_t cap = m->speeds_cap; /* u0 and u0_set share it */
+  if (!lg_grow((void **)&m->u0, &cap, n, sizeof *m->u0) ||
+      !lg_grow((void **)&m->u0_set, &m->speeds_cap, n, sizeof *m->u0_set))
+    return 0;
   for (size_t i = m->nspeeds; i < n; i++) m->u0[i] = 0, m->u0_set[i] = 0;
   m->nspeeds = n;
   return 1;

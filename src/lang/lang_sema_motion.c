@@ -13,9 +13,7 @@ static sema_val scalar_of(const sym_node *s) {
 /* ---- constraints ------------------------------------------------------------------------- */
 static int add_note(sema *S, int line, int col, const char *msg) {
   lang_model *o = S->out;
-  char **nn = lg_realloc(o->notes, (o->nnotes + 1) * sizeof *nn);
-  if (!nn) return 0;
-  o->notes = nn;
+  if (!lg_grow((void **)&o->notes, &o->notes_cap, o->nnotes + 1, sizeof *o->notes)) return 0;
   lg_str s;
   lg_str_init(&s);
   lg_str_printf(&s, "%s:%d:%d: note: %s", S->file, line, col, msg);

@@ -448,10 +448,7 @@ static lg_status draw(sema *S, const lang_stmt *st) {
     if (segment && i < 1) continue;
     lang_draw d = {segment ? LANG_DRAW_SEGMENT : LANG_DRAW_TRAIL, segment ? pts[0] : p,
                    segment ? pts[1] : -1, st->line, st->col};
-    lang_draw *v = lg_realloc(lm->draws, (lm->ndraws + 1) * sizeof *v);
-    if (!v) return LG_ERR_NOMEM;
-    lm->draws = v;
-    lm->draws[lm->ndraws++] = d;
+    if (!LG_PUSH(lm->draws, lm->ndraws, lm->draws_cap, d)) return LG_ERR_NOMEM;
   }
   return LG_OK;
 }

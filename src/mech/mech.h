@@ -74,6 +74,13 @@ int mech_add_frame_rotate(mech_model *m, const char *name, int parent,
 int mech_add_frame_euler(mech_model *m, const char *name, int parent,
                          mech_rot kind, const int seq[3],
                          const sym_node *const angles[3]);
+/* The frames: how many, and for one made by body_fixed/space_fixed its
+ * sequence as written ("zyx"), *space = 1 for space_fixed, the frame it
+ * is oriented from and the three angles in the order written (returns 1;
+ * 0 for any other frame). */
+size_t mech_nframes(const mech_model *m);
+int mech_frame_euler(const mech_model *m, int frame, char seq[4], int *space, int *parent,
+                     const sym_node *angles[3]);
 /* The origin is the first point added (offset ignored). */
 int mech_add_point(mech_model *m, const char *name, int from, mech_vec offset);
 /* Set a point's position from the origin directly. */
@@ -226,8 +233,10 @@ enum {
   MECH_WORK_FORCES = 2,      /* force, torque, force q: */
   MECH_WORK_MOVING = 4,      /* a constraint depends on t (or an input) */
   MECH_WORK_TIME = 8,        /* L depends on t (or an input) explicitly */
-  MECH_WORK_NOT_H = 16       /* E = T + V is not the energy function h (T not
+  MECH_WORK_NOT_H = 16,      /* E = T + V is not the energy function h (T not
                                 quadratic in the q': moving kinematics) */
+  MECH_WORK_AFFINE = 32      /* a velocity constraint J q' + b = 0 with b != 0
+                                (x' = k*y): its force does power -lam.b */
 };
 unsigned mech_work_sources(mech_model *m, const mech_eom *e);
 

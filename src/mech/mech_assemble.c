@@ -78,13 +78,13 @@ typedef struct term_dot {
 typedef struct gather {
   term_dot *dots;      /* the cache of term products (kept across sums) */
   size_t ndots, dcap;
-  sym_memo dot_at;     /* hash of (a, b) -> index in dots + 1 */
+  lg_map dot_at;       /* hash of (a, b) -> index in dots + 1 */
   const sym_node **d;  /* distinct dot products */
   size_t *head;        /* per d: its first coefficient in k (index + 1) */
   size_t n, cap;
   const sym_node **k;  /* coefficients, chained per d through next */
   size_t *next, nk, kcap;
-  sym_memo at;         /* d's id -> its index + 1 */
+  lg_map at;           /* d's id -> its index + 1 */
 } gather;
 
 /* k*d added to the list; the coefficients of an equal d are summed once,
@@ -92,7 +92,7 @@ typedef struct gather {
 static int gather_put(gather *g, const sym_node *k, const sym_node *d, sym_ctx *c) {
   (void)c;
   if (!d || sym_is_zero(d)) return d != NULL;
-  size_t i = (size_t)(uintptr_t)sym_memo_get(&g->at, d->id);
+  size_t i = lg_map_get_n(&g->at, d->id);
   if (!i) {
     size_t cap = g->cap; /* head and d share their capacity */
     if (!lg_grow((void **)&g->head, &cap, g->n + 1, sizeof *g->head)) return 0;
@@ -100,7 +100,7 @@ static int gather_put(gather *g, const sym_node *k, const sym_node *d, sym_ctx *
     g->d[g->n] = d;
     g->head[g->n++] = 0;
     i = g->n;
-    if (!sym_memo_put(&g->at, d->id, (const sym_node *)(uintptr_t)i)) return 0;
+    if (!lg_map_put_n(&g->at, d->id, i)) return 0;
   }
   size_t kc = g->kcap; /* next and k share theirs */
   if (!lg_grow((void **)&g->next, &kc, g->nk + 1, sizeof *g->next)) return 0;
@@ -125,7 +125,7 @@ static int same_term(const mech_vterm *x, const mech_vterm *y) {
 static const sym_node *term_dot_cached(gather *g, mech_model *m, const mech_vterm *a,
                                        const mech_vterm *b) {
   uint64_t h = term_hash(term_hash(0x70d, a), b);
-  size_t i = (size_t)(uintptr_t)sym_memo_get(&g->dot_at, h);
+  size_t i = lg_map_get_n(&g->dot_at, h);
   if (i && same_term(&g->dots[i - 1].a, a) && same_term(&g->dots[i - 1].b, b))
     return g->dots[i - 1].r;
   mech_vec ta = {1, a}, tb = {1, b};
@@ -133,7 +133,7 @@ static const sym_node *term_dot_cached(gather *g, mech_model *m, const mech_vter
   if (!r || i) return r; /* a hash collision: computed, not cached */
   if (!lg_grow((void **)&g->dots, &g->dcap, g->ndots + 1, sizeof *g->dots)) return NULL;
   g->dots[g->ndots++] = (term_dot){*a, *b, r};
-  if (!sym_memo_put(&g->dot_at, h, (const sym_node *)(uintptr_t)g->ndots)) return NULL;
+  if (!lg_map_put_n(&g->dot_at, h, g->ndots)) return NULL;
   return r;
 }
 
@@ -158,19 +158,18 @@ static const sym_node *gather_sum(gather *g, sym_ctx *c) {
   lg_free(ks);
   const sym_node *r = sym_addv(c, g->n, g->d);
   g->n = g->nk = 0;
-  sym_memo_free(&g->at);
-  memset(&g->at, 0, sizeof g->at);
+  lg_map_free(&g->at);
   return r;
 }
 
 static void gather_free(gather *g) {
   lg_free(g->dots);
-  sym_memo_free(&g->dot_at);
+  lg_map_free(&g->dot_at);
   lg_free(g->k);
   lg_free(g->next);
   lg_free(g->head);
   lg_free(g->d);
-  sym_memo_free(&g->at);
+  lg_map_free(&g->at);
 }
 
 /* ---- bodies: rotation in the body frame ------------------------------------------ */

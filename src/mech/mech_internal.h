@@ -14,6 +14,11 @@ typedef struct mech_frame {
   int depth;               /* 0 for the inertial frame */
   int axis;                /* 0..2: rotated about that parent axis by `angle`; else -1 */
   const sym_node *angle;
+  /* a frame made by body_fixed/space_fixed (euler_seq[0] != 0): the
+   * sequence and angles as written, and the frame it is oriented from */
+  char euler_seq[4];
+  int euler_space, euler_parent;
+  const sym_node *euler_angle[3];
 } mech_frame;
 
 /* from: the point it was located from (-1: the origin, or not known) */

@@ -183,7 +183,30 @@ int mech_add_frame_euler(mech_model *m, const char *name, int parent, mech_rot k
     snprintf(buf, sizeof buf, i == 2 ? "%s" : "%s'%d", name, i + 1);
     f = mech_add_frame_rotate(m, buf, f, mech_vec_unit(m, f, s[i]), a[i]);
   }
+  if (f >= 0) { /* for the diagnosis of its singularity (mech_frame_euler) */
+    mech_frame *F = &m->frames.v[f];
+    for (int i = 0; i < 3; i++) {
+      F->euler_seq[i] = (char)('x' + seq[i]);
+      F->euler_angle[i] = angles[i];
+    }
+    F->euler_seq[3] = 0;
+    F->euler_space = kind == MECH_ROT_SPACE;
+    F->euler_parent = parent;
+  }
   return f;
+}
+
+size_t mech_nframes(const mech_model *m) { return m->frames.n; }
+
+int mech_frame_euler(const mech_model *m, int frame, char seq[4], int *space, int *parent,
+                     const sym_node *angles[3]) {
+  const mech_frame *F = &m->frames.v[frame];
+  if (!F->euler_seq[0]) return 0;
+  memcpy(seq, F->euler_seq, 4);
+  *space = F->euler_space;
+  *parent = F->euler_parent;
+  for (int i = 0; i < 3; i++) angles[i] = F->euler_angle[i];
+  return 1;
 }
 
 mech_vec mech_frame_angvel(mech_model *m, int frame) {

@@ -10,18 +10,13 @@
  * it gains); small ones are simplified for reading. */
 enum { SIMPLIFY_MAX_DAG = 600, SIMPLIFY_MAX_NODES = 2500 };
 
-/* Rendered entries by node: mass_matrix_full repeats mass_matrix and
- * forcing_full repeats forcing, so each distinct entry is printed once. */
-typedef struct render_cache {
-  const sym_node **key;
-  char **text;
-  size_t cap, count;
-} render_cache;
-
 typedef struct writer {
   lg_str *out;
   mech_format fmt;
-  render_cache cache;
+  /* rendered entries, node pointer -> its text: mass_matrix_full repeats
+   * mass_matrix and forcing_full repeats forcing, so each distinct entry
+   * is printed once */
+  lg_map cache;
   sym_ctx *ctx;
   sym_share share;          /* named shared subexpressions (large systems) */
   const char *prefix;       /* their names: prefix1, prefix2, ... */
@@ -106,42 +101,9 @@ static void put(writer *w, lg_str *o, const sym_node *e, sym_style style) {
   put_as(w, o, e, style, 0);
 }
 
-static char **cache_slot(render_cache *c, const sym_node *e) {
-  if (c->count * 2 >= c->cap) {
-    size_t ncap = c->cap ? 2 * c->cap : 256;
-    const sym_node **nk = lg_calloc(ncap, sizeof *nk);
-    char **nt = lg_calloc(ncap, sizeof *nt);
-    if (!nk || !nt) {
-      lg_free(nk);
-      lg_free(nt);
-      return NULL;
-    }
-    for (size_t i = 0; i < c->cap; i++) {
-      if (!c->key[i]) continue;
-      size_t j = c->key[i]->hash & (ncap - 1);
-      while (nk[j]) j = (j + 1) & (ncap - 1);
-      nk[j] = c->key[i];
-      nt[j] = c->text[i];
-    }
-    lg_free(c->key);
-    lg_free(c->text);
-    c->key = nk;
-    c->text = nt;
-    c->cap = ncap;
-  }
-  size_t j = e->hash & (c->cap - 1);
-  while (c->key[j] && c->key[j] != e) j = (j + 1) & (c->cap - 1);
-  if (!c->key[j]) {
-    c->key[j] = e;
-    c->count++;
-  }
-  return &c->text[j];
-}
-
-static void cache_free(render_cache *c) {
-  for (size_t i = 0; i < c->cap; i++) lg_free(c->text[i]);
-  lg_free(c->key);
-  lg_free(c->text);
+static void cache_free(lg_map *c) {
+  for (size_t i = 0; i < c->cap; i++) lg_free(c->vals[i]);
+  lg_map_free(c);
 }
 
 /* A key in LaTeX text mode: underscores escaped. */
@@ -161,16 +123,20 @@ static void expr(writer *w, const sym_node *e) {
     lg_str_free(&s);
     return;
   }
-  char **slot = cache_slot(&w->cache, e);
-  if (slot && *slot) {
-    lg_str_puts(w->out, *slot);
+  const char *cached = lg_map_get(&w->cache, (uintptr_t)e);
+  if (cached) {
+    lg_str_puts(w->out, cached);
     return;
   }
   lg_str s;
   lg_str_init(&s);
   put(w, &s, e, w->fmt == MECH_FMT_LATEX ? SYM_STYLE_LATEX : SYM_STYLE_TEXT);
   lg_str_puts(w->out, s.s ? s.s : "");
-  if (slot && !s.oom) *slot = lg_str_take(&s);
+  if (!s.oom && s.s) {
+    /* not cached when out of memory: printed again next time */
+    char *text = lg_str_take(&s);
+    if (!lg_map_put(&w->cache, (uintptr_t)e, text)) lg_free(text);
+  }
   lg_str_free(&s);
 }
 

@@ -8,7 +8,13 @@
  * so E changes only through explicit time dependence, generalized forces
  * (dissipation, forces, torques, inputs), moving constraints, and the
  * difference E - h (nonzero when T has terms that are not quadratic in the
- * q', as time-dependent kinematics give). */
+ * q', as time-dependent kinematics give).
+ *
+ * The constraint forces J^T lam do power lam.(J q'); on the motion
+ * J q' + b = 0, so that is -lam.b: zero for a holonomic row of a fixed
+ * constraint (b = dC/dt = 0), nonzero for one that moves (b = dC/dt|explicit)
+ * and for a nonholonomic row with a term that multiplies no rate (b =
+ * the row at q' = 0, as in x' = k*y or a ball on a turntable). */
 #include "mech_internal.h"
 
 /* h = sum q_i' p_i - L */
@@ -42,12 +48,26 @@ static int energy_is_h(mech_model *m, const mech_eom *e) {
   return d && sym_is_zero(d);
 }
 
+/* A nonholonomic row a(q, t).q' + b(q, t): is b (the row at q' = 0) zero? */
+static int affine_term(mech_model *m, const mech_eom *e, size_t r) {
+  if (e->kind[r] != MECH_NONHOLONOMIC) return 0;
+  const sym_node **zero = lg_malloc((e->n + 1) * sizeof *zero);
+  if (!zero) return 0;
+  for (size_t i = 0; i < e->n; i++) zero[i] = sym_int(m->c, 0);
+  const sym_node *b = sym_subst(m->c, e->C[r], e->n, e->qd, zero);
+  lg_free(zero);
+  if (b && !sym_is_zero(b) && sym_dag_size(b) < 4000) b = sym_expand(m->c, b);
+  if (b && !sym_is_zero(b) && sym_dag_size(b) < 4000) b = sym_simplify(m->c, b);
+  return b && !sym_is_zero(b);
+}
+
 unsigned mech_work_sources(mech_model *m, const mech_eom *e) {
   unsigned w = 0;
   if (!sym_is_zero(m->D)) w |= MECH_WORK_DISSIPATION;
   if (m->forces.n || m->torques.n || m->gen_forces.n) w |= MECH_WORK_FORCES;
   for (size_t r = 0; r < e->m; r++)
     if (time_dependent(m, e->C[r])) w |= MECH_WORK_MOVING;
+    else if (affine_term(m, e, r)) w |= MECH_WORK_AFFINE;
   if (time_dependent(m, e->L)) w |= MECH_WORK_TIME;
   if (!energy_is_h(m, e)) w |= MECH_WORK_NOT_H;
   return w;

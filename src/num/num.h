@@ -16,6 +16,14 @@
 /* name=value overrides from --set (parameters or inputs) */
 typedef mech_setting num_setting;
 
+/* A frame oriented by Euler angles whose middle angle is a coordinate
+ * (num_orient.c): to name its singularity when the mass matrix is. */
+typedef struct num_euler {
+  char frame[64], parent[64], seq[4];
+  int space;                  /* space_fixed */
+  int coord[3];               /* the angles' coordinates (-1: an expression) */
+} num_euler;
+
 typedef struct num_system {
   size_t n, m, np;
   const char **coord_names;   /* n */
@@ -27,6 +35,8 @@ typedef struct num_system {
   /* output layout: T, V, p, then M, f, J, gc, C, Cd (the dynamics) */
   size_t o_M, o_f, o_J, o_gc, o_C, o_Cd, ndyn, o_T, o_V, o_p, nout;
   int *row_holonomic;         /* m */
+  num_euler *euler;           /* neuler: frames by Euler angles */
+  size_t neuler;
 } num_system;
 
 /* Per-evaluation scratch and results (owned by the caller). */
@@ -73,6 +83,15 @@ void num_evaluate_dynamics(const num_system *s, num_work *w, double t, const dou
  * where elimination broke down). */
 lg_status num_solve_accel(const num_system *s, num_work *w, double *qdd, double *lam,
                           lg_diag *diag);
+
+/* ---- orientation singularities (num_orient.c) -------------------------------------- */
+/* Record the frames oriented by Euler angles (called by num_system_build). */
+lg_status num_system_add_orientations(mech_model *mm, const mech_eom *e, num_system *s);
+/* After a singular mass matrix at q: when a frame's Euler angles are at
+ * their singularity there (gimbal lock), say so in diag (the frame, the
+ * sequence, the angle, another sequence to use) and return 1; else 0 and
+ * diag is unchanged. */
+int num_orientation_singular(const num_system *s, const double *q, lg_diag *diag);
 
 /* ---- the forms `eval` reports (num_forms.c), after num_evaluate ------------------------ */
 /* res = J^T lam (n): the constraint forces */
@@ -204,6 +223,12 @@ typedef struct num_sim_opts {
   /* The run stops (LG_ERR_NUMERIC) when reaching tf at the current step
    * size would take more than this many more steps (0: 2e7). */
   double max_steps;
+  /* Kane's state [q; u] only (num_simulate_kane): moves (q, u) back onto
+   * the configuration constraints after a step, returning 1 when it moved
+   * them (NULL: never). Used by the explicit Runge-Kutta integrators, which
+   * the default then picks over Adams, as for Lagrange's projection. */
+  int (*kane_project)(void *ud, double t, double *q, double *u);
+  void *kane_project_ud;
 } num_sim_opts;
 
 /* The ERK table NUM_INT_ERK picks at a tolerance (DOPRI, VERNER or FEHLBERG). */
@@ -216,6 +241,8 @@ num_integrator num_resolve_integrator(num_integrator i, double rtol, int project
 /* The factor on rtol and atol the resolved integrator runs at (the
  * default's Adams: 1/100, so that its error matches the asked tolerance). */
 double num_tolerance_scale(num_integrator asked, num_integrator resolved);
+/* The tolerance IDA runs at for an asked one (tighter: see num_loop.c). */
+double num_ida_tolerance(double tol);
 /* Human name: "Dormand-Prince 5(4)", "IDA", ... */
 const char *num_integrator_name(num_integrator i);
 

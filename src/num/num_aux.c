@@ -7,7 +7,10 @@
  * evaluated with the solved accelerations: along the motion it equals
  * -dL/dt|explicit + (Q + J^T lam) . q' + d/dt(E - h), whichever of those
  * terms the model has. Under Kane's method the state is [q; u]: E and g
- * are rewritten with q' = k(q, u, t), and dE/dt then takes u'. */
+ * are rewritten with q' = k(q, u, t), and dE/dt then takes u'. With
+ * dependent speeds the state Kane's method integrates holds every speed
+ * (num_kane_system: u_all), so E is written in all of them (k->all), not
+ * in the independent ones alone, whose slots would read other speeds. */
 #include "num.h"
 
 #include <math.h>
@@ -96,6 +99,11 @@ lg_status num_aux_build(mech_model *mm, const mech_eom *e, const mech_kane *k,
                         const num_setting *set, size_t nset, const sym_node *stop,
                         num_aux **out, lg_diag *diag) {
   *out = NULL;
+  if (k && k->ndep) { /* the state over time is [q; u_all] (num_kane_system) */
+    lg_status st = mech_kane_derive_all(mm, (mech_kane *)k, diag);
+    if (st != LG_OK) return st;
+    k = k->all;
+  }
   num_aux *a = lg_calloc(1, sizeof *a);
   if (!a) return LG_ERR_NOMEM;
   a->n = e->n;
@@ -178,13 +186,15 @@ double num_aux_event(const num_aux *a, num_aux_work *w, double t, const double *
 void num_aux_describe(const num_aux *a, char *buf, size_t size) {
   static const char *const what[] = {"dissipation D", "applied forces and torques",
                                      "moving constraints", "explicit time dependence of L",
-                                     "moving kinematics (E = T + V is not h)"};
+                                     "moving kinematics (E = T + V is not h)",
+                                     "constraint forces of affine velocity constraints "
+                                     "(J q' + b = 0: power -lam.b)"};
   if (!a->sources) {
     snprintf(buf, size, "conservative: W = 0");
     return;
   }
   size_t k = (size_t)snprintf(buf, size, "work by");
-  for (int i = 0, first = 1; i < 5 && k < size; i++)
+  for (int i = 0, first = 1; i < 6 && k < size; i++)
     if (a->sources & (1u << i)) {
       k += (size_t)snprintf(buf + k, size - k, "%s%s", first ? " " : ", ", what[i]);
       first = 0;

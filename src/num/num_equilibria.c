@@ -360,21 +360,14 @@ void num_equil_found_free(num_equil_found *f) {
 static int push(eq_search *S, const double *q, size_t dim, const double *dir, const int *piv,
                 double unc) {
   size_t n = S->E->n, k = S->f->count;
-  if (k == S->cap) {
-    size_t cap = S->cap ? 2 * S->cap : 16;
-    double *nq = lg_realloc(S->f->q, cap * n * sizeof *nq);
-    if (nq) S->f->q = nq;
-    size_t *nd = lg_realloc(S->f->dim, cap * sizeof *nd);
-    if (nd) S->f->dim = nd;
-    double *ndir = lg_realloc(S->f->dir, cap * n * n * sizeof *ndir);
-    if (ndir) S->f->dir = ndir;
-    int *np = lg_realloc(S->pivot, cap * n * sizeof *np);
-    if (np) S->pivot = np;
-    double *nu = lg_realloc(S->unc, cap * sizeof *nu);
-    if (nu) S->unc = nu;
-    if (!nq || !nd || !ndir || !np || !nu) return 0;
-    S->cap = cap;
-  }
+  /* five arrays of `count` entries (q, pivot: n numbers each; dir: n * n) */
+  size_t c[4] = {S->cap, S->cap, S->cap, S->cap};
+  if (!lg_grow((void **)&S->f->q, &c[0], k + 1, n * sizeof *S->f->q) ||
+      !lg_grow((void **)&S->f->dim, &c[1], k + 1, sizeof *S->f->dim) ||
+      !lg_grow((void **)&S->f->dir, &c[2], k + 1, n * n * sizeof *S->f->dir) ||
+      !lg_grow((void **)&S->pivot, &c[3], k + 1, n * sizeof *S->pivot) ||
+      !lg_grow((void **)&S->unc, &S->cap, k + 1, sizeof *S->unc))
+    return 0;
   memcpy(S->f->q + k * n, q, n * sizeof *q);
   S->f->dim[k] = dim;
   memset(S->f->dir + k * n * n, 0, n * n * sizeof *dir);
@@ -469,6 +462,7 @@ static void report_unsolvable(const num_system *s, const eq_fail *F, lg_diag *di
   lg_diag_hint(diag, s->m ? "check that the constraints are independent and that every "
                             "coordinate carries inertia"
                           : "every coordinate needs inertia: check masses and inertias");
+  num_orientation_singular(s, q0, diag); /* gimbal lock, not the masses */
 }
 
 lg_status num_equilibria(const num_lin *L, num_work *w, const num_equil_opts *o,

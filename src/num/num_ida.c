@@ -197,9 +197,10 @@ static lg_status setup(dae *D, const num_sim_opts *o, const double *q, const dou
    * convergence test still weighs them: a differential-variable atol of
    * 1e-10 on them makes it fail at once. They get a looser one. */
   double *at = N_VGetArrayPointer(I->atol);
-  for (size_t i = 0; i < N; i++) at[i] = i < 2 * n || (D->work && i == N - 1) ? o->atol
+  double atol = num_ida_tolerance(o->atol);
+  for (size_t i = 0; i < N; i++) at[i] = i < 2 * n || (D->work && i == N - 1) ? atol
                                                                     : fmax(o->atol, 1e-6);
-  IDASVtolerances(I->mem, o->rtol, I->atol);
+  IDASVtolerances(I->mem, num_ida_tolerance(o->rtol), I->atol);
   IDASetUserData(I->mem, D);
   IDASetId(I->mem, I->id);
   IDASetSuppressAlg(I->mem, SUNTRUE);

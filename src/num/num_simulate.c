@@ -192,6 +192,11 @@ static int cvode_project(sunrealtype t, N_Vector ycur, N_Vector corr, sunrealtyp
   return 0; /* CVODE adds corr to ycur itself */
 }
 
+/* Kane's state back onto the configuration constraints (the caller's). */
+static int kane_project(sim *S, double t, double *x) {
+  return S->o->kane_project(S->o->kane_project_ud, t, x, x + S->n);
+}
+
 /* Kane: x = [q; u], x' = [k(q, u); M^-1 f]. */
 static int kane_f(sim *S, double t, const double *x, double *dx) {
   lg_diag d;
@@ -617,12 +622,15 @@ lg_status num_simulate_kane(const num_kane_system *k, const num_sim_opts *o, dou
                             double *u, num_sim_output out, void *ud, num_sim_stats *stats,
                             lg_diag *diag) {
   /* no algebraic part: IDA's request becomes BDF */
-  init_stats(stats, o, o->integrator == NUM_INT_IDA ? NUM_INT_BDF : o->integrator, 0,
-             k->dyn->ninstr);
+  num_integrator asked = o->integrator == NUM_INT_IDA ? NUM_INT_BDF : o->integrator;
+  int projects = o->kane_project && o->stabilize == NUM_STAB_PROJECT;
+  init_stats(stats, o, asked, projects, k->dyn->ninstr);
+  projects = projects && num_is_erk(stats->integrator); /* a step's end, then a restart */
   int work = o->aux && o->aux->work;
   sim S = {.o = o, .integ = stats->integrator, .dim = k->n + k->p + (size_t)work,
            .n = k->n, .nv = k->p, .m = k->m, .work = work, .f = kane_f,
            .observe = kane_observe, .ks = k, .diag = diag, .stats = stats};
+  if (projects) S.project = kane_project;
   lg_status st = LG_ERR_NOMEM;
   double *x = lg_calloc(S.dim + 1, sizeof *x);
   S.scratch = num_kane_scratch(k);

@@ -134,6 +134,7 @@ lg_status num_solve_accel(const num_system *s, num_work *w, double *qdd, double 
     lg_diag_hint(diag, m ? "check that the constraints are independent and that every "
                            "coordinate carries inertia"
                          : "every coordinate needs inertia: check masses and inertias");
+    num_orientation_singular(s, w->in + 1, diag); /* gimbal lock, not the masses */
     return LG_ERR_NUMERIC;
   }
   if (info < 0) {

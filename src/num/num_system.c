@@ -165,6 +165,7 @@ lg_status num_system_build(mech_model *mm, const mech_eom *e, const num_setting 
   if ((st = num_substitute_inputs(mm, set, nset, o, s->nout)) != LG_OK) goto done;
   if ((st = check_valueless(mm, s, o, diag)) != LG_OK) goto done;
   st = compile(mm, s, e, o, diag);
+  if (st == LG_OK) st = num_system_add_orientations(mm, e, s);
 done:
   lg_free(o);
   if (st != LG_OK) {
@@ -213,6 +214,7 @@ void num_system_free(num_system *s) {
   lg_free(s->param_names);
   lg_free(s->params);
   lg_free(s->row_holonomic);
+  lg_free(s->euler);
   lg_free(s);
 }
 

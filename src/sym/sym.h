@@ -107,17 +107,17 @@ struct sym_node {
  * context's error. */
 enum { SYM_MAX_DEPTH = 5000 };
 
-/* A hash map from a 64-bit key (a node id, say) to a node pointer; zero
- * it to start. get gives NULL for a missing key; put returns 0 on OOM. */
-typedef struct sym_memo {
-  uint64_t *keys;
-  const sym_node **vals;
-  size_t cap, count;
-} sym_memo;
-
-const sym_node *sym_memo_get(const sym_memo *m, uint64_t key);
-int sym_memo_put(sym_memo *m, uint64_t key, const sym_node *val);
-void sym_memo_free(sym_memo *m);
+/* A map from a 64-bit key (a node id, say) to a node: lg_map with node
+ * values. Zero it to start. get gives NULL for a missing key; put returns 0
+ * on OOM (or a NULL value). */
+typedef lg_map sym_memo;
+static inline const sym_node *sym_memo_get(const sym_memo *m, uint64_t key) {
+  return (const sym_node *)lg_map_get(m, key);
+}
+static inline int sym_memo_put(sym_memo *m, uint64_t key, const sym_node *val) {
+  return lg_map_put(m, key, (void *)(uintptr_t)val);
+}
+static inline void sym_memo_free(sym_memo *m) { lg_map_free(m); }
 
 /* ---- context ------------------------------------------------------------ */
 sym_ctx *sym_ctx_new(void);

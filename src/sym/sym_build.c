@@ -39,15 +39,8 @@ static void pairs_init(pairs *v) {
 }
 
 static int pairs_push(pairs *v, const sym_node *a, const sym_node *b) {
-  if (v->n == v->cap) {
-    size_t ncap = v->cap * 2;
-    pair *np = lg_malloc(ncap * sizeof *np);
-    if (!np) return 0;
-    memcpy(np, v->p, v->n * sizeof *np);
-    if (v->p != v->local) lg_free(v->p);
-    v->p = np;
-    v->cap = ncap;
-  }
+  if (v->n == v->cap && !lg_grow_local((void **)&v->p, &v->cap, v->n + 1, sizeof *v->p, v->local))
+    return 0;
   v->p[v->n++] = (pair){a, b};
   return 1;
 }

@@ -219,7 +219,7 @@ static const sym_node *factor_params(sym_ctx *c, const sym_node *e, int depth) {
   if (!e || e->kind != SYM_ADD || depth >= FACTOR_DEPTH) return e;
   const sym_node *best = NULL;
   size_t best_n = 1;
-  sym_memo count = {0};
+  lg_map count = {0}; /* base id -> the terms it is in */
   for (uint32_t i = 0; i < e->nargs; i++) {
     uint32_t nf;
     const sym_node *one;
@@ -229,12 +229,12 @@ static const sym_node *factor_params(sym_ctx *c, const sym_node *e, int depth) {
       int64_t k;
       sym_split_pow(c, fs[j], &b, &x);
       if (!sym_is_integer(x, &k) || k < 1) continue;
-      size_t m = (size_t)(uintptr_t)sym_memo_get(&count, b->id) + 1;
-      sym_memo_put(&count, b->id, (const sym_node *)(uintptr_t)m);
+      size_t m = lg_map_get_n(&count, b->id) + 1;
+      lg_map_put_n(&count, b->id, m);
       if (m > best_n || (m == best_n && best && sym_cmp(b, best) < 0)) best = b, best_n = m;
     }
   }
-  sym_memo_free(&count);
+  lg_map_free(&count);
   if (!best) return e;
   int64_t emin = INT64_MAX;
   for (uint32_t i = 0; i < e->nargs; i++) {

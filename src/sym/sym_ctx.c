@@ -10,6 +10,11 @@ sym_ctx *sym_ctx_new(void) {
   sym_ctx *c = lg_calloc(1, sizeof *c);
   if (!c) return NULL;
   lg_arena_init(&c->arena);
+  /* a model's first thousands of nodes without regrowing */
+  if (!lg_map_reserve(&c->table, 2048)) {
+    lg_free(c);
+    return NULL;
+  }
   c->zero = sym_int(c, 0);
   c->one = sym_int(c, 1);
   c->minus_one = sym_int(c, -1);
@@ -37,8 +42,7 @@ void sym_ctx_free(sym_ctx *c) {
     lg_free(c->bigs[i]);
   }
   lg_free(c->bigs);
-  lg_free(c->table);
-  lg_free(c->table_hash);
+  lg_map_free(&c->table);
   sym_memo_free(&c->diff_memo);
   sym_memo_free(&c->dt_memo);
   sym_memo_free(&c->expand_memo);
@@ -106,31 +110,6 @@ static int shallow_equal(const sym_node *a, const sym_node *b) {
 }
 
 /* ---- interning ----------------------------------------------------------- */
-static int table_grow(sym_ctx *c) {
-  size_t ncap = c->table_cap ? c->table_cap * 2 : 4096;
-  const sym_node **nt = lg_calloc(ncap, sizeof *nt);
-  uint64_t *nh = lg_malloc(ncap * sizeof *nh);
-  if (!nt || !nh) {
-    lg_free(nt);
-    lg_free(nh);
-    return 0;
-  }
-  for (size_t i = 0; i < c->table_cap; i++) {
-    const sym_node *n = c->table[i];
-    if (!n) continue;
-    size_t j = n->hash & (ncap - 1);
-    while (nt[j]) j = (j + 1) & (ncap - 1);
-    nt[j] = n;
-    nh[j] = n->hash;
-  }
-  lg_free(c->table);
-  lg_free(c->table_hash);
-  c->table = nt;
-  c->table_hash = nh;
-  c->table_cap = ncap;
-  return 1;
-}
-
 /* Depth and atom mask from the children. */
 static void derive_shape(sym_node *n) {
   uint32_t d = 0, mo = 0;
@@ -167,17 +146,17 @@ static sym_node *materialize(sym_ctx *c, const sym_node *t, uint64_t hash) {
   return n;
 }
 
+static int node_eq(const void *val, const void *probe) { return shallow_equal(val, probe); }
+
 const sym_node *sym_intern(sym_ctx *c, const sym_node *tmpl) {
   sym_node probe = *tmpl;
   probe.hash = node_hash(&probe);
-  if (c->count * 2 >= c->table_cap && !table_grow(c)) {
+  if (!lg_map_reserve(&c->table, 1)) {
     sym_set_error(c, LG_ERR_NOMEM, "out of memory");
     return NULL;
   }
-  size_t j = probe.hash & (c->table_cap - 1);
-  for (; c->table[j]; j = (j + 1) & (c->table_cap - 1))
-    if (c->table_hash[j] == probe.hash && shallow_equal(c->table[j], &probe))
-      return c->table[j];
+  size_t j = lg_map_seek(&c->table, probe.hash, node_eq, &probe);
+  if (c->table.vals[j]) return c->table.vals[j];
   derive_shape(&probe);
   if (probe.depth > SYM_MAX_DEPTH) {
     sym_set_error(c, LG_ERR_MODEL, "expression nested too deeply");
@@ -196,80 +175,20 @@ const sym_node *sym_intern(sym_ctx *c, const sym_node *tmpl) {
 #endif
   if (n->kind == SYM_SYMBOL || n->kind == SYM_COORD || n->kind == SYM_TIME)
     n->atoms = sym_atom_bit(n);
-  c->table[j] = n;
-  c->table_hash[j] = n->hash;
+  lg_map_fill(&c->table, j, n->hash, n);
   return n;
 }
 
 const sym_node *sym_find(const sym_ctx *c, const sym_node *tmpl) {
-  if (!c->table_cap) return NULL;
   sym_node probe = *tmpl;
   probe.hash = node_hash(&probe);
-  for (size_t j = probe.hash & (c->table_cap - 1); c->table[j]; j = (j + 1) & (c->table_cap - 1))
-    if (c->table_hash[j] == probe.hash && shallow_equal(c->table[j], &probe))
-      return c->table[j];
-  return NULL;
+  return lg_map_find(&c->table, probe.hash, node_eq, &probe);
 }
 
 void sym_ctx_forget_rewrites(sym_ctx *c) {
   sym_memo_free(&c->expand_memo);
   sym_memo_free(&c->simplify_memo);
   sym_memo_free(&c->collect_memo);
-}
-
-/* ---- memo tables --------------------------------------------------------- */
-const sym_node *sym_memo_get(const sym_memo *m, uint64_t key) {
-  if (!m->cap) return NULL;
-  size_t j = lg_hash_mix(key, 17) & (m->cap - 1);
-  for (; m->vals[j]; j = (j + 1) & (m->cap - 1))
-    if (m->keys[j] == key) return m->vals[j];
-  return NULL;
-}
-
-static int memo_grow(sym_memo *m) {
-  /* small first: most memos are per sum (sym_collect maps each sum's terms) */
-  size_t ncap = m->cap ? m->cap * 2 : 16;
-  uint64_t *nk = lg_calloc(ncap, sizeof *nk);
-  const sym_node **nv = lg_calloc(ncap, sizeof *nv);
-  if (!nk || !nv) {
-    lg_free(nk);
-    lg_free(nv);
-    return 0;
-  }
-  for (size_t i = 0; i < m->cap; i++) {
-    if (!m->vals[i]) continue;
-    size_t j = lg_hash_mix(m->keys[i], 17) & (ncap - 1);
-    while (nv[j]) j = (j + 1) & (ncap - 1);
-    nk[j] = m->keys[i];
-    nv[j] = m->vals[i];
-  }
-  lg_free(m->keys);
-  lg_free(m->vals);
-  m->keys = nk;
-  m->vals = nv;
-  m->cap = ncap;
-  return 1;
-}
-
-int sym_memo_put(sym_memo *m, uint64_t key, const sym_node *val) {
-  if (!val) return 0;
-  if (m->count * 2 >= m->cap && !memo_grow(m)) return 0;
-  size_t j = lg_hash_mix(key, 17) & (m->cap - 1);
-  for (; m->vals[j]; j = (j + 1) & (m->cap - 1))
-    if (m->keys[j] == key) {
-      m->vals[j] = val;
-      return 1;
-    }
-  m->keys[j] = key;
-  m->vals[j] = val;
-  m->count++;
-  return 1;
-}
-
-void sym_memo_free(sym_memo *m) {
-  lg_free(m->keys);
-  lg_free(m->vals);
-  memset(m, 0, sizeof *m);
 }
 
 /* ---- iterative post-order traversal -------------------------------------- */

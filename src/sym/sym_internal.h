@@ -9,10 +9,9 @@
 
 struct sym_ctx {
   lg_arena arena;
-  /* interning table: open addressing on the node hash */
-  const sym_node **table;
-  uint64_t *table_hash; /* hashes beside the pointers: probes stay in cache */
-  size_t table_cap, count;
+  /* interning table: node hash -> node (shallow equality) */
+  lg_map table;
+  size_t count;
   /* big rationals to mpq_clear when the context dies */
   mpq_t **bigs;
   size_t nbigs, bigs_cap;

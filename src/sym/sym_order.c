@@ -106,15 +106,7 @@ int sym_has(const sym_node *e, const sym_node *x) {
     if (n == x) { found = 1; break; }
     if (!(n->atoms & bit) || sym_memo_get(&seen, n->id)) continue;
     sym_memo_put(&seen, n->id, n);
-    if (top + n->nargs + 1 > cap) {
-      size_t ncap = (top + n->nargs + 1) * 2;
-      const sym_node **ns = lg_malloc(ncap * sizeof *ns);
-      if (!ns) break;
-      memcpy(ns, stack, top * sizeof *ns);
-      if (stack != local) lg_free(stack);
-      stack = ns;
-      cap = ncap;
-    }
+    if (!lg_grow_local((void **)&stack, &cap, top + n->nargs + 1, sizeof *stack, local)) break;
     for (uint32_t i = 0; i < n->nargs; i++) stack[top++] = n->args[i];
   }
   if (stack != local) lg_free(stack);

@@ -210,7 +210,7 @@ static const sym_node *partner_of(sym_ctx *c, const sym_node *t, const sym_node 
  * is built once (building them for every term in every round made the
  * delta robot's Kane equations take 0.1 s to simplify). A factor that is
  * no power of a sine maps to the term itself, which is never a partner. */
-typedef struct partners { sym_memo by_factor; sym_memo index; } partners;
+typedef struct partners { sym_memo by_factor; lg_map index; } partners;
 
 static const sym_node *cached_partner(sym_ctx *c, partners *P, const sym_node *t, uint32_t j,
                                       const sym_node *f, int *hyper) {
@@ -230,10 +230,9 @@ static const sym_node *cached_partner(sym_ctx *c, partners *P, const sym_node *t
  * Each step removes one c^2 term, so the loop ends. The first such pair in
  * term, factor, partner order, as a plain scan finds it. */
 static const sym_node *pythagoras_once(sym_ctx *c, partners *P, const sym_node *e, int *hit) {
-  sym_memo_free(&P->index); /* the terms of this round: id -> index + 1 */
-  memset(&P->index, 0, sizeof P->index);
+  lg_map_free(&P->index); /* the terms of this round: id -> index + 1 */
   for (uint32_t m = 0; m < e->nargs; m++)
-    if (!sym_memo_put(&P->index, e->args[m]->id, (const sym_node *)(uintptr_t)(m + 1)))
+    if (!lg_map_put_n(&P->index, e->args[m]->id, (size_t)m + 1))
       return e; /* out of memory: no simplification */
   for (uint32_t i = 0; i < e->nargs; i++) {
     const sym_node *t = e->args[i];
@@ -243,7 +242,7 @@ static const sym_node *pythagoras_once(sym_ctx *c, partners *P, const sym_node *
       int hyper;
       const sym_node *partner = cached_partner(c, P, t, j, fs1 ? fs1 : t->args[j], &hyper);
       if (!partner) continue;
-      size_t at = (size_t)(uintptr_t)sym_memo_get(&P->index, partner->id);
+      size_t at = lg_map_get_n(&P->index, partner->id);
       if (!at || e->args[at - 1] != partner) continue;
       uint32_t m = (uint32_t)at - 1;
       const sym_node *a = e->coefs[i], *b = e->coefs[m];
@@ -272,7 +271,7 @@ static const sym_node *simplify_fn(sym_ctx *c, void *ud, const sym_node *orig,
     if (!hit) break;
   }
   sym_memo_free(&P.by_factor);
-  sym_memo_free(&P.index);
+  lg_map_free(&P.index);
   return e;
 }
 

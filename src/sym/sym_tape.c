@@ -19,7 +19,7 @@ static uint64_t instr_key(const sym_instr *in) {
   h = lg_hash_mix(h, in->a);
   h = lg_hash_mix(h, in->b);
   h = lg_hash_mix(h, (uint64_t)(uint32_t)in->n);
-  return lg_hash_mix(h, kbits) | 1; /* 0 marks an empty slot */
+  return lg_hash_mix(h, kbits);
 }
 
 static int same_instr(const sym_instr *x, const sym_instr *y) {
@@ -27,49 +27,16 @@ static int same_instr(const sym_instr *x, const sym_instr *y) {
          x->n == y->n && memcmp(&x->k, &y->k, sizeof x->k) == 0;
 }
 
-static int vn_grow(lowering *L) {
-  size_t ncap = L->vn_cap ? 2 * L->vn_cap : 1024;
-  uint64_t *nk = lg_calloc(ncap, sizeof *nk);
-  uint32_t *nr = lg_malloc(ncap * sizeof *nr);
-  if (!nk || !nr) {
-    lg_free(nk);
-    lg_free(nr);
-    return 0;
-  }
-  for (size_t i = 0; i < L->vn_cap; i++) {
-    if (!L->vn_key[i]) continue;
-    size_t j = L->vn_key[i] & (ncap - 1);
-    while (nk[j]) j = (j + 1) & (ncap - 1);
-    nk[j] = L->vn_key[i];
-    nr[j] = L->vn_reg[i];
-  }
-  lg_free(L->vn_key);
-  lg_free(L->vn_reg);
-  L->vn_key = nk;
-  L->vn_reg = nr;
-  L->vn_cap = ncap;
-  return 1;
-}
+/* An instruction looked up in the value numbering: the code holds the
+ * entries (a value is a register + 1). */
+typedef struct vn_probe { const sym_instr *code, *in; } vn_probe;
 
-/* The register of an identical earlier instruction, or UINT32_MAX (and the
- * slot to record this one in *slot). Commutative operands are ordered. */
-static uint32_t vn_find(lowering *L, sym_instr *in, size_t *slot) {
-  if ((in->op == SYM_OP_ADD || in->op == SYM_OP_MUL) && in->a > in->b) {
-    uint32_t t = in->a;
-    in->a = in->b;
-    in->b = t;
-  }
-  if (L->vn_count * 2 >= L->vn_cap && !vn_grow(L)) return UINT32_MAX - 1;
-  uint64_t key = instr_key(in);
-  size_t j = key & (L->vn_cap - 1);
-  for (; L->vn_key[j]; j = (j + 1) & (L->vn_cap - 1))
-    if (L->vn_key[j] == key && same_instr(&L->code[L->vn_reg[j]], in)) return L->vn_reg[j];
-  *slot = j;
-  return UINT32_MAX;
+static int vn_eq(const void *val, const void *probe) {
+  const vn_probe *p = probe;
+  return same_instr(&p->code[(uintptr_t)val - 1], p->in);
 }
 
 static uint32_t emit(lowering *L, sym_instr in) {
-  size_t slot = 0;
   /* after a failed allocation nothing more is emitted: the value numbering
    * must never name an instruction the code array does not hold */
   if (L->oom) return 0;
@@ -78,15 +45,22 @@ static uint32_t emit(lowering *L, sym_instr in) {
     return 0;
   }
   if (in.op != SYM_OP_OUT) {
-    uint32_t r = vn_find(L, &in, &slot);
-    if (r == UINT32_MAX - 1) {
+    /* the register of an identical earlier instruction (commutative
+     * operands ordered) */
+    if ((in.op == SYM_OP_ADD || in.op == SYM_OP_MUL) && in.a > in.b) {
+      uint32_t t = in.a;
+      in.a = in.b;
+      in.b = t;
+    }
+    if (!lg_map_reserve(&L->vn, 1)) {
       L->oom = 1;
       return 0;
     }
-    if (r != UINT32_MAX) return r;
-    L->vn_key[slot] = instr_key(&in);
-    L->vn_reg[slot] = (uint32_t)L->n;
-    L->vn_count++;
+    uint64_t key = instr_key(&in);
+    vn_probe p = {L->code, &in};
+    size_t slot = lg_map_seek(&L->vn, key, vn_eq, &p);
+    if (L->vn.vals[slot]) return (uint32_t)((uintptr_t)L->vn.vals[slot] - 1);
+    lg_map_fill(&L->vn, slot, key, (void *)(uintptr_t)(L->n + 1));
   }
   in.r = (uint32_t)L->n;
   L->code[L->n++] = in;
@@ -474,8 +448,7 @@ static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *i
   lg_free(L.uses);
   lg_free(L.sin_of);
   lg_free(L.cos_of);
-  lg_free(L.vn_key);
-  lg_free(L.vn_reg);
+  lg_map_free(&L.vn);
   *out = t;
   return LG_OK;
 fail:
@@ -486,8 +459,7 @@ fail:
   lg_free(L.uses);
   lg_free(L.sin_of);
   lg_free(L.cos_of);
-  lg_free(L.vn_key);
-  lg_free(L.vn_reg);
+  lg_map_free(&L.vn);
   sym_tape_free(t);
   return st;
 }

@@ -21,9 +21,7 @@ typedef struct lowering {
   uint32_t *sin_of, *cos_of; /* sum-of-angles node id -> register + 1;
                                 sin_of UINT32_MAX: it does not split */
   /* value numbering: an identical instruction is computed once */
-  uint64_t *vn_key;
-  uint32_t *vn_reg;
-  size_t vn_cap, vn_count;
+  lg_map vn; /* instruction hash -> its register + 1 */
   struct sum_record *recent; /* the last sums lowered (sym_tape_sums.c) */
   size_t nrecent;
 } lowering;

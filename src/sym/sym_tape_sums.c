@@ -75,33 +75,19 @@ static uint32_t accumulate(lowering *L, const sum_term *t, size_t n) {
   return acc;
 }
 
-/* The terms as a set: reg -> index, open addressing (size a power of 2). */
-typedef struct term_set { uint32_t *slot; size_t mask; } term_set;
-
-static int set_build(term_set *S, const sum_term *t, size_t n) {
-  size_t cap = 16;
-  while (cap < 2 * n) cap *= 2;
-  S->slot = lg_malloc(cap * sizeof *S->slot);
-  if (!S->slot) return 0;
-  memset(S->slot, 0xff, cap * sizeof *S->slot);
-  S->mask = cap - 1;
-  for (size_t i = 0; i < n; i++) {
-    size_t j = lg_hash_mix(t[i].reg, 1) & S->mask;
-    while (S->slot[j] != UINT32_MAX) j = (j + 1) & S->mask;
-    S->slot[j] = (uint32_t)i;
-  }
+/* The terms as a set: reg -> index + 1 (the first term of a register). */
+static int set_build(lg_map *S, const sum_term *t, size_t n) {
+  if (!lg_map_reserve(S, n)) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!lg_map_get(S, t[i].reg) && !lg_map_put_n(S, t[i].reg, i + 1)) return 0;
   return 1;
 }
 
-static long set_find(const term_set *S, const sum_term *t, uint32_t reg) {
-  for (size_t j = lg_hash_mix(reg, 1) & S->mask; S->slot[j] != UINT32_MAX; j = (j + 1) & S->mask)
-    if (t[S->slot[j]].reg == reg) return S->slot[j];
-  return -1;
-}
+static long set_find(const lg_map *S, uint32_t reg) { return (long)lg_map_get_n(S, reg) - 1; }
 
 /* The largest remembered sum inside the terms not yet covered (part < 0),
  * with equal coefficients; -1 if none. */
-static long largest_inside(const lowering *L, const sum_term *t, const term_set *S,
+static long largest_inside(const lowering *L, const sum_term *t, const lg_map *S,
                            const int *part, size_t left, uint64_t sig) {
   long best = -1;
   for (size_t r = 0; r < L->nrecent; r++) {
@@ -111,7 +97,7 @@ static long largest_inside(const lowering *L, const sum_term *t, const term_set 
       continue;
     size_t i = 0;
     for (; i < R->count; i++) {
-      long at = set_find(S, t, R->t[i].reg);
+      long at = set_find(S, R->t[i].reg);
       if (at < 0 || part[at] >= 0 || t[at].k != R->t[i].k) break;
     }
     if (i == R->count) best = (long)r;
@@ -143,14 +129,14 @@ static void remember(lowering *L, const sum_term *t, const int *part, size_t n, 
 
 /* The sum of n terms (n >= 3), through remembered sums where they fit. */
 static uint32_t lower_terms(lowering *L, sum_term *t, size_t n) {
-  term_set S = {0};
+  lg_map S = {0};
   int *part = lg_malloc(n * sizeof *part);
   sum_term *rest = lg_malloc(n * sizeof *rest);
   if (!part || !rest || n > SUM_MAX_SEARCH || !L->recent || !set_build(&S, t, n)) {
     uint32_t r = accumulate(L, t, n);
     lg_free(part);
     lg_free(rest);
-    lg_free(S.slot);
+    lg_map_free(&S);
     return r;
   }
   uint32_t parts[SUM_MAX_PARTS];
@@ -162,7 +148,7 @@ static uint32_t lower_terms(lowering *L, sum_term *t, size_t n) {
     long r = largest_inside(L, t, &S, part, left, sig);
     if (r < 0) break;
     const sum_record *R = &L->recent[r];
-    for (size_t i = 0; i < R->count; i++) part[set_find(&S, t, R->t[i].reg)] = nparts;
+    for (size_t i = 0; i < R->count; i++) part[set_find(&S, R->t[i].reg)] = nparts;
     parts[nparts++] = R->reg;
     left -= R->count;
     sig = 0;
@@ -178,7 +164,7 @@ static uint32_t lower_terms(lowering *L, sum_term *t, size_t n) {
   }
   lg_free(part);
   lg_free(rest);
-  lg_free(S.slot);
+  lg_map_free(&S);
   return acc;
 }
 

@@ -40,6 +40,38 @@ static void test_grow(void) {
   lg_free(v);
 }
 
+static void test_grow_local_and_push(void) {
+  int local[4] = {1, 2, 3, 4}, *v = local;
+  size_t cap = 4;
+  CHECK(lg_grow_local((void **)&v, &cap, 4, sizeof *v, local) && v == local); /* fits */
+  CHECK(lg_grow_local((void **)&v, &cap, 5, sizeof *v, local) && v != local && cap >= 5);
+  CHECK(v[0] == 1 && v[3] == 4); /* the local elements moved */
+  int *heap = v;
+  CHECK(lg_grow_local((void **)&v, &cap, 100, sizeof *v, local) && cap >= 100);
+  v[99] = 9;
+  CHECK(v[1] == 2 && v[99] == 9 && (v == heap || v != local));
+  lg_free(v);
+  /* failure keeps the local buffer */
+  v = local;
+  cap = 4;
+  lg_alloc_fail_after(0);
+  CHECK(!lg_grow_local((void **)&v, &cap, 5, sizeof *v, local));
+  lg_alloc_fail_after(-1);
+  CHECK(v == local && cap == 4);
+
+  double *d = NULL;
+  size_t n = 0, dcap = 0;
+  int ok = 1;
+  for (int i = 0; i < 100; i++) ok &= LG_PUSH(d, n, dcap, 0.5 * i);
+  CHECK(ok && n == 100 && dcap >= 100 && d[0] == 0 && d[99] == 49.5);
+  lg_alloc_fail_after(0);
+  size_t full = dcap;
+  while (n < full) LG_PUSH(d, n, dcap, 1.0); /* fills without allocating */
+  CHECK(!LG_PUSH(d, n, dcap, 2.0) && n == full && dcap == full);
+  lg_alloc_fail_after(-1);
+  lg_free(d);
+}
+
 static void test_strings(void) {
   char *s = lg_strndup("abcdef", 3);
   CHECK_STR(s, "abc");
@@ -54,6 +86,7 @@ static void test_strings(void) {
 int main(void) {
   test_fault_injection();
   test_grow();
+  test_grow_local_and_push();
   test_strings();
   return tu_summary("test_base_alloc");
 }
