@@ -119,6 +119,14 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# The command is a client of lagrange.h: it sees the public header, the
+# base utilities and its own headers, nothing of the library's layers, so
+# an internal include cannot build (tests/cli/test_layering.sh checks the
+# symbols too).
+$(BUILD)/src/cli/%.o: src/cli/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(INC),$(CFLAGS)) -Isrc/api -Isrc/base -Isrc/cli -MMD -MP -c $< -o $@
+
 $(BUILD)/lagrange-mpi.so: src/cli/mpi/cli_sweep_mpi_plugin.c src/cli/cli_sweep_mpi.h \
                           src/cli/cli_sweep.h src/cli/cli.h
 	$(CC) $(CFLAGS) $(MPI_CFLAGS) -shared $(LDFLAGS) -o $@ $< $(MPI_LIBS)

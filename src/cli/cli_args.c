@@ -21,7 +21,7 @@ static int parse_double(const char *s, double *out) {
 static int set_one(const char *cmd, cli_opts *o, const cli_assign *a) {
   for (size_t i = 0; i < o->nset; i++)
     if (!strcmp(o->set[i].name, a->name)) return bad(cmd, "--set %s is given twice", a->name);
-  num_setting *ns = lg_realloc(o->set, (o->nset + 1) * sizeof *ns);
+  cli_setting *ns = lg_realloc(o->set, (o->nset + 1) * sizeof *ns);
   char *name = lg_strdup(a->name);
   if (!ns || !name) {
     lg_free(name);
