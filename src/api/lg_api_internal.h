@@ -25,7 +25,7 @@ struct lg_model {
   lang_model *lm;        /* the checked model (notes, names) */
   mech_setting *set;     /* lg_model_set's values (names owned), applied by
                             every derive */
-  size_t nset;
+  size_t nset, set_cap;
 };
 
 /* Scratch for one evaluation of `num` (lg_api_scratch.c): the tape's
