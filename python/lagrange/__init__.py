@@ -162,7 +162,9 @@ def loads(text, name="<string>", method="lagrange", set=None):
 
 class Simulation(dict):
     """The columns of `lagrange simulate`'s CSV as numpy arrays, by name:
-    "t", each coordinate, each rate "x'", "T", "V", "E", "C1".."Cm", "W".
+    "t", each coordinate, each rate "x'", "T", "V", "E", "C1".."Cm", "W",
+    the multipliers "lam1".."lamm" (constrained models, both methods), then
+    the model's outputs (a vector output r as "r_x", "r_y", "r_z").
     `columns` lists the names in the CSV's order; `stats` holds steps,
     rhs_evals, t_end, max_energy_drift, max_residual."""
 
@@ -619,7 +621,8 @@ class Model(_eval.Core):
 
     def simulate(self, tf=None, dt=None, t0=None, q0=None, qd0=None, params=None,
                  rtol=None, atol=None, project=False, callback=None, max_rows=None,
-                 integrator=None, stabilize=None, stop_when=None, jit=None, note=None):
+                 integrator=None, stabilize=None, stop_when=None, jit=None, note=None,
+                 outputs=None):
         """Integrate as `lagrange simulate` (the model's `simulate` line for
         what is not given; q0/qd0 None: the model's initial state, or a
         dict by coordinate name). Returns a Simulation: a dict of numpy
@@ -654,7 +657,13 @@ class Model(_eval.Core):
         Raises ValueError for options out of range (t0, tf or dt not
         finite, tf <= t0, dt <= 0, too many rows, an unknown integrator),
         ModelError for an inconsistent initial state (unless project=True)
-        and NumericError for a failure on the way."""
+        and NumericError for a failure on the way.
+
+        The columns after "W" are the multipliers lam1..lamm (solved from
+        Lagrange's equations at each row's state, under both methods) and
+        the model's outputs; outputs="h, r" (or ["h", "r"]) keeps only
+        those, in that order, as `simulate --outputs` (an unknown name
+        raises ValueError naming it)."""
         owner = self._live()
         o = _lib.SimOptions()
         lib.lg_sim_options_default(owner.ptr, ctypes.byref(o))
@@ -693,6 +702,20 @@ class Model(_eval.Core):
             if jit not in modes:
                 raise ValueError("jit is one of off, background, wait, not %r" % (jit,))
             o.jit = modes[jit]
+        o.multipliers = o.outputs = 1
+        sel_text = None
+        if outputs is not None:
+            if not isinstance(outputs, str):
+                outputs = ", ".join(outputs)
+            sel_text = outputs.encode()
+            o.output_names = sel_text
+        nsel = ctypes.c_size_t(0)
+        room = max(len(self.outputs), 1)
+        sel = (ctypes.c_size_t * room)()
+        diag = _lib.Diag()
+        _check(lib.lg_output_select(owner.ptr, sel_text, sel, room, ctypes.byref(nsel),
+                                    ctypes.byref(diag)), diag)
+        out_names = [self.outputs[sel[k]] for k in range(nsel.value)]
         stop_text = None
         if stop_when is not None:
             stop_text = str(stop_when).encode()
@@ -723,7 +746,9 @@ class Model(_eval.Core):
                 pt = pp.contents
                 qv, qdv = pt.q[:n], pt.qd[:n]
                 rows.append([pt.t] + qv + qdv + [pt.T, pt.V, pt.E]
-                            + (pt.C[:m] if m else []) + [pt.W])
+                            + (pt.C[:m] if m else []) + [pt.W]
+                            + (pt.lam[:m] if m and pt.lam else [])
+                            + (pt.outputs[:pt.noutputs] if pt.noutputs else []))
                 if callback is not None and callback(pt.t, np.array(qv), np.array(qdv)):
                     return 1
                 return 0
@@ -741,7 +766,8 @@ class Model(_eval.Core):
             raise raised[0]
         _check(st, diag)
         cols = (["t"] + self.coordinates + [c + "'" for c in self.coordinates]
-                + ["T", "V", "E"] + ["C%d" % (i + 1) for i in range(m)] + ["W"])
+                + ["T", "V", "E"] + ["C%d" % (i + 1) for i in range(m)] + ["W"]
+                + ["lam%d" % (i + 1) for i in range(m)] + out_names)
         data = np.array(rows, dtype=float).reshape(len(rows), len(cols))
         s = Simulation((c, data[:, i].copy()) for i, c in enumerate(cols))
         s.columns = cols
@@ -867,7 +893,12 @@ class Model(_eval.Core):
 
     def equations(self):
         """(M, f): exact SymPy matrices of M q'' = f (with the multipliers
-        as in mass_matrix: M is n x (n+m)), coordinates as functions of t."""
+        as in mass_matrix: M is n x (n+m)), coordinates as functions of t.
+        The pair is an Equations object (a tuple): under Kane's method its
+        .Fr and .Frstar are Kane's generalized active and inertia forces
+        (Matrices, from `eom --json`'s "Fr" and "Frstar"; None under
+        Lagrange's method), and _repr_latex_ shows the equations in
+        Jupyter (the `equations` of `eom --format latex`)."""
         from ._sympy import equations
         return equations(self)
 

@@ -84,13 +84,15 @@ class SimOptions(ctypes.Structure):
                 ("max_steps", ctypes.c_double),
                 ("stop_when", ctypes.c_char_p), ("jit", ctypes.c_int),
                 ("note", ctypes.c_void_p), ("note_ud", ctypes.c_void_p),
-                ("q_end", _D), ("qd_end", _D)]
+                ("q_end", _D), ("qd_end", _D),
+                ("multipliers", ctypes.c_int), ("outputs", ctypes.c_int),
+                ("output_names", ctypes.c_char_p)]
 
 
 class SimPoint(ctypes.Structure):
     _fields_ = [("t", ctypes.c_double), ("q", _D), ("qd", _D), ("T", ctypes.c_double),
                 ("V", ctypes.c_double), ("E", ctypes.c_double), ("W", ctypes.c_double),
-                ("C", _D)]
+                ("C", _D), ("lam", _D), ("outputs", _D), ("noutputs", ctypes.c_size_t)]
 
 
 class SimStats(ctypes.Structure):
@@ -184,6 +186,8 @@ _SIG = {
                                     ctypes.POINTER(ctypes.c_long)]),
     "lg_scene_size": (_S, [_P]),
     "lg_scene_many": (ctypes.c_int, [_P, _S, _A, _A, _A, _A, _DP]),
+    "lg_output_select": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t),
+                                        _S, ctypes.POINTER(ctypes.c_size_t), _DP]),
     "lg_noutputs": (_S, [_P]), "lg_output_name": (ctypes.c_char_p, [_P, _S]),
     "lg_eval_outputs": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A, _A, _DP]),
 }

@@ -361,6 +361,16 @@ typedef struct lg_sim_options {
   double *q_end, *qd_end;     /* NULL, or nq each: the last state reached
                                  (q' under Kane's state too), also on a
                                  failure on the way */
+  /* -- added after the fields above (issue 24; lg_sim_options_default: 0, NULL) -- */
+  int multipliers;            /* nonzero: lg_sim_point.lam at every point (the
+                                 command's CSV columns lam1..lamm): solved from
+                                 Lagrange's equations at the point's state under
+                                 both methods, as lg_eval_outputs solves them */
+  int outputs;                /* nonzero: lg_sim_point.outputs at every point */
+  const char *output_names;   /* with outputs: NULL (every column of
+                                 lg_output_name, in order) or a selection as
+                                 lg_output_select reads it ("h, r"; an unknown
+                                 name is LG_ERR_USAGE naming it and `outputs`) */
 } lg_sim_options;
 
 /* The bound on a run's output points unless lg_sim_options.max_rows says
@@ -382,6 +392,13 @@ typedef struct lg_sim_point {
   const double *q, *qd;       /* nq each */
   double T, V, E, W;
   const double *C;            /* nc: the constraint residuals */
+  /* -- added after the fields above (issue 24) -- */
+  const double *lam;          /* nc multipliers (NaN where the equations are
+                                 singular at the state), or NULL when
+                                 lg_sim_options.multipliers is 0 */
+  const double *outputs;      /* noutputs values: the selected output columns
+                                 (lg_sim_options.outputs), or NULL */
+  size_t noutputs;
 } lg_sim_point;
 
 /* Called at t0 and at every output time; nonzero stops the run. The
@@ -752,6 +769,18 @@ LAGRANGE_API const char *lg_output_name(const lg_system *s, size_t i);
 LAGRANGE_API lg_status lg_eval_outputs(const lg_system *s, double t, const double *q,
                                        const double *qd, const double *p, double *out,
                                        lg_diag *diag);
+
+/* ---- outputs along a run (issue 24, lg_api_outputs.c) ---- */
+/* The output columns a selection text names, in the order given: names
+ * separated by commas (blanks around them ignored); an output's name
+ * stands for all its columns (a vector output r for r_x, r_y, r_z), a
+ * column's own name (r_x) for that column. cols[room] receives indices
+ * for lg_output_name, *count their number. text NULL: every column in
+ * order. LG_ERR_USAGE, naming `outputs` and the name, for an unknown name
+ * (the message lists the model's outputs), a column named twice, an empty
+ * name, or too little room (lg_noutputs(s) always suffices). */
+LAGRANGE_API lg_status lg_output_select(const lg_system *s, const char *text, size_t *cols,
+                                        size_t room, size_t *count, lg_diag *diag);
 
 /* Frees a string the library returned; NULL does nothing. */
 LAGRANGE_API void lg_string_free(char *s);

@@ -136,5 +136,11 @@ lg_status api_outputs(const lg_system *s, const num_outputs **out, lg_diag *d);
 lg_status api_outputs_at(const lg_system *s, double t, const double *q, const double *qd,
                          const double *par, const double *qdd, const double *lam, double *res,
                          lg_diag *d);
+/* Simulate's rows (issue 24): the multipliers (lam: nc, or NULL) and
+ * every output column (out, or NULL) at (t, q, q'), solved as
+ * lg_eval_outputs solves them; sc taken by the caller with sc->par and
+ * the parameters in sc->w.in set. */
+lg_status api_state_extras(const lg_system *s, api_scratch *sc, double t, const double *q,
+                           const double *qd, double *lam, double *out, lg_diag *d);
 
 #endif

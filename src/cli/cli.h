@@ -42,6 +42,7 @@ typedef struct cli_opts {
   int model_stdin;          /* the model is read from stdin ("-"); model is "<stdin>" */
   const char *integrator, *out, *plot, *stabilize, *stop_when;
   const char *plot_vars, *plot_xy; /* --plot-vars 'x, theta'', --plot-xy 'P, Q' */
+  const char *outputs;      /* --outputs 'h, r' (NULL: every output) */
   int no_csv;               /* animate: simulate writes no CSV */
   /* animate */
   double fps;               /* --fps (0: 60) */
@@ -185,6 +186,9 @@ struct cli_sim_client {
 int cli_sim_options(const cli_opts *o, const lg_system *s, lg_sim_options *so);
 /* An lg_note_fn: the library's remark on stderr, options said as flags. */
 void cli_print_note(void *ud, const char *text);
+/* --outputs read into cols[lg_noutputs(s)] (every output without it): the
+ * CSV's output columns; prints a usage error (exit 2) for an unknown name. */
+int cli_output_columns(const cli_opts *o, const lg_system *s, size_t *cols, size_t *ncols);
 /* simulate, with the rows also going to client (may be NULL). */
 int cli_simulate_with(const cli_opts *o, cli_sim_client *client);
 int cli_animate(const cli_opts *o);
