@@ -54,6 +54,7 @@ enum {
   X(ROTATE, "rotate", 3, "rotate(N, N.z, q)")                                   \
   X(BODY_FIXED, "body_fixed", 5, "body_fixed(N, zxy, a1, a2, a3)")              \
   X(SPACE_FIXED, "space_fixed", 5, "space_fixed(N, xyz, a1, a2, a3)")            \
+  X(QUATERNION, "quaternion", 5, "quaternion(N, e0, e1, e2, e3)")                \
   X(MOMENTUM, "momentum", 0, "momentum()") X(ANGMOM, "angmom", 1, "angmom(P)")  \
   X(MASS_CENTER, "mass_center", 0, "mass_center()")
 

@@ -53,8 +53,7 @@ static const char *const stmt_words[] = {
 static const char *const inner_words[] = {
     "mass", "at", "inertia", "to", "step", "in",
     /* reserved for the statements of MODEL-FORMAT 1.1 (events, contact, URDF) */
-    "when", "stop", "contact", "plane", "restitution", "friction", "static", "import",
-    "quaternion"};
+    "when", "stop", "contact", "plane", "restitution", "friction", "static", "import"};
 
 /* Names with a fixed meaning, and what it is. T V D L may be assigned. */
 static const struct {

@@ -167,13 +167,19 @@ static lang_model *model_new(const char *file) {
 /* Outputs come last, whatever their place: they see the whole model (its
  * masses, constraints and energies). */
 static lg_status run_statements(sema *S, const lang_program *prog) {
-  for (int pass = 0; pass < 2; pass++)
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      lg_status s = sema_quaternion_norms(S);
+      if (s != LG_OK || S->diag->status != LG_OK)
+        return S->diag->status != LG_OK ? S->diag->status : s;
+    }
     for (const lang_stmt *st = prog->first; st; st = st->next) {
       if ((st->kind == LANG_STMT_OUTPUT) != (pass == 1)) continue;
       lg_status s = sema_statement(S, st);
       if (s != LG_OK || S->diag->status != LG_OK)
         return S->diag->status != LG_OK ? S->diag->status : s;
     }
+  }
   if (!lang_model_fit(S->out, mech_ncoords(S->m))) return LG_ERR_NOMEM;
   return LG_OK;
 }
@@ -213,6 +219,7 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
     st = nomem_wins(&S, run_statements(&S, prog));
     if (st == LG_OK && !sema_keep_scope(&S, &arena)) st = LG_ERR_NOMEM;
     lg_free(S.names);
+    lg_free(S.norms);
   }
   lg_arena_free(&arena);
   if (lg_alloc_failures() != failures) st = LG_ERR_NOMEM;

@@ -74,6 +74,11 @@ int mech_add_frame_rotate(mech_model *m, const char *name, int parent,
 int mech_add_frame_euler(mech_model *m, const char *name, int parent,
                          mech_rot kind, const int seq[3],
                          const sym_node *const angles[3]);
+/* child of `parent` oriented by the Euler parameters e[0..3] (e[0] the
+ * scalar part, as SymPy's orient_quaternion); the unit norm is the
+ * caller's constraint. */
+int mech_add_frame_quaternion(mech_model *m, const char *name, int parent,
+                              const sym_node *const e[4]);
 /* The frames: how many, and for one made by body_fixed/space_fixed its
  * sequence as written ("zyx"), *space = 1 for space_fixed, the frame it
  * is oriented from and the three angles in the order written (returns 1;
