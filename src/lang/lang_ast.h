@@ -79,6 +79,10 @@ const char *lang_func_usage(lang_func f);
 /* The function spelled s[0..len), or LANG_FN_COUNT when there is none. */
 lang_func lang_func_lookup(const char *s, size_t len);
 
+/* Why `name` cannot be declared (a keyword, a function, t, pi, T ...), or
+ * NULL when it can. */
+const char *lang_reserved_reason(const char *name);
+
 /* ---- expressions ---------------------------------------------------------------- */
 /* What an expression node is; the comment says which member of u it uses
  * and which token its line/col point at. */

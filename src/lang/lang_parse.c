@@ -119,6 +119,8 @@ static const char *reserved_reason(const char *s, bool energy_ok) {
   return NULL;
 }
 
+const char *lang_reserved_reason(const char *name) { return reserved_reason(name, false); }
+
 /* The word among n (word(i)) closest to s[0..len), if close enough to be a
  * likely typo: one edit for short words, two from five letters on. */
 static const char *closest(const char *s, size_t len, const char *(*word)(int), int n) {
