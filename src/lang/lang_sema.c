@@ -239,6 +239,10 @@ static lg_status load_text(const char *file, const char *src, size_t len,
   return LG_OK;
 }
 
+static void remap_one(void *ud, int *line, int *col) {
+  lang_expanded_position(ud, line, col);
+}
+
 /* A `.urdf` file, or a model that imports one, is read as the model text
  * it expands to (lang_urdf.c); errors and notes are moved back to where
  * their line came from. */
@@ -255,6 +259,9 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
     lang_expanded_remap(&x, file, diag);
   } else {
     lang_model *m = *out;
+    mech_remap_positions(m->mech, remap_one, &x);
+    remap_one(&x, &m->coord_line, &m->coord_col);
+    for (size_t i = 0; i < m->ndraws; i++) remap_one(&x, &m->draws[i].line, &m->draws[i].col);
     for (size_t i = 0; i < m->nnotes; i++) {
       char *r = lang_expanded_remap_note(&x, file, m->notes[i]);
       if (r) lg_free(m->notes[i]), m->notes[i] = r;

@@ -623,7 +623,7 @@ static lg_status translate(urdf *U, const xmlNode *robot) {
     }
   if (root < 0) {
     fail(U, rl, rc, "the joints form a cycle: every link is the child of a joint");
-    lg_diag_hint(U->diag, "close a loop with a `constraint` in a model that imports the URDF");
+    lg_diag_hint(U->diag, "close a loop with a constraint statement in a model that imports the URDF");
     return LG_ERR_MODEL;
   }
   /* every link must reach the root through its parents (else a cycle) */
@@ -635,7 +635,7 @@ static lg_status translate(urdf *U, const xmlNode *robot) {
     if (k != root) {
       const ujoint *J = &U->joints[U->links[i].parent_joint];
       fail(U, J->line, J->col, "the joints form a cycle through link '%s'", U->links[i].urdf);
-      lg_diag_hint(U->diag, "close a loop with a `constraint` in a model that imports the URDF");
+      lg_diag_hint(U->diag, "close a loop with a constraint statement in a model that imports the URDF");
       return LG_ERR_MODEL;
     }
   }
@@ -895,6 +895,8 @@ lg_status lang_expand(const char *file, const char *src, size_t len, lang_expand
         break;
       }
       imported = 1;
+      x->import_line = line;
+      x->import_col = col;
       char *rel = lg_strndup(p + 1, (size_t)(q - p - 1));
       lg_str path;
       lg_str_init(&path);
@@ -982,4 +984,16 @@ char *lang_expanded_remap_note(const lang_expanded *x, const char *file, const c
   char *r = s.oom ? NULL : lg_str_take(&s);
   lg_str_free(&s);
   return r;
+}
+
+void lang_expanded_position(const lang_expanded *x, int *line, int *col) {
+  if (*line < 1 || (size_t)*line > x->nlines) return;
+  const lang_origin *o = &x->lines[*line - 1];
+  if (x->nfiles && o->file == x->files[0]) {
+    *line = o->line;
+    if (o->col) *col = o->col;
+  } else {
+    *line = x->import_line;
+    *col = x->import_col;
+  }
 }

@@ -31,6 +31,7 @@ typedef struct lang_expanded {
   size_t nfiles, files_cap;
   char **notes;           /* "file:line:col: note: ..." for the model's notes (owned) */
   size_t nnotes, notes_cap;
+  int import_line, import_col; /* the model's import statement (0: none) */
 } lang_expanded;
 
 /* When `file` ends in ".urdf", or src has an `import "X.urdf"` line, fills
@@ -46,5 +47,10 @@ void lang_expanded_remap(const lang_expanded *x, const char *file, lg_diag *d);
 /* The same for a note "file:line:col: note: ..." (returns a new string or
  * NULL when it needs no change or memory ran out). */
 char *lang_expanded_remap_note(const lang_expanded *x, const char *file, const char *note);
+
+/* A position kept in the loaded model (a constraint row's line:col ...),
+ * moved to the model file's own line, or, for a line made from an
+ * imported URDF, to the import statement. */
+void lang_expanded_position(const lang_expanded *x, int *line, int *col);
 
 #endif

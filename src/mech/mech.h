@@ -122,6 +122,11 @@ size_t mech_ndeclared_dependent(const mech_model *m);
 /* The k-th declared dependent speed's index (and where it was declared). */
 size_t mech_declared_dependent(const mech_model *m, size_t k, int *line, int *col);
 
+/* Apply f to every position the model keeps (constraint and kinematics
+ * rows, dependent-speed declarations, outputs, parameters): the language
+ * moves them from the text it parsed to the files it came from. */
+void mech_remap_positions(mech_model *m, void (*f)(void *ud, int *line, int *col), void *ud);
+
 /* Queries used by the language layer. */
 size_t mech_ncoords(const mech_model *m);
 const sym_node *mech_coord(const mech_model *m, size_t i, int order);

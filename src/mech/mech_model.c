@@ -370,3 +370,14 @@ int mech_add_constraint(mech_model *m, const sym_node *row, int line, int col) {
 }
 
 int mech_model_oom(const mech_model *m) { return m->oom; }
+
+void mech_remap_positions(mech_model *m, void (*f)(void *ud, int *line, int *col), void *ud) {
+  for (size_t i = 0; i < m->rows.n; i++) f(ud, &m->rows.v[i].line, &m->rows.v[i].col);
+  for (size_t i = 0; i < m->kinematics.n; i++)
+    f(ud, &m->kinematics.v[i].line, &m->kinematics.v[i].col);
+  for (size_t i = 0; i < m->dependent.n; i++)
+    f(ud, &m->dependent.v[i].line, &m->dependent.v[i].col);
+  for (size_t i = 0; i < m->outputs.n; i++) f(ud, &m->outputs.v[i].line, &m->outputs.v[i].col);
+  for (size_t i = 0; i < m->params.n; i++)
+    if (m->params.v[i].line > 0) f(ud, &m->params.v[i].line, &m->params.v[i].col);
+}
