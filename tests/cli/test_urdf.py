@@ -210,7 +210,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 '<joint name="j2" type="revolute"><parent link="b"/><child link="c"/>\n'
                 '  <mimic joint="j1" multiplier="2" offset="0.1"/></joint>\n</robot>\n')
     r = run("simulate", p, "--tf", "0.1")
-    check(r.returncode == 1 and "mimic.urdf:6:3: the initial state violates constraint C1" in r.stderr,
+    check(r.returncode == 1 and "mimic.urdf:7:3: the initial state violates constraint C1" in r.stderr,
           "an error found after loading names the URDF's line:col", r.stderr)
 
     p = os.path.join(tmp, "floating.urdf")
