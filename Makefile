@@ -136,6 +136,13 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange-int
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/liblagrange-internal.a $(LDFLAGS) $(LDLIBS)
 
+# The command's output files are the command's (src/cli), tested on their own.
+$(BUILD)/tests/test_cli_outfile: tests/unit/test_cli_outfile.c tests/unit/test_util.h \
+    $(BUILD)/src/cli/cli_outfile.o $(BUILD)/liblagrange-internal.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/src/cli/cli_outfile.o \
+	  $(BUILD)/liblagrange-internal.a $(LDFLAGS) $(LDLIBS)
+
 tests: $(TEST_BIN) $(BUILD)/lagrange
 
 # The library's thread rules under ThreadSanitizer (not part of `make

@@ -6,6 +6,7 @@
 
 #include "cg.h"
 #include "lang.h"
+#include "cli_outfile.h"
 #include "lg_base.h"
 #include "num.h"
 
@@ -127,11 +128,6 @@ int cli_eval(const cli_opts *o);
 int cli_simulate(const cli_opts *o);
 int cli_codegen(const cli_opts *o);
 int cli_linearize(const cli_opts *o);
-/* Load, derive and compile the model and its linearization tape, then run
- * fn (linearize, equilibria); prints errors. */
-typedef int (*cli_lin_fn)(const cli_opts *o, lang_model *lm, const mech_eom *e,
-                          const num_system *s, const num_lin *L);
-int cli_with_linearization(const cli_opts *o, cli_lin_fn fn);
 int cli_equilibria(const cli_opts *o);
 
 /* Parse "q1=0.3, q1'=0.5" (names of coordinates; with kane, speeds into u
