@@ -48,6 +48,11 @@ ifeq ($(LG_MPI),1)
 endif
 # The threads of `sweep`
 LDLIBS  += -lpthread
+# URDF import: only libxml2's headers (libxml2-dev); the library itself is
+# opened with dlopen when a URDF is read (src/lang/lang_urdf.c), so that
+# the command's start pays nothing for it.
+XML_CFLAGS ?= $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
+$(BUILD)/src/lang/lang_urdf.o: override CFLAGS += $(XML_CFLAGS)
 
 # The shared library links what Debian 12 ships as shared objects
 # (libsundials-dev, liblapacke-dev, libgmp-dev): packages pull them in.
