@@ -74,7 +74,5 @@ lg_status lang_derive_kane_at(lang_model *lm, const mech_setting *set, size_t ns
 lg_status lang_scalar_of_text(lang_model *m, const char *what, const char *text, size_t len,
                               const sym_node **out, lg_diag *diag);
 
-/* Index of coordinate `name`, or -1. */
-int lang_coord_index(const lang_model *m, const char *name);
 
 #endif

@@ -110,12 +110,6 @@ int lang_model_fit_speeds(lang_model *m, size_t n) {
   return 1;
 }
 
-int lang_coord_index(const lang_model *m, const char *name) {
-  for (size_t i = 0; i < mech_ncoords(m->mech); i++)
-    if (strcmp(mech_coord(m->mech, i, 0)->v.name, name) == 0) return (int)i;
-  return -1;
-}
-
 int sema_keep_scope(sema *S, lg_arena *arena) {
   lang_scope *sc = lg_calloc(1, sizeof *sc);
   if (!sc) return 0;

@@ -184,7 +184,6 @@ int mech_gravity_inertial(mech_model *m, const sym_node **res);
 int mech_add_output(mech_model *m, const char *name, const sym_node *e, int line, int col);
 size_t mech_noutputs(const mech_model *m);
 const char *mech_output_name(const mech_model *m, size_t i);
-const sym_node *mech_output_expr(const mech_model *m, size_t i);
 void mech_output_pos(const mech_model *m, size_t i, int *line, int *col);
 /* res[mech_noutputs]: the outputs with T and V replaced by e's and the
  * speeds (and their rates) by their values in q' (mech_speed_values):

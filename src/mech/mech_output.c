@@ -16,9 +16,6 @@ size_t mech_noutputs(const mech_model *m) { return m->outputs.n; }
 const char *mech_output_name(const mech_model *m, size_t i) {
   return i < m->outputs.n ? m->outputs.v[i].name : NULL;
 }
-const sym_node *mech_output_expr(const mech_model *m, size_t i) {
-  return i < m->outputs.n ? m->outputs.v[i].e : NULL;
-}
 void mech_output_pos(const mech_model *m, size_t i, int *line, int *col) {
   *line = i < m->outputs.n ? m->outputs.v[i].line : 0;
   *col = i < m->outputs.n ? m->outputs.v[i].col : 0;

@@ -318,18 +318,14 @@ typedef struct num_kane_result {
   double *udep;               /* ndep: the dependent speeds (mech_kane udep order) */
 } num_kane_result;
 
-/* Evaluate Kane's equations at (t, q) with the independent speeds u (when
- * have_u) or, else, speeds computed from qd through the kinematical
- * equations; solve M u' = f (LAPACK). Arrays allocated in *r (free with
- * num_kane_result_free). */
-lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *set,
-                        size_t nset, double t, const double *q, const double *qd,
-                        const double *u, int have_u, num_kane_result *r, lg_diag *diag);
 void num_kane_result_free(num_kane_result *r);
 
-/* The same split in two: the tape built once (immutable afterwards), then
- * run at any number of states, with the parameter values given per run
- * (np values, declaration order). num_kane_eval is build + run. */
+/* Kane's equations at a state: the tape built once (immutable afterwards),
+ * then run at any number of states (t, q) with the independent speeds u
+ * (when have_u) or, else, speeds computed from qd through the kinematical
+ * equations, solving M u' = f (LAPACK), with the parameter values given
+ * per run (np values, declaration order). Arrays allocated in *r (free
+ * with num_kane_result_free). */
 typedef struct num_kane_evaluator num_kane_evaluator;
 lg_status num_kane_evaluator_build(mech_model *mm, const mech_kane *k,
                                    const num_setting *set, size_t nset,

@@ -227,21 +227,6 @@ lg_status num_kane_evaluator_run(const num_kane_evaluator *ev, const double *par
   return st;
 }
 
-lg_status num_kane_eval(mech_model *mm, const mech_kane *k, const num_setting *set,
-                        size_t nset, double t, const double *q, const double *qd,
-                        const double *u, int have_u, num_kane_result *r, lg_diag *diag) {
-  memset(r, 0, sizeof *r);
-  double *params = lg_calloc(mech_nparams(mm) + 1, sizeof *params);
-  if (!params) return LG_ERR_NOMEM;
-  num_kane_evaluator *ev = NULL;
-  lg_status st = mech_resolve_params(mm, set, nset, params, diag);
-  if (st == LG_OK) st = num_kane_evaluator_build(mm, k, set, nset, &ev, diag);
-  if (st == LG_OK) st = num_kane_evaluator_run(ev, params, t, q, qd, u, have_u, r, diag);
-  num_kane_evaluator_free(ev);
-  lg_free(params);
-  return st;
-}
-
 /* ---- Kane's equations over time ------------------------------------------------------ */
 /* Without dependent speeds the state is [q; u] and M u' = f. With them it
  * is [q; u_all], every speed, and u_all' solves

@@ -305,9 +305,6 @@ sym_matrix *sym_matrix_solve_guided(sym_ctx *c, const sym_matrix *a, const sym_m
  * vanish. *singular when a column has no nonzero pivot at the point. */
 sym_matrix *sym_matrix_solve_at(sym_ctx *c, const sym_matrix *a, const sym_matrix *b,
                                 const double *val, int *singular);
-/* Apply f to every entry (e.g. sym_simplify). */
-sym_matrix *sym_matrix_map(sym_ctx *c, const sym_matrix *a,
-                           const sym_node *(*f)(sym_ctx *, const sym_node *));
 
 /* ---- compiled evaluation tape ------------------------------------------- */
 /* A straight-line program computing several outputs from input slots, with

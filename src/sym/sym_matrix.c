@@ -61,13 +61,6 @@ sym_matrix *sym_matrix_jacobian(sym_ctx *c, size_t nf, const sym_node *const *f,
   return m;
 }
 
-sym_matrix *sym_matrix_map(sym_ctx *c, const sym_matrix *a,
-                           const sym_node *(*f)(sym_ctx *, const sym_node *)) {
-  sym_matrix *m = a ? sym_matrix_new(c, a->rows, a->cols) : NULL;
-  for (size_t i = 0; m && i < a->rows * a->cols; i++) m->e[i] = f(c, a->e[i]);
-  return m;
-}
-
 /* The row (from k) to pivot on in column k: without samples the first
  * entry that does not simplify to zero; with samples (ns numeric copies of
  * the matrix being eliminated, row-major n x n) the nonzero entry whose
