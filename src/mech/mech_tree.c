@@ -56,6 +56,7 @@ typedef struct tree {
   size_t *size;                  /* |K(r)| */
   int *parent, *order;           /* parent coordinate (-1: root); order: parents first */
   const sym_node *(*s)[6];       /* twists (w, v_O) */
+  const sym_node *(*W)[9];       /* frames.n: world DCMs, v_N = W v_f, link to link (NULL: not yet) */
   int scleronomic;               /* every carrier's velocity is sum_r twist_r q_r' */
   lg_diag *diag;
   const char *file;
@@ -95,6 +96,66 @@ static int fail(tree *T, const char *why, const char *name) {
   return 0;
 }
 
+/* ---- world components, link to link ---------------------------------------------------------
+ * mech_vec_express composes a frame's DCM to the inertial frame from the
+ * frame upwards, afresh for every frame: a 3D chain's k-th link costs k
+ * matrix products that no other link shares, and every quantity of the
+ * recursion grew with n. Here a frame's world DCM is its parent's times
+ * the one step between them (consecutive rotations about one axis still
+ * one step: cos(q1 + q2)), so each link adds one product. */
+static const sym_node *const *world_dcm(tree *T, int f) {
+  mech_model *m = T->m;
+  const mech_frame *F = m->frames.v;
+  if (T->W[f][0]) return T->W[f];
+  int base = F[f].parent, root = f;
+  while (base >= 0 && F[f].axis >= 0 && F[base].axis == F[f].axis) base = F[base].parent;
+  while (F[root].parent >= 0) root = F[root].parent;
+  const sym_node *const *L = mech_dcm_get(m, base <= 0 || root != 0 ? 0 : base, f);
+  if (!L) return NULL;
+  if (base <= 0 || root != 0) { /* the step from the inertial frame itself */
+    memcpy(T->W[f], L, sizeof T->W[f]);
+    return T->W[f];
+  }
+  const sym_node *Lc[9];
+  memcpy(Lc, L, sizeof Lc); /* (mech_dcm_get may move its table) */
+  const sym_node *const *P = world_dcm(T, base);
+  if (!P) return NULL;
+  const sym_node *Wf[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      Wf[3 * i + j] = sym_addv(T->c, 3, (const sym_node *[]){sym_mul(T->c, P[3 * i], Lc[j]),
+                                                            sym_mul(T->c, P[3 * i + 1], Lc[3 + j]),
+                                                            sym_mul(T->c, P[3 * i + 2], Lc[6 + j])});
+  for (int i = 0; i < 9; i++)
+    if (!Wf[i]) return NULL;
+  memcpy(T->W[f], Wf, sizeof Wf);
+  return T->W[f];
+}
+
+/* a in world (frame 0) components, as mech_vec_express(m, a, 0, out). */
+static int world(tree *T, mech_vec a, const sym_node **out) {
+  sym_ctx *c = T->c;
+  const sym_node **ts = lg_malloc((3 * a.n + 1) * sizeof *ts);
+  if (!ts) return 0;
+  int ok = 1;
+  for (size_t i = 0; ok && i < a.n; i++) {
+    const sym_node *const *x = a.t[i].c;
+    if (a.t[i].frame == 0) {
+      for (int k = 0; k < 3; k++) ts[k * a.n + i] = x[k];
+      continue;
+    }
+    const sym_node *const *D = world_dcm(T, a.t[i].frame);
+    ok = D != NULL;
+    for (int k = 0; ok && k < 3; k++)
+      ts[k * a.n + i] = sym_addv(c, 3, (const sym_node *[]){sym_mul(c, D[3 * k], x[0]),
+                                                            sym_mul(c, D[3 * k + 1], x[1]),
+                                                            sym_mul(c, D[3 * k + 2], x[2])});
+  }
+  for (int k = 0; ok && k < 3; k++) ok = (out[k] = sym_addv(c, a.n, ts + k * a.n)) != NULL;
+  lg_free(ts);
+  return ok;
+}
+
 /* ---- the carriers and their partial velocities ------------------------------------------------ */
 static int add_carrier(tree *T, carrier *k, int point, int frame, const sym_node *mass,
                        const sym_node *const *I) {
@@ -107,18 +168,18 @@ static int add_carrier(tree *T, carrier *k, int point, int frame, const sym_node
   k->ww = lg_arena_alloc(&m->arena, NSAMPLE * T->n * 3 * sizeof *k->ww);
   k->pv = lg_arena_alloc(&m->arena, NSAMPLE * 3 * sizeof *k->pv);
   if (!k->v || !k->w || !k->vv || !k->ww || !k->pv) return 0;
-  if (!mech_vec_express(m, mech_point_pos(m, point), 0, k->p)) return 0;
+  if (!world(T, mech_point_pos(m, point), k->p)) return 0;
   mech_vec v = mech_point_vel(m, point), w = k->body ? mech_frame_angvel(m, frame) : mech_vec_zero();
   for (size_t r = 0; r < T->n; r++) {
     const sym_node *qd = mech_coord(m, r, 1);
-    if (!mech_vec_express(m, mech_vec_diff(m, v, qd), 0, k->v[r]) ||
-        !mech_vec_express(m, mech_vec_diff(m, w, qd), 0, k->w[r]))
+    if (!world(T, mech_vec_diff(m, v, qd), k->v[r]) ||
+        !world(T, mech_vec_diff(m, w, qd), k->w[r]))
       return 0;
   }
   if (k->body) { /* J = sum I_ij b_i b_j^T with b_i the body axes in world components */
     const sym_node *b[3][3];
     for (int i = 0; i < 3; i++)
-      if (!mech_vec_express(m, mech_vec_unit(m, frame, i), 0, b[i])) return 0;
+      if (!world(T, mech_vec_unit(m, frame, i), b[i])) return 0;
     const sym_node *Ib[9] = {I[0], I[3], I[5], I[3], I[1], I[4], I[5], I[4], I[2]};
     static const int at[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {1, 2}, {2, 0}};
     for (int e = 0; e < 6; e++) {
@@ -174,7 +235,7 @@ static int scleronomic(tree *T) {
     int point = k < m->particles.n ? m->particles.v[k].point : m->bodies.v[k - m->particles.n].point;
     mech_vec wv = c->body ? mech_frame_angvel(m, m->bodies.v[k - m->particles.n].frame)
                           : mech_vec_zero();
-    if (!mech_vec_express(m, mech_point_vel(m, point), 0, v) || !mech_vec_express(m, wv, 0, w))
+    if (!world(T, mech_point_vel(m, point), v) || !world(T, wv, w))
       return 0;
     for (int s = 0; s < NSAMPLE; s++) {
       double vv[3], ww[3], qd;
@@ -274,7 +335,7 @@ static int twist(tree *T, size_t r) {
     }
   for (size_t f = 0; !found && f <= m->frames.n; f++) { /* no rotation, then each frame's */
     if (f) {
-      if (!mech_vec_express(m, mech_vec_diff(m, mech_frame_angvel(m, (int)f - 1), qd), 0, w))
+      if (!world(T, mech_vec_diff(m, mech_frame_angvel(m, (int)f - 1), qd), w))
         return 0;
       for (int s = 0; s < NSAMPLE; s++)
         if (!values3(T, w, s, wv + 3 * s)) return 0;
@@ -363,7 +424,7 @@ static int tree_forcing(tree *T, const six *I, const int *owner, const sym_node 
   const sym_node *zero = sym_int(c, 0), *base[6] = {zero, zero, zero, zero, zero, zero};
   if (ok && m->has_gravity) { /* gravity: the base accelerating at -g */
     const sym_node *g[3];
-    ok = mech_vec_express(m, m->gravity, 0, g);
+    ok = world(T, m->gravity, g);
     for (int i = 0; ok && i < 3; i++) base[3 + i] = sym_neg(c, g[i]);
   }
   for (size_t i = 0; ok && i < n; i++) { /* outward: twists and accelerations at q'' = 0 */
@@ -451,13 +512,27 @@ static int solve(tree *T, const mech_eom *e, const sym_node **x) {
       pA[p][j] = sym_addv(c, 3, (const sym_node *[]){pA[p][j], pA[r][j], sym_mul(c, U[r][j], ud)});
     }
   }
+  int spatial = 0; /* a twist with more than three components: a 3D tree */
+  for (size_t r = 0; r < n; r++) {
+    int nz = 0;
+    for (int j = 0; j < 6; j++) nz += !sym_is_zero(T->s[r][j]);
+    spatial |= nz > 3;
+  }
   for (size_t i = 0; ok && i < n; i++) { /* outward: roots first */
     int r = T->order[i], p = T->parent[r];
     const sym_node *const *ap = p < 0 ? NULL : a[p];
     const sym_node *num = ap ? sym_sub(c, u[r], dot6(c, U[r], ap)) : u[r];
-    x[r] = sym_div(c, num, D[r]);
+    /* In 3D, a_r = (D_r a_p + s_r num) / D_r: a product, so that the
+     * accelerations of the links above are not flattened into every a_r
+     * (r terms a component, which the tape's sharing of sums stops
+     * finding past about 24 links). Planar twists keep the plain sum:
+     * their sums stay shared and the product costs more. */
+    const sym_node *inv = sym_powi(c, D[r], -1);
+    x[r] = sym_mul(c, num, inv);
     for (int j = 0; j < 6; j++)
-      a[r][j] = sym_add(c, ap ? ap[j] : zero, sym_mul(c, T->s[r][j], x[r]));
+      a[r][j] = ap && spatial ? sym_mul(c, inv, sym_add(c, sym_mul(c, D[r], ap[j]),
+                                                      sym_mul(c, T->s[r][j], num)))
+                              : sym_add(c, ap ? ap[j] : zero, sym_mul(c, T->s[r][j], x[r]));
   }
   lg_free(Ic);
   lg_free(owner);
@@ -492,7 +567,9 @@ lg_status mech_tree_accel(mech_model *m, const mech_eom *e, const char *file,
   T.order = lg_arena_alloc(&m->arena, (n + 1) * sizeof *T.order);
   T.s = lg_arena_alloc(&m->arena, (n + 1) * sizeof *T.s);
   const sym_node **x = lg_arena_alloc(&m->arena, (n + 1) * sizeof *x);
-  if (!T.cr || !T.in || !T.size || !T.parent || !T.order || !T.s || !x) return LG_ERR_NOMEM;
+  T.W = lg_arena_alloc(&m->arena, (m->frames.n + 1) * sizeof *T.W);
+  if (!T.cr || !T.in || !T.size || !T.parent || !T.order || !T.s || !x || !T.W) return LG_ERR_NOMEM;
+  memset(T.W, 0, (m->frames.n + 1) * sizeof *T.W);
   memset(T.cr, 0, (nc + 1) * sizeof *T.cr);
   int ok = 1;
   for (size_t i = 0; ok && i < m->particles.n; i++)
