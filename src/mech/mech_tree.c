@@ -58,6 +58,7 @@ typedef struct tree {
   const sym_node *(*s)[6];       /* twists (w, v_O) */
   const sym_node *(*W)[9];       /* frames.n: world DCMs, v_N = W v_f, link to link (NULL: not yet) */
   int scleronomic;               /* every carrier's velocity is sum_r twist_r q_r' */
+  double *qdv;                   /* the q' at the samples: [s][r] */
   lg_diag *diag;
   const char *file;
 } tree;
@@ -76,15 +77,16 @@ static int random_atom(void *ud, const sym_node *a, double *out) {
   return 0;
 }
 
-static int value(tree *T, const sym_node *e, int s, double *out) {
+/* n values in one walk (sym_eval's scratch is the size of the context,
+ * which the dense equations have made large: one walk per value cost the
+ * 40-link arm seconds) */
+static int values(tree *T, const sym_node *const *e, size_t n, int s, double *out) {
   sample smp = {0x9e3779b97f4a7c15ull * (uint64_t)(s + 1)};
-  return sym_eval(T->c, e, random_atom, &smp, out, NULL) == LG_OK;
+  return sym_eval_many(T->c, n, e, random_atom, &smp, out, NULL) == LG_OK;
 }
 
 static int values3(tree *T, const sym_node *const *e, int s, double *out) {
-  for (int i = 0; i < 3; i++)
-    if (!value(T, e[i], s, out + i)) return 0;
-  return 1;
+  return values(T, e, 3, s, out);
 }
 
 static int fail(tree *T, const char *why, const char *name) {
@@ -192,13 +194,11 @@ static int add_carrier(tree *T, carrier *k, int point, int frame, const sym_node
       k->J[e] = acc;
     }
   }
-  for (int s = 0; s < NSAMPLE; s++) {
-    if (!values3(T, k->p, s, k->pv + 3 * s)) return 0;
-    for (size_t r = 0; r < T->n; r++)
-      if (!values3(T, k->v[r], s, k->vv + (s * T->n + r) * 3) ||
-          !values3(T, k->w[r], s, k->ww + (s * T->n + r) * 3))
-        return 0;
-  }
+  for (int s = 0; s < NSAMPLE; s++)
+    if (!values3(T, k->p, s, k->pv + 3 * s) ||
+        !values(T, (const sym_node *const *)k->v, 3 * T->n, s, k->vv + s * T->n * 3) ||
+        !values(T, (const sym_node *const *)k->w, 3 * T->n, s, k->ww + s * T->n * 3))
+      return 0;
   return !m->oom;
 }
 
@@ -229,6 +229,12 @@ static void moved_sets(tree *T) {
  * its partial velocities times the q' (no motion of its own in t)? */
 static int scleronomic(tree *T) {
   mech_model *m = T->m;
+  const sym_node **qd = lg_malloc((T->n + 1) * sizeof *qd);
+  int got = qd != NULL;
+  for (size_t r = 0; got && r < T->n; r++) qd[r] = mech_coord(m, r, 1);
+  for (int s = 0; got && s < NSAMPLE; s++) got = values(T, qd, T->n, s, T->qdv + s * T->n);
+  lg_free(qd);
+  if (!got) return 0;
   for (size_t k = 0; k < T->nc; k++) {
     const carrier *c = &T->cr[k];
     const sym_node *v[3], *w[3];
@@ -241,7 +247,7 @@ static int scleronomic(tree *T) {
       double vv[3], ww[3], qd;
       if (!values3(T, v, s, vv) || !values3(T, w, s, ww)) return 0;
       for (size_t r = 0; r < T->n; r++) {
-        if (!value(T, mech_coord(m, r, 1), s, &qd)) return 0;
+        qd = T->qdv[s * T->n + r];
         for (int i = 0; i < 3; i++) {
           vv[i] -= c->vv[(s * T->n + r) * 3 + i] * qd;
           ww[i] -= c->ww[(s * T->n + r) * 3 + i] * qd;
@@ -570,6 +576,8 @@ lg_status mech_tree_accel(mech_model *m, const mech_eom *e, const char *file,
   T.W = lg_arena_alloc(&m->arena, (m->frames.n + 1) * sizeof *T.W);
   if (!T.cr || !T.in || !T.size || !T.parent || !T.order || !T.s || !x || !T.W) return LG_ERR_NOMEM;
   memset(T.W, 0, (m->frames.n + 1) * sizeof *T.W);
+  T.qdv = lg_arena_alloc(&m->arena, (NSAMPLE * n + 1) * sizeof *T.qdv);
+  if (!T.qdv) return LG_ERR_NOMEM;
   memset(T.cr, 0, (nc + 1) * sizeof *T.cr);
   int ok = 1;
   for (size_t i = 0; ok && i < m->particles.n; i++)

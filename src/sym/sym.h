@@ -224,6 +224,11 @@ typedef int (*sym_atom_value_fn)(void *ud, const sym_node *atom, double *out);
  * NaN, 1/0.0 is inf; UNDEF evaluates to NaN. */
 lg_status sym_eval(sym_ctx *c, const sym_node *e, sym_atom_value_fn val,
                    void *ud, double *out, const sym_node **missing);
+/* The same for n roots in one walk (out[i] for e[i]): one scratch array
+ * of the context's size for all of them, where n calls of sym_eval pay
+ * it n times. */
+lg_status sym_eval_many(sym_ctx *c, size_t n, const sym_node *const *e, sym_atom_value_fn val,
+                        void *ud, double *out, const sym_node **missing);
 
 /* ---- printing ----------------------------------------------------------- */
 typedef enum sym_style { SYM_STYLE_TEXT, SYM_STYLE_LATEX, SYM_STYLE_C } sym_style;

@@ -74,3 +74,18 @@ lg_status sym_eval(sym_ctx *c, const sym_node *e, sym_atom_value_fn val,
   if (missing) *missing = s.missing;
   return s.missing ? LG_ERR_MODEL : LG_OK;
 }
+
+lg_status sym_eval_many(sym_ctx *c, size_t n, const sym_node *const *e, sym_atom_value_fn val,
+                        void *ud, double *out, const sym_node **missing) {
+  if (!c) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < n; i++)
+    if (!e[i]) return LG_ERR_NOMEM;
+  eval_state s = {lg_malloc((c->count + 1) * sizeof(double)), val, ud, NULL};
+  if (!s.val) return LG_ERR_NOMEM;
+  int ok = sym_postorder_many(n, e, eval_visit, &s);
+  for (size_t i = 0; i < n; i++) out[i] = ok ? s.val[e[i]->id] : NAN;
+  lg_free(s.val);
+  if (!ok) return LG_ERR_NOMEM;
+  if (missing) *missing = s.missing;
+  return s.missing ? LG_ERR_MODEL : LG_OK;
+}

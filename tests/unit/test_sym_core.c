@@ -43,6 +43,19 @@ static double ev(const sym_node *e) {
   return r;
 }
 
+/* ---- sym_eval_many: several roots in one walk, each as sym_eval ---------------------- */
+static void test_eval_many(void) {
+  vals[0] = 0.7, vals[1] = -1.3, vals[2] = 2.5;
+  const sym_node *e[4] = {add(x, y), mul(add(x, y), fn(SYM_FN_SIN, z)), x, I(3)};
+  double out[4];
+  CHECK(sym_eval_many(C, 4, e, value_of, NULL, out, NULL) == LG_OK);
+  for (int i = 0; i < 4; i++) CHECK(out[i] == ev(e[i]));
+  const sym_node *miss = NULL, *w = sym_symbol(C, "w_unvalued");
+  const sym_node *f[2] = {x, add(x, w)};
+  CHECK(sym_eval_many(C, 2, f, value_of, NULL, out, &miss) == LG_ERR_MODEL && miss == w);
+  CHECK(sym_eval_many(C, 0, NULL, value_of, NULL, out, NULL) == LG_OK);
+}
+
 /* ---- canonical forms ---------------------------------------------------------------- */
 static void test_canonical(void) {
   CHECK(str_is(add(x, x), "2*x"));
@@ -347,6 +360,7 @@ int main(void) {
   x = sym_symbol(C, "x"); y = sym_symbol(C, "y"); z = sym_symbol(C, "z");
   q = sym_coord(C, "q", 0); qd = sym_coord(C, "q", 1);
   test_canonical();
+  test_eval_many();
   test_bignum();
   test_derivatives();
   test_time_derivative();
