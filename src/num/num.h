@@ -46,6 +46,9 @@ typedef struct num_work {
   int *ipiv;
   long broke_at;              /* after a singular solve: the unknown (coordinate
                                  i < n, or multiplier n + r) where it broke */
+  lg_scratch scratch;         /* per-call scratch (projection): mark, use,
+                                 release; kept, so a warm path allocates
+                                 nothing */
 } num_work;
 
 /* Resolve parameter values (defaults in declaration order, then
