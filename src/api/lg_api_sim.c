@@ -577,6 +577,14 @@ static lg_status simulate(sim_call *c, double *q, double *qd, int model_speeds, 
   aux.params = (double *)c->par;
   so.aux = &aux;
   num_aux_describe(&aux, c->stats->energy, sizeof c->stats->energy);
+  const num_events *ev = NULL;
+  num_events evc;
+  if ((st = api_sim_events(s, &ev, d)) != LG_OK) return st;
+  if (ev) { /* the tapes shared, the parameters the call's */
+    evc = *ev;
+    evc.params = c->par;
+    so.events = &evc;
+  }
   if (s->ks) {
     use_jit(c, &so);
     return simulate_kane(c, &so, q, qd, model_speeds, d);
@@ -648,6 +656,8 @@ lg_status lg_simulate(const lg_system *s, const lg_sim_options *o, const double 
   stats->max_residual = c.ns.max_residual;
   stats->energy_scale = c.ns.energy_scale;
   stats->stopped = c.ns.stopped;
+  stats->events = c.ns.events;
+  stats->event_work = c.ns.event_work;
   stats->jit = c.ns.jit;
   stats->jit_t = c.ns.jit_t;
   if (c.ran) stats->integrator = num_integrator_name(c.ns.integrator);
