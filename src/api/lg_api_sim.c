@@ -584,6 +584,11 @@ static lg_status simulate(sim_call *c, double *q, double *qd, int model_speeds, 
     evc = *ev;
     evc.params = c->par;
     so.events = &evc;
+    char *en = c->stats->energy;
+    size_t k = strlen(en);
+    if (!strncmp(en, "conservative", 12))
+      snprintf(en, sizeof c->stats->energy, "W: the energy events' resets changed");
+    else snprintf(en + k, sizeof c->stats->energy - k, ", events' resets");
   }
   if (s->ks) {
     use_jit(c, &so);
