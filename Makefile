@@ -48,6 +48,11 @@ ifeq ($(LG_MPI),1)
 endif
 # The threads of `sweep`
 LDLIBS  += -lpthread
+# URDF import: only libxml2's headers (libxml2-dev); the library itself is
+# opened with dlopen when a URDF is read (src/lang/lang_urdf.c), so that
+# the command's start pays nothing for it.
+XML_CFLAGS ?= $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
+$(BUILD)/src/lang/lang_urdf.o: override CFLAGS += $(XML_CFLAGS)
 
 # The shared library links what Debian 12 ships as shared objects
 # (libsundials-dev, liblapacke-dev, libgmp-dev): packages pull them in.
@@ -119,6 +124,14 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# The command is a client of lagrange.h: it sees the public header, the
+# base utilities and its own headers, nothing of the library's layers, so
+# an internal include cannot build (tests/cli/test_layering.sh checks the
+# symbols too).
+$(BUILD)/src/cli/%.o: src/cli/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out $(INC),$(CFLAGS)) -Isrc/api -Isrc/base -Isrc/cli -MMD -MP -c $< -o $@
+
 $(BUILD)/lagrange-mpi.so: src/cli/mpi/cli_sweep_mpi_plugin.c src/cli/cli_sweep_mpi.h \
                           src/cli/cli_sweep.h src/cli/cli.h
 	$(CC) $(CFLAGS) $(MPI_CFLAGS) -shared $(LDFLAGS) -o $@ $< $(MPI_LIBS)
@@ -130,6 +143,13 @@ FORCE:
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/test_util.h $(BUILD)/liblagrange-internal.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/liblagrange-internal.a $(LDFLAGS) $(LDLIBS)
+
+# The command's output files are the command's (src/cli), tested on their own.
+$(BUILD)/tests/test_cli_outfile: tests/unit/test_cli_outfile.c tests/unit/test_util.h \
+    $(BUILD)/src/cli/cli_outfile.o $(BUILD)/liblagrange-internal.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/src/cli/cli_outfile.o \
+	  $(BUILD)/liblagrange-internal.a $(LDFLAGS) $(LDLIBS)
 
 tests: $(TEST_BIN) $(BUILD)/lagrange
 

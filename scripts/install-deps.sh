@@ -9,9 +9,10 @@ have_pkg() { dpkg -s "$1" >/dev/null 2>&1; }
 # through pkg-config with gcc and clang and renders the man pages.
 # libjs-three: three.js, embedded by `lagrange animate` at build time;
 # chromium: the headless browser of tests/cli/test_animate.py.
+# libxml2-dev: the headers of URDF import (libxml2 itself is dlopen'ed).
 for p in libsundials-dev liblapacke-dev liblapack-dev libblas-dev libgfortran-12-dev libgmp-dev \
          gnuplot-nox python3-numpy python3-pytest texlive-latex-base pkgconf man-db groff-base clang \
-         libjs-three chromium; do
+         libjs-three chromium libxml2-dev; do
   have_pkg "$p" || need+=("$p")
 done
 # Debian's /usr/bin/python3 runs the Python package's tests (python/):

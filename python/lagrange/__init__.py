@@ -162,9 +162,16 @@ def loads(text, name="<string>", method="lagrange", set=None):
 
 class Simulation(dict):
     """The columns of `lagrange simulate`'s CSV as numpy arrays, by name:
-    "t", each coordinate, each rate "x'", "T", "V", "E", "C1".."Cm", "W".
+    "t", each coordinate, each rate "x'", "T", "V", "E", "C1".."Cm", "W",
+    the multipliers "lam1".."lamm" (constrained models, both methods), then
+    the model's outputs (a vector output r as "r_x", "r_y", "r_z").
     `columns` lists the names in the CSV's order; `stats` holds steps,
     rhs_evals, t_end, max_energy_drift, max_residual."""
+
+
+class Equilibria(list):
+    """Model.equilibria's points (dicts), with the search's free, t,
+    time_dependent and warning as attributes."""
 
 
 class EvalReport(str):
@@ -439,8 +446,10 @@ class Model(_eval.Core):
         (n values) sets every rate at once. independent: the names that
         must stay independent, coordinates and rates ("x'"), as a list or
         a string "x, theta'" (like `--independent`); the rest is chosen by
-        pivoting. Returns (A, B) numpy arrays; the full result (state
-        names, inputs, x0, r0) is in self.last_linearization."""
+        pivoting. Under Kane's method with speeds of the model's own the
+        state is [independent q; Kane's independent speeds] (as `linearize
+        --method kane`). Returns (A, B) numpy arrays; the full result
+        (state names, inputs, x0, r0) is in self.last_linearization."""
         owner = self._live()
         q, qd_ = self.initial_state()
         for k, v in (at or {}).items():
@@ -465,14 +474,128 @@ class Model(_eval.Core):
         _check(lib.lg_linearize(owner.ptr, float(t), _dptr(q), _dptr(qd_), _dptr_or_none(p),
                                 flags, ctypes.byref(res), ctypes.byref(diag)), diag)
         nx, nr = res.nx, res.nr
-        names = [self.coordinates[k] if k < n else self.coordinates[k - n] + "'"
-                 for k in state[:nx]]
+        names = [self.coordinates[k] if k < n else self.coordinates[k - n] + "'" if k < 2 * n
+                 else self.speeds[k - 2 * n] for k in state[:nx]]
         A = A[:nx * nx].reshape(nx, nx).copy()
         B = B[:nx * nr].reshape(nx, nr).copy()
         self.last_linearization = {"state": names, "inputs": list(self.inputs),
                                    "A": A, "B": B, "x0": x0[:nx].copy(),
                                    "r0": r0[:nr].copy()}
         return A, B
+
+    _FORMATS = {"text": 0, "latex": 1, "json": 2}
+
+    def _point(self, at):
+        """q, qd for --at: NaN (the initial value, solved when dependent)
+        except where `at` names a coordinate or a rate "x'"."""
+        q, qd = np.full(self.n, np.nan), np.full(self.n, np.nan)
+        for k, v in (at or {}).items():
+            if _name(k, "coordinate").endswith("'") and k[:-1] in self.coordinates:
+                qd[self.coordinates.index(k[:-1])] = float(v)
+            elif k in self.coordinates:
+                q[self.coordinates.index(k)] = float(v)
+            else:
+                raise KeyError("no coordinate %r (the model has %s)"
+                               % (k, ", ".join(self.coordinates)))
+        return q, qd
+
+    def linearize_report(self, at=None, t=0.0, params=None, independent=None, symbolic=False,
+                         format="text"):
+        """`lagrange linearize`'s output as a string, byte for byte: `at`
+        as `--at` (a dict of coordinates and rates "x'"; the rest from the
+        model's initial state, dependent ones solved onto the
+        constraints), independent as `--independent`, symbolic as
+        `--symbolic`; format "text" or "json" ("latex" with symbolic).
+        What the command prints on stderr besides (the point is not an
+        equilibrium) is in self.last_notes ("" when nothing)."""
+        owner = self._live()
+        q, qd = self._point(at)
+        p = self._params(params)
+        flags = self._independent(independent)
+        o = _lib.LinOptions()
+        lib.lg_lin_options_default(ctypes.byref(o))
+        o.t = float(t)
+        o.q, o.qd = _sptr(q), _sptr(qd)
+        o.p = None if p is None else _sptr(p)
+        o.independent = flags
+        o.symbolic = 1 if symbolic else 0
+        out, notes = ctypes.c_void_p(), ctypes.c_void_p()
+        diag = _lib.Diag()
+        _check(lib.lg_linearize_format(owner.ptr, ctypes.byref(o), self._FORMATS[format],
+                                       ctypes.byref(out), ctypes.byref(notes),
+                                       ctypes.byref(diag)), diag)
+        try:
+            text = ctypes.string_at(out.value).decode()
+            self.last_notes = ctypes.string_at(notes.value).decode()
+        finally:
+            lib.lg_string_free(out)
+            lib.lg_string_free(notes)
+        return text
+
+    def _equilibria(self, box, t, params, starts):
+        """(result pointer, owner, keep-alive arrays) of lg_equilibria."""
+        owner = self._live()
+        lo, hi = np.full(self.n, np.nan), np.full(self.n, np.nan)
+        for k, v in (box or {}).items():
+            if _name(k, "coordinate") not in self.coordinates:
+                raise KeyError("box: no coordinate %r (the model has %s)"
+                               % (k, ", ".join(self.coordinates)))
+            a, b = (float(x) for x in v)
+            lo[self.coordinates.index(k)], hi[self.coordinates.index(k)] = a, b
+        p = self._params(params)
+        o = _lib.EquilibriaOptions()
+        lib.lg_equilibria_options_default(ctypes.byref(o))
+        o.t = float(t)
+        o.lo, o.hi = _sptr(lo), _sptr(hi)
+        o.p = None if p is None else _sptr(p)
+        o.starts = int(starts)
+        res = ctypes.POINTER(_lib.EquilibriaResult)()
+        diag = _lib.Diag()
+        _check(lib.lg_equilibria(owner.ptr, ctypes.byref(o), ctypes.byref(res),
+                                 ctypes.byref(diag)), diag)
+        return res, owner
+
+    def equilibria(self, box=None, t=0.0, params=None, starts=0):
+        """The static equilibria `lagrange equilibria` finds, as data: a
+        list (in the command's order) of dicts with "q" (numpy array),
+        "stability" ("stable", "unstable" or "marginal"), "eigenvalues"
+        (complex numpy array) and "family" (None, or {"dimension": d,
+        "directions": d x n array}). box: {name: (lo, hi)} as `--box`; t as
+        `--t`. The list's attributes: free (the cyclic coordinates, held
+        at 0), t, time_dependent (the equations depend on t explicitly)
+        and warning (what the command prints on stderr, or None)."""
+        res, owner = self._equilibria(box, t, params, starts)
+        try:
+            r, n = res.contents, self.n
+            out = Equilibria()
+            for i in range(r.count):
+                e = r.points[i]
+                eig = np.array([complex(e.eig_re[k], e.eig_im[k]) for k in range(e.neig)])
+                fam = None
+                if e.family_dim:
+                    d = np.array([e.family[k] for k in range(e.family_dim * n)])
+                    fam = {"dimension": e.family_dim, "directions": d.reshape(e.family_dim, n)}
+                out.append({"q": np.array([e.q[j] for j in range(n)]),
+                            "stability": e.stability.decode(), "eigenvalues": eig,
+                            "family": fam})
+            out.free = [c for j, c in enumerate(self.coordinates) if r.free[j]]
+            out.t, out.time_dependent = r.t, bool(r.time_dependent)
+            out.warning = r.warning.decode() if r.warning else None
+            return out
+        finally:
+            lib.lg_equilibria_free(res)
+
+    def equilibria_report(self, box=None, t=0.0, params=None, format="text"):
+        """`lagrange equilibria`'s output as a string, byte for byte
+        (format "text" or "json"); the warning it prints on stderr is in
+        self.last_notes (a line ending in a newline, or "")."""
+        res, owner = self._equilibria(box, t, params, 0)
+        try:
+            w = res.contents.warning
+            self.last_notes = w.decode() + "\n" if w else ""
+            return self._string(lib.lg_equilibria_format, res, self._FORMATS[format])
+        finally:
+            lib.lg_equilibria_free(res)
 
     _INTEGRATORS = {"auto": 0, "dopri": 1, "rk45": 1, "bdf": 2, "cvode": 2, "ida": 3,
                     "erk": 4, "verner": 5, "fehlberg": 6, "adams": 7}
@@ -498,7 +621,8 @@ class Model(_eval.Core):
 
     def simulate(self, tf=None, dt=None, t0=None, q0=None, qd0=None, params=None,
                  rtol=None, atol=None, project=False, callback=None, max_rows=None,
-                 integrator=None, stabilize=None, stop_when=None, jit=None, note=None):
+                 integrator=None, stabilize=None, stop_when=None, jit=None, note=None,
+                 outputs=None):
         """Integrate as `lagrange simulate` (the model's `simulate` line for
         what is not given; q0/qd0 None: the model's initial state, or a
         dict by coordinate name). Returns a Simulation: a dict of numpy
@@ -533,7 +657,13 @@ class Model(_eval.Core):
         Raises ValueError for options out of range (t0, tf or dt not
         finite, tf <= t0, dt <= 0, too many rows, an unknown integrator),
         ModelError for an inconsistent initial state (unless project=True)
-        and NumericError for a failure on the way."""
+        and NumericError for a failure on the way.
+
+        The columns after "W" are the multipliers lam1..lamm (solved from
+        Lagrange's equations at each row's state, under both methods) and
+        the model's outputs; outputs="h, r" (or ["h", "r"]) keeps only
+        those, in that order, as `simulate --outputs` (an unknown name
+        raises ValueError naming it)."""
         owner = self._live()
         o = _lib.SimOptions()
         lib.lg_sim_options_default(owner.ptr, ctypes.byref(o))
@@ -572,6 +702,20 @@ class Model(_eval.Core):
             if jit not in modes:
                 raise ValueError("jit is one of off, background, wait, not %r" % (jit,))
             o.jit = modes[jit]
+        o.multipliers = o.outputs = 1
+        sel_text = None
+        if outputs is not None:
+            if not isinstance(outputs, str):
+                outputs = ", ".join(outputs)
+            sel_text = outputs.encode()
+            o.output_names = sel_text
+        nsel = ctypes.c_size_t(0)
+        room = max(len(self.outputs), 1)
+        sel = (ctypes.c_size_t * room)()
+        diag = _lib.Diag()
+        _check(lib.lg_output_select(owner.ptr, sel_text, sel, room, ctypes.byref(nsel),
+                                    ctypes.byref(diag)), diag)
+        out_names = [self.outputs[sel[k]] for k in range(nsel.value)]
         stop_text = None
         if stop_when is not None:
             stop_text = str(stop_when).encode()
@@ -602,7 +746,9 @@ class Model(_eval.Core):
                 pt = pp.contents
                 qv, qdv = pt.q[:n], pt.qd[:n]
                 rows.append([pt.t] + qv + qdv + [pt.T, pt.V, pt.E]
-                            + (pt.C[:m] if m else []) + [pt.W])
+                            + (pt.C[:m] if m else []) + [pt.W]
+                            + (pt.lam[:m] if m and pt.lam else [])
+                            + (pt.outputs[:pt.noutputs] if pt.noutputs else []))
                 if callback is not None and callback(pt.t, np.array(qv), np.array(qdv)):
                     return 1
                 return 0
@@ -620,7 +766,8 @@ class Model(_eval.Core):
             raise raised[0]
         _check(st, diag)
         cols = (["t"] + self.coordinates + [c + "'" for c in self.coordinates]
-                + ["T", "V", "E"] + ["C%d" % (i + 1) for i in range(m)] + ["W"])
+                + ["T", "V", "E"] + ["C%d" % (i + 1) for i in range(m)] + ["W"]
+                + ["lam%d" % (i + 1) for i in range(m)] + out_names)
         data = np.array(rows, dtype=float).reshape(len(rows), len(cols))
         s = Simulation((c, data[:, i].copy()) for i, c in enumerate(cols))
         s.columns = cols
@@ -746,7 +893,12 @@ class Model(_eval.Core):
 
     def equations(self):
         """(M, f): exact SymPy matrices of M q'' = f (with the multipliers
-        as in mass_matrix: M is n x (n+m)), coordinates as functions of t."""
+        as in mass_matrix: M is n x (n+m)), coordinates as functions of t.
+        The pair is an Equations object (a tuple): under Kane's method its
+        .Fr and .Frstar are Kane's generalized active and inertia forces
+        (Matrices, from `eom --json`'s "Fr" and "Frstar"; None under
+        Lagrange's method), and _repr_latex_ shows the equations in
+        Jupyter (the `equations` of `eom --format latex`)."""
         from ._sympy import equations
         return equations(self)
 

@@ -50,6 +50,31 @@ class Linearization(ctypes.Structure):
                 ("x0", _D), ("r0", _D), ("q", _D), ("qd", _D)]
 
 
+class LinOptions(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_size_t), ("t", ctypes.c_double), ("q", _D), ("qd", _D),
+                ("p", _D), ("independent", ctypes.POINTER(ctypes.c_int)),
+                ("symbolic", ctypes.c_int)]
+
+
+class EquilibriaOptions(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_size_t), ("t", ctypes.c_double), ("lo", _D), ("hi", _D),
+                ("p", _D), ("starts", ctypes.c_size_t)]
+
+
+class Equilibrium(ctypes.Structure):
+    _fields_ = [("q", _D), ("stability", ctypes.c_char_p), ("neig", ctypes.c_size_t),
+                ("eig_re", _D), ("eig_im", _D), ("family_dim", ctypes.c_size_t),
+                ("family", _D)]
+
+
+class EquilibriaResult(ctypes.Structure):
+    _fields_ = [("n", ctypes.c_size_t), ("count", ctypes.c_size_t),
+                ("points", ctypes.POINTER(Equilibrium)),
+                ("free", ctypes.POINTER(ctypes.c_int)), ("lo", _D), ("hi", _D),
+                ("t", ctypes.c_double), ("time_dependent", ctypes.c_int),
+                ("warning", ctypes.c_char_p)]
+
+
 class SimOptions(ctypes.Structure):
     _fields_ = [("t0", ctypes.c_double), ("tf", ctypes.c_double), ("dt", ctypes.c_double),
                 ("rtol", ctypes.c_double), ("atol", ctypes.c_double),
@@ -59,13 +84,15 @@ class SimOptions(ctypes.Structure):
                 ("max_steps", ctypes.c_double),
                 ("stop_when", ctypes.c_char_p), ("jit", ctypes.c_int),
                 ("note", ctypes.c_void_p), ("note_ud", ctypes.c_void_p),
-                ("q_end", _D), ("qd_end", _D)]
+                ("q_end", _D), ("qd_end", _D),
+                ("multipliers", ctypes.c_int), ("outputs", ctypes.c_int),
+                ("output_names", ctypes.c_char_p)]
 
 
 class SimPoint(ctypes.Structure):
     _fields_ = [("t", ctypes.c_double), ("q", _D), ("qd", _D), ("T", ctypes.c_double),
                 ("V", ctypes.c_double), ("E", ctypes.c_double), ("W", ctypes.c_double),
-                ("C", _D)]
+                ("C", _D), ("lam", _D), ("outputs", _D), ("noutputs", ctypes.c_size_t)]
 
 
 class SimStats(ctypes.Structure):
@@ -132,6 +159,16 @@ _SIG = {
                                             ctypes.POINTER(ctypes.c_void_p),
                                             ctypes.POINTER(ctypes.c_void_p), _DP]),
     "lg_string_free": (None, [ctypes.c_void_p]),
+    "lg_lin_options_default": (None, [ctypes.POINTER(LinOptions)]),
+    "lg_linearize_format": (ctypes.c_int, [_P, ctypes.POINTER(LinOptions), ctypes.c_int,
+                                           ctypes.POINTER(ctypes.c_void_p),
+                                           ctypes.POINTER(ctypes.c_void_p), _DP]),
+    "lg_equilibria_options_default": (None, [ctypes.POINTER(EquilibriaOptions)]),
+    "lg_equilibria": (ctypes.c_int, [_P, ctypes.POINTER(EquilibriaOptions),
+                                     ctypes.POINTER(ctypes.POINTER(EquilibriaResult)), _DP]),
+    "lg_equilibria_free": (None, [ctypes.POINTER(EquilibriaResult)]),
+    "lg_equilibria_format": (ctypes.c_int, [_P, ctypes.POINTER(EquilibriaResult), ctypes.c_int,
+                                            ctypes.POINTER(ctypes.c_void_p), _DP]),
     # eval's report
     "lg_eval_format": (ctypes.c_int, [_P, ctypes.POINTER(EvalState), _A, ctypes.c_int,
                                       ctypes.POINTER(ctypes.c_void_p),
@@ -150,6 +187,8 @@ _SIG = {
                                     ctypes.POINTER(ctypes.c_long)]),
     "lg_scene_size": (_S, [_P]),
     "lg_scene_many": (ctypes.c_int, [_P, _S, _A, _A, _A, _A, _DP]),
+    "lg_output_select": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t),
+                                        _S, ctypes.POINTER(ctypes.c_size_t), _DP]),
     "lg_noutputs": (_S, [_P]), "lg_output_name": (ctypes.c_char_p, [_P, _S]),
     "lg_eval_outputs": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A, _A, _DP]),
 }

@@ -41,7 +41,7 @@ def parse_all(model):
     texts = []
     for k in ("mass_matrix", "mass_matrix_full"):
         texts += [_translate(x) for row in d.get(k, []) for x in row]
-    for k in ("forcing", "forcing_full", "momenta"):
+    for k in ("forcing", "forcing_full", "momenta", "Fr", "Frstar"):
         texts += [_translate(x) for x in d.get(k, [])]
     texts += [_translate(d[k]) for k in ("T", "V") if k in d]
     where = d.get("where", {})  # named shared subexpressions of large systems
@@ -58,7 +58,7 @@ def parse_all(model):
     for k in ("mass_matrix", "mass_matrix_full"):
         if k in d:
             out[k] = sm.Matrix([[conv(x) for x in row] for row in d[k]])
-    for k in ("forcing", "forcing_full", "momenta"):
+    for k in ("forcing", "forcing_full", "momenta", "Fr", "Frstar"):
         if k in d:
             out[k] = sm.Matrix([conv(x) for x in d[k]])
     for k in ("T", "V"):
@@ -67,6 +67,29 @@ def parse_all(model):
     return out
 
 
+class Equations(tuple):
+    """(M, f) of Model.equations(), with Kane's Fr and Frstar (None under
+    Lagrange's method) and a LaTeX form for Jupyter."""
+    Fr = Frstar = None
+    latex = ""
+
+    def _repr_latex_(self):
+        return self.latex
+
+
+def _latex_equations(text):
+    """The align* block after \\paragraph{equations} of `eom --format latex`."""
+    at = text.find("\\paragraph{equations}")
+    a = text.find("\\begin{align*}", at if at >= 0 else 0)
+    b = text.find("\\end{align*}", a)
+    if a < 0 or b < 0:
+        return ""
+    return text[a:b + len("\\end{align*}")]
+
+
 def equations(model):
     e = parse_all(model)
-    return e["mass_matrix"], e["forcing"]
+    r = Equations((e["mass_matrix"], e["forcing"]))
+    r.Fr, r.Frstar = e.get("Fr"), e.get("Frstar")
+    r.latex = _latex_equations(model.eom(format="latex"))
+    return r

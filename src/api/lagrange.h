@@ -271,8 +271,9 @@ LAGRANGE_API const char *lg_input_name(const lg_system *s, size_t i);
  * provides the room (n = nq); the library sets nx, nr and the arrays. */
 typedef struct lg_linearization {
   size_t nx, nr;
-  size_t *state;   /* 2n room: x[k] is q[state[k]] when state[k] < n, else
-                      q'[state[k] - n] */
+  size_t *state;   /* 2n room: x[k] is q[state[k]] when state[k] < n,
+                      q'[state[k] - n] when state[k] < 2n, else Kane's own
+                      independent speed state[k] - 2n (lg_speed_name) */
   double *A;       /* 4n^2 room: nx x nx */
   double *B;       /* 2n * nr room: nx x nr */
   double *x0;      /* 2n room */
@@ -285,8 +286,9 @@ typedef struct lg_linearization {
  * completed onto the constraints (dependent values solved; q and qd are
  * not written). independent: NULL (chosen by pivoting) or 2n flags, 1
  * where q_i (first n) or q_i' (last n) must stay independent. Under Kane's
- * method the rates Kane's method makes dependent are dependent here too
- * (default speeds u = q' only: else LG_ERR_USAGE). */
+ * method the rates Kane's method makes dependent are dependent here too;
+ * with the model's own speeds the state is x = [independent q; Kane's
+ * independent speeds u] (state[k] >= 2n), as `linearize --method kane`. */
 LAGRANGE_API lg_status lg_linearize(const lg_system *s, double t, const double *q,
                                     const double *qd, const double *p,
                                     const int *independent, lg_linearization *res,
@@ -359,6 +361,16 @@ typedef struct lg_sim_options {
   double *q_end, *qd_end;     /* NULL, or nq each: the last state reached
                                  (q' under Kane's state too), also on a
                                  failure on the way */
+  /* -- added after the fields above (issue 24; lg_sim_options_default: 0, NULL) -- */
+  int multipliers;            /* nonzero: lg_sim_point.lam at every point (the
+                                 command's CSV columns lam1..lamm): solved from
+                                 Lagrange's equations at the point's state under
+                                 both methods, as lg_eval_outputs solves them */
+  int outputs;                /* nonzero: lg_sim_point.outputs at every point */
+  const char *output_names;   /* with outputs: NULL (every column of
+                                 lg_output_name, in order) or a selection as
+                                 lg_output_select reads it ("h, r"; an unknown
+                                 name is LG_ERR_USAGE naming it and `outputs`) */
 } lg_sim_options;
 
 /* The bound on a run's output points unless lg_sim_options.max_rows says
@@ -380,6 +392,13 @@ typedef struct lg_sim_point {
   const double *q, *qd;       /* nq each */
   double T, V, E, W;
   const double *C;            /* nc: the constraint residuals */
+  /* -- added after the fields above (issue 24) -- */
+  const double *lam;          /* nc multipliers (NaN where the equations are
+                                 singular at the state), or NULL when
+                                 lg_sim_options.multipliers is 0 */
+  const double *outputs;      /* noutputs values: the selected output columns
+                                 (lg_sim_options.outputs), or NULL */
+  size_t noutputs;
 } lg_sim_point;
 
 /* Called at t0 and at every output time; nonzero stops the run. The
@@ -508,6 +527,99 @@ LAGRANGE_API int lg_codegen_header_name_ok(const char *name);
  * -> "my_model"); free with lg_string_free. NULL when out of memory. */
 LAGRANGE_API char *lg_codegen_default_name(const char *model_path);
 
+/* ---- linearize and equilibria ---- */
+/* Where and how lg_linearize_format linearizes. Initialize with
+ * lg_lin_options_default (it sets size; every other field 0 / NULL). */
+typedef struct lg_lin_options {
+  size_t size;            /* sizeof(lg_lin_options) */
+  double t;               /* time of the operating point (inputs at their values then) */
+  const double *q, *qd;   /* nq each, or NULL: the model's initial values; a NaN entry
+                             also means the initial value (`--at` leaves it out). A
+                             finite value of a variable that turns out dependent must
+                             already lie on the constraints (else LG_ERR_MODEL naming
+                             it); a value left out is solved (Newton's method from the
+                             initial value: the assembly branch nearest it) */
+  const double *p;        /* np parameters, or NULL: the defaults */
+  const int *independent; /* NULL or 2 nq flags, as lg_linearize */
+  int symbolic;           /* nonzero: A and B as expressions (`--symbolic`), in the
+                             rates only (LG_ERR_USAGE with Kane's own speeds) */
+} lg_lin_options;
+LAGRANGE_API void lg_lin_options_default(lg_lin_options *o);
+
+/* `lagrange linearize`'s report, byte for byte, into *out (free with
+ * lg_string_free): numeric (fmt LG_FORMAT_TEXT or LG_FORMAT_JSON: state,
+ * x0, inputs, A, B, eigenvalues with natural frequencies and damping
+ * ratios; the JSON form adds q0, qd0, r0 and the mode shapes; the text
+ * form of a constrained model also lists the completed point and the
+ * guess its dependent coordinates were solved from) or, with o->symbolic,
+ * A and B as expressions in any format. Under Kane's method the state is
+ * as lg_linearize makes it. notes (may be NULL: not wanted) gets the
+ * lines, each ending in a newline, to show the user besides the report
+ * ("" when none): "FILE: warning: the operating point is not an
+ * equilibrium: ..." when the accelerations there are not zero. The
+ * library never prints: the command writes *out to stdout and *notes to
+ * stderr. Errors as lg_linearize; LaTeX without `symbolic` is
+ * LG_ERR_USAGE. On error *out and *notes are NULL. */
+LAGRANGE_API lg_status lg_linearize_format(const lg_system *s, const lg_lin_options *o,
+                                           lg_format fmt, char **out, char **notes,
+                                           lg_diag *diag);
+
+/* The static equilibria search of `lagrange equilibria`. Initialize with
+ * lg_equilibria_options_default (it sets size; every other field 0 / NULL). */
+typedef struct lg_equilibria_options {
+  size_t size;           /* sizeof(lg_equilibria_options) */
+  double t;              /* the time (inputs at their values then; `--t`) */
+  const double *lo, *hi; /* nq each, or NULL: the box searched (`--box`). NaN or NULL:
+                            the default, (-pi, pi] for a coordinate that appears only
+                            inside sin, cos and tan, [-10, 10] for any other; each
+                            lo < hi, finite (else LG_ERR_USAGE) */
+  const double *p;       /* np parameters, or NULL: the defaults */
+  size_t starts;         /* Gauss-Newton starts; 0: a default by size */
+} lg_equilibria_options;
+LAGRANGE_API void lg_equilibria_options_default(lg_equilibria_options *o);
+
+/* One equilibrium (every rate zero, the accelerations zero). */
+typedef struct lg_equilibrium {
+  const double *q;           /* nq: the point (angles in (-pi, pi]) */
+  const char *stability;     /* "stable" (every eigenvalue's Re < 0), "unstable" (one
+                                Re > 0) or "marginal" */
+  size_t neig;               /* eigenvalues of the linearization there */
+  const double *eig_re, *eig_im;
+  size_t family_dim;         /* 0: isolated; else a family of equilibria of this
+                                dimension passes through q ... */
+  const double *family;      /* ... along these family_dim directions (rows of nq) */
+} lg_equilibrium;
+
+typedef struct lg_equilibria_result {
+  size_t n;                  /* nq */
+  size_t count;              /* equilibria found, each once (within 1e-8) */
+  const lg_equilibrium *points; /* count, in increasing order of q (lexicographic) */
+  const int *free;           /* nq flags: appears only through its rate (cyclic),
+                                held at 0 */
+  const double *lo, *hi;     /* nq each: the box searched */
+  double t;                  /* the time the equations were taken at */
+  int time_dependent;        /* the equations depend on t explicitly (directly or
+                                through an input's law): the points are those of the
+                                equations frozen at t */
+  const char *warning;       /* NULL, or a line to show the user (no newline):
+                                "FILE: warning: the equations depend on t ... `t` ..."
+                                when time_dependent */
+} lg_equilibria_result;
+
+/* Every static equilibrium in the box as `lagrange equilibria` finds it
+ * (o NULL: the defaults), with its stability and eigenvalues, into *out:
+ * free it with lg_equilibria_free (everything it points to goes with it).
+ * LG_ERR_NUMERIC when the accelerations cannot be solved for at any
+ * start (a singular mass matrix); on error *out is NULL. Under either
+ * method the equilibria are those of Lagrange's equations. */
+LAGRANGE_API lg_status lg_equilibria(const lg_system *s, const lg_equilibria_options *o,
+                                     lg_equilibria_result **out, lg_diag *diag);
+LAGRANGE_API void lg_equilibria_free(lg_equilibria_result *r);
+/* `lagrange equilibria`'s report of r (from lg_equilibria on s), byte for
+ * byte, in LG_FORMAT_TEXT or LG_FORMAT_JSON, into *out (lg_string_free).
+ * The warning is not part of it: the command prints it on stderr. */
+LAGRANGE_API lg_status lg_equilibria_format(const lg_system *s, const lg_equilibria_result *r,
+                                            lg_format fmt, char **out, lg_diag *diag);
 /* ---- eval ---- */
 /* A state for lg_eval_format, as `lagrange eval --state` gives one. Zero
  * it ({0}) for the model's initial state at t = 0. */
@@ -660,6 +772,18 @@ LAGRANGE_API const char *lg_output_name(const lg_system *s, size_t i);
 LAGRANGE_API lg_status lg_eval_outputs(const lg_system *s, double t, const double *q,
                                        const double *qd, const double *p, double *out,
                                        lg_diag *diag);
+
+/* ---- outputs along a run (issue 24, lg_api_outputs.c) ---- */
+/* The output columns a selection text names, in the order given: names
+ * separated by commas (blanks around them ignored); an output's name
+ * stands for all its columns (a vector output r for r_x, r_y, r_z), a
+ * column's own name (r_x) for that column. cols[room] receives indices
+ * for lg_output_name, *count their number. text NULL: every column in
+ * order. LG_ERR_USAGE, naming `outputs` and the name, for an unknown name
+ * (the message lists the model's outputs), a column named twice, an empty
+ * name, or too little room (lg_noutputs(s) always suffices). */
+LAGRANGE_API lg_status lg_output_select(const lg_system *s, const char *text, size_t *cols,
+                                        size_t room, size_t *count, lg_diag *diag);
 
 /* Frees a string the library returned; NULL does nothing. */
 LAGRANGE_API void lg_string_free(char *s);

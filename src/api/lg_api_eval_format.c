@@ -65,6 +65,21 @@ static void json_coordinates(lg_str *o, const num_system *ns) {
   }
 }
 
+/* The model's outputs (issue 24): ',\n  "outputs": {"h": 1.5, "r_x": ...}',
+ * nothing for a model without any (its report unchanged). */
+static void json_outputs(lg_str *o, const lg_system *s, const double *out) {
+  size_t nout = lg_noutputs(s);
+  if (!nout || !out) return;
+  lg_str_puts(o, ",\n  \"outputs\": {");
+  for (size_t i = 0; i < nout; i++) {
+    if (i) lg_str_puts(o, ", ");
+    lg_str_json(o, lg_output_name(s, i));
+    lg_str_puts(o, ": ");
+    json_number(o, out[i]);
+  }
+  lg_str_putc(o, '}');
+}
+
 /* "name = value" with the shortest round-trip form of the value */
 static void put_value(lg_str *o, const char *name, const char *suffix, double x,
                       const char *end) {
@@ -102,7 +117,8 @@ static lg_status lag_alloc(size_t n, size_t m, lag_values *v) {
   return LG_OK;
 }
 
-static void lag_json(lg_str *o, const num_system *ns, double t, const lag_values *v) {
+static void lag_json(lg_str *o, const lg_system *s, const num_system *ns, double t,
+                     const lag_values *v, const double *out) {
   size_t n = ns->n, m = ns->m, N = 2 * n + m;
   const lg_eval_result *r = &v->r;
   lg_str_puts(o, "{\n  \"coordinates\": [");
@@ -126,10 +142,12 @@ static void lag_json(lg_str *o, const num_system *ns, double t, const lag_values
   json_number(o, v->V);
   json_array(o, "momenta", r->momenta, n);
   json_array(o, "constraint_residuals", r->residuals, m);
+  json_outputs(o, s, out);
   lg_str_puts(o, "\n}\n");
 }
 
-static void lag_text(lg_str *o, const num_system *ns, double t, const lag_values *v) {
+static void lag_text(lg_str *o, const lg_system *s, const num_system *ns, double t,
+                     const lag_values *v, const double *out) {
   put_value(o, "t", "", t, "\n");
   for (size_t i = 0; i < ns->n; i++) {
     put_value(o, ns->coord_names[i], "", v->q[i], ", ");
@@ -143,6 +161,11 @@ static void lag_text(lg_str *o, const num_system *ns, double t, const lag_values
   }
   put_value(o, "T", "", v->T, "\n");
   put_value(o, "V", "", v->V, "\n");
+  if (out && lg_noutputs(s)) lg_str_puts(o, "outputs:\n");
+  for (size_t i = 0; out && i < lg_noutputs(s); i++) {
+    lg_str_puts(o, "  ");
+    put_value(o, lg_output_name(s, i), "", out[i], "\n");
+  }
 }
 
 static lg_status lagrange_report(const lg_system *s, const lg_eval_state *x, const double *p,
@@ -153,21 +176,30 @@ static lg_status lagrange_report(const lg_system *s, const lg_eval_state *x, con
   memcpy(v.q, x->q ? x->q : s->lm->q0, n * sizeof *v.q);
   memcpy(v.qd, x->qd ? x->qd : s->lm->qd0, n * sizeof *v.qd);
   lg_status st = lg_eval(s, x->t, v.q, v.qd, p, &v.r, d);
-  if (st == LG_OK && fmt == LG_FORMAT_JSON) lag_json(o, s->num, x->t, &v);
-  else if (st == LG_OK) lag_text(o, s->num, x->t, &v);
+  size_t nout = lg_noutputs(s);
+  double *out = st == LG_OK && nout ? lg_calloc(nout, sizeof *out) : NULL;
+  if (st == LG_OK && nout && !out) st = LG_ERR_NOMEM;
+  if (st == LG_OK && nout) st = lg_eval_outputs(s, x->t, v.q, v.qd, p, out, d);
+  if (st == LG_OK && fmt == LG_FORMAT_JSON) lag_json(o, s, s->num, x->t, &v, out);
+  else if (st == LG_OK) lag_text(o, s, s->num, x->t, &v, out);
+  lg_free(out);
   lg_free(v.buf);
   return st;
 }
 
 /* ---- Kane's method ---------------------------------------------------------------- */
-static void kane_json(lg_str *o, const num_system *ns, const num_work *w, const mech_kane *k,
-                      const num_kane_result *r, double t, const double *q) {
-  size_t n = ns->n, p = k->p;
+static void kane_json(lg_str *o, const lg_system *s, const num_work *w, const mech_kane *k,
+                      const num_kane_result *r, double t, const double *q, const double *lam,
+                      const double *out) {
+  const num_system *ns = s->num;
+  size_t n = ns->n, p = k->p, m = ns->m;
   lg_str_puts(o, "{\n  \"method\": \"kane\",\n  \"coordinates\": [");
   json_coordinates(o, ns);
   lg_str_puts(o, "],\n  \"speeds\": [");
   json_names(o, k->u, p);
-  lg_str_puts(o, "],\n  \"multipliers\": [],\n  \"t\": ");
+  lg_str_puts(o, "],\n  \"multipliers\": [");
+  for (size_t j = 0; lam && j < m; j++) lg_str_printf(o, "%s\"lam%zu\"", j ? ", " : "", j + 1);
+  lg_str_puts(o, "],\n  \"t\": ");
   json_number(o, t);
   json_array(o, "q", q, n);
   json_array(o, "qd", r->qd, n);
@@ -178,7 +210,9 @@ static void kane_json(lg_str *o, const num_system *ns, const num_work *w, const 
   json_names(o, k->udep, k->ndep);
   lg_str_putc(o, ']');
   json_array(o, "udep", r->udep, k->ndep);
-  lg_str_puts(o, ",\n  \"lam\": null,\n  \"constraint_forces\": null");
+  if (lam && m) json_array(o, "lam", lam, m); /* solved from Lagrange's equations */
+  else lg_str_puts(o, ",\n  \"lam\": null");
+  lg_str_puts(o, ",\n  \"constraint_forces\": null");
   json_matrix(o, "mass_matrix", r->M, p, p);
   json_array(o, "forcing", r->f, p);
   json_matrix(o, "mass_matrix_full", r->Mfull, n + p, n + p);
@@ -188,6 +222,7 @@ static void kane_json(lg_str *o, const num_system *ns, const num_work *w, const 
   lg_str_puts(o, ",\n  \"V\": ");
   json_number(o, w->out[ns->o_V]);
   json_array(o, "momenta", w->out + ns->o_p, n);
+  json_outputs(o, s, out);
   lg_str_puts(o, "\n}\n");
 }
 
@@ -324,11 +359,26 @@ static lg_status kane_report(const lg_system *s, const lg_eval_state *x, const d
   if (st == LG_OK) st = check_dependent(s, k, &r, udep, d);
   api_scratch *sc = st == LG_OK ? api_scratch_take(s) : NULL;
   if (st == LG_OK && !sc) st = LG_ERR_NOMEM;
-  if (st == LG_OK) { /* T, V and the momenta from the Lagrangian at (q, q') */
-    memcpy(sc->w.in + 1 + 2 * n, par, s->num->np * sizeof *par);
-    num_evaluate(s->num, &sc->w, x->t, q, r.qd);
-    kane_json(o, s->num, &sc->w, k, &r, x->t, q);
+  size_t m = s->nc, nout = lg_noutputs(s);
+  double *extra = st == LG_OK && (m || nout) ? lg_calloc(m + nout, sizeof *extra) : NULL;
+  if (st == LG_OK && (m || nout) && !extra) st = LG_ERR_NOMEM;
+  if (st == LG_OK) memcpy(sc->w.in + 1 + 2 * n, par, s->num->np * sizeof *par);
+  if (st == LG_OK && extra) { /* the multipliers (Lagrange's equations) and the outputs */
+    sc->par = par;
+    lg_status es = api_state_extras(s, sc, x->t, q, r.qd, m ? extra : NULL,
+                                     nout ? extra + m : NULL, d);
+    if (es == LG_ERR_NUMERIC) { /* singular there: no values, the report stands */
+      for (size_t i = 0; i < m + nout; i++) extra[i] = NAN;
+      lg_diag_clear(d);
+    } else {
+      st = es;
+    }
   }
+  if (st == LG_OK) { /* T, V and the momenta from the Lagrangian at (q, q') */
+    num_evaluate(s->num, &sc->w, x->t, q, r.qd);
+    kane_json(o, s, &sc->w, k, &r, x->t, q, m ? extra : NULL, extra ? extra + m : NULL);
+  }
+  lg_free(extra);
   api_scratch_give(s, sc);
   if (have_r) num_kane_result_free(&r);
   return st;

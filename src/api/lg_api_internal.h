@@ -25,7 +25,7 @@ struct lg_model {
   lang_model *lm;        /* the checked model (notes, names) */
   mech_setting *set;     /* lg_model_set's values (names owned), applied by
                             every derive */
-  size_t nset;
+  size_t nset, set_cap;
 };
 
 /* Scratch for one evaluation of `num` (lg_api_scratch.c): the tape's
@@ -145,5 +145,11 @@ lg_status api_outputs(const lg_system *s, const num_outputs **out, lg_diag *d);
 lg_status api_outputs_at(const lg_system *s, double t, const double *q, const double *qd,
                          const double *par, const double *qdd, const double *lam, double *res,
                          lg_diag *d);
+/* Simulate's rows (issue 24): the multipliers (lam: nc, or NULL) and
+ * every output column (out, or NULL) at (t, q, q'), solved as
+ * lg_eval_outputs solves them; sc taken by the caller with sc->par and
+ * the parameters in sc->w.in set. */
+lg_status api_state_extras(const lg_system *s, api_scratch *sc, double t, const double *q,
+                           const double *qd, double *lam, double *out, lg_diag *d);
 
 #endif

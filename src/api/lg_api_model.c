@@ -127,12 +127,10 @@ lg_status lg_model_set(lg_model *m, const char *name, double value, lg_diag *dia
       return api_end(&c, LG_OK, m->name, 0, 0);
     }
   char *copy = lg_strdup(name);
-  mech_setting *grown = copy ? lg_realloc(m->set, (m->nset + 1) * sizeof *grown) : NULL;
-  if (!grown) {
+  if (!copy || !lg_grow((void **)&m->set, &m->set_cap, m->nset + 1, sizeof *m->set)) {
     lg_free(copy);
     return api_end(&c, LG_ERR_NOMEM, m->name, 0, 0);
   }
-  m->set = grown;
   m->set[m->nset].name = copy;
   m->set[m->nset++].value = value;
   return api_end(&c, LG_OK, m->name, 0, 0);

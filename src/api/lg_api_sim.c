@@ -84,6 +84,10 @@ typedef struct sim_call {
   num_sim_stats ns;
   const num_aux *aux;     /* stop_when's (the system's cache), else NULL */
   int ran;                /* the integration started */
+  /* what each point carries besides the state (o->multipliers, o->outputs) */
+  api_scratch *sc;        /* NULL when nothing more is wanted */
+  double *lam, *all, *sel; /* nc, lg_noutputs, nsel */
+  size_t *cols, nsel;
 } sim_call;
 
 static void note(const sim_call *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -404,8 +408,62 @@ static const num_lin *sim_jacobian(const lg_system *s) {
 /* ---- the run ------------------------------------------------------------------------------ */
 static int relay_point(void *ud, const num_sim_point *p) {
   const sim_call *c = ud;
-  lg_sim_point pt = {p->t, p->q, p->qd, p->T, p->V, p->E, p->W, p->C};
+  lg_sim_point pt = {p->t, p->q, p->qd, p->T, p->V, p->E, p->W, p->C, NULL, NULL, 0};
+  if (c->sc) { /* the multipliers and outputs at the point's state */
+    const lg_system *s = c->s;
+    lg_diag local;
+    lg_diag_clear(&local);
+    if (api_state_extras(s, c->sc, p->t, p->q, p->qd, c->lam, c->nsel ? c->all : NULL,
+                         &local) != LG_OK) {
+      for (size_t r = 0; c->lam && r < s->nc; r++) c->lam[r] = NAN;
+      for (size_t i = 0; c->nsel && i < lg_noutputs(s); i++) c->all[i] = NAN;
+    }
+    for (size_t k = 0; k < c->nsel; k++) c->sel[k] = c->all[c->cols[k]];
+    pt.lam = c->lam;
+    pt.outputs = c->o->outputs ? c->sel : NULL;
+    pt.noutputs = c->o->outputs ? c->nsel : 0;
+  }
   return c->cb(c->ud, &pt);
+}
+
+/* ---- the multipliers and outputs of each point (issue 24) ------------------------------ */
+/* The selection read and the outputs compiled before the run (a bad
+ * selection or output refuses it); the buffers of every point. */
+static lg_status extras_begin(sim_call *c, lg_diag *d) {
+  const lg_system *s = c->s;
+  const lg_sim_options *o = c->o;
+  size_t nout = lg_noutputs(s), m = s->nc;
+  int want_lam = o->multipliers && m;
+  if (!want_lam && !o->outputs) return LG_OK;
+  c->cols = lg_calloc(nout + 1, sizeof *c->cols);
+  double *buf = lg_calloc(m + 2 * nout + 1, sizeof *buf);
+  if (!c->cols || !buf) {
+    lg_free(buf);
+    return LG_ERR_NOMEM;
+  }
+  c->all = buf + m;
+  c->sel = c->all + nout;
+  if (want_lam) c->lam = buf;
+  lg_status st = LG_OK;
+  if (o->outputs) st = lg_output_select(s, o->output_names, c->cols, nout, &c->nsel, d);
+  const num_outputs *no;
+  if (st == LG_OK && c->nsel) st = api_outputs(s, &no, d);
+  if (st == LG_OK && (want_lam || c->nsel) && !(c->sc = api_scratch_take(s))) st = LG_ERR_NOMEM;
+  if (!c->sc) return st;
+  if (st == LG_OK) {
+    memcpy(c->sc->w.in + 1 + 2 * s->nq, c->par, s->np * sizeof *c->par);
+    c->sc->par = c->par;
+  }
+  return st;
+}
+
+static void extras_end(sim_call *c) {
+  api_scratch_give(c->s, c->sc);
+  c->sc = NULL;
+  lg_free(c->lam ? c->lam : c->all ? c->all - c->s->nc : NULL);
+  lg_free(c->cols);
+  c->lam = c->all = c->sel = NULL;
+  c->cols = NULL;
 }
 
 /* A failed run: the diagnostic at the model line that matters (the
@@ -572,6 +630,7 @@ static lg_status simulate(sim_call *c, double *q, double *qd, int model_speeds, 
   num_sim_opts so;
   lg_status st = to_num_options(s, c->o, &so, d);
   if (st == LG_OK && c->o->stop_when) st = build_stop(c, d);
+  if (st == LG_OK) st = extras_begin(c, d);
   if (st != LG_OK) return st;
   num_aux aux = *(c->aux ? c->aux : s->aux); /* the tapes shared, the parameters the call's */
   aux.params = (double *)c->par;
@@ -650,6 +709,7 @@ lg_status lg_simulate(const lg_system *s, const lg_sim_options *o, const double 
     memcpy(x, q0 ? q0 : s->lm->q0, n * sizeof *x);
     memcpy(x + n, qd0 ? qd0 : s->lm->qd0, n * sizeof *x);
     st = simulate(&c, x, x + n, qd0 == NULL, d);
+    extras_end(&c);
     if (o->q_end) memcpy(o->q_end, x, n * sizeof *x);
     if (o->qd_end) memcpy(o->qd_end, x + n, n * sizeof *x);
   }
@@ -684,6 +744,14 @@ lg_status lg_sim_options_check(const lg_system *s, const lg_sim_options *o, lg_d
   lg_status st = api_ready(s, d);
   if (st == LG_OK) st = to_num_options(s, o, &so, d);
   if (st == LG_OK && o->stop_when) st = build_stop(&c, d);
+  if (st == LG_OK && o->outputs) {
+    size_t nout = lg_noutputs(s), count = 0;
+    size_t *cols = lg_calloc(nout + 1, sizeof *cols);
+    st = cols ? lg_output_select(s, o->output_names, cols, nout, &count, d) : LG_ERR_NOMEM;
+    const num_outputs *no;
+    if (st == LG_OK && count) st = api_outputs(s, &no, d);
+    lg_free(cols);
+  }
   return api_end(&ac, st, s->lm->file, s->lm->coord_line, s->lm->coord_col);
 }
 

@@ -1,17 +1,24 @@
-/* cli.h - the command line: the only layer that prints or exits. */
+/* cli.h - the command line: the only layer that prints or exits. It is a
+ * client of lagrange.h: everything it computes or formats comes from an
+ * lg_* function (tests/cli/test_layering.sh), so the C library and Python
+ * give the same; what is its own is reading arguments, writing files and
+ * standard output, and exit codes. */
 #ifndef LG_CLI_H
 #define LG_CLI_H
 
 #include <stdio.h>
 
-#include "cg.h"
-#include "lang.h"
+#include "cli_outfile.h"
+#include "lagrange.h"
 #include "lg_base.h"
-#include "num.h"
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_MODEL = 1, CLI_EXIT_USAGE = 2 };
 
-enum { CLI_SIMPLIFY_FOR_CODE = CG_SIMPLIFY_FOR_CODE };
+/* One --set NAME=VALUE (lg_model_set). */
+typedef struct cli_setting {
+  const char *name;        /* owned (cli_opts_free) */
+  double value;
+} cli_setting;
 
 typedef enum cli_format { CLI_TEXT, CLI_LATEX, CLI_JSON } cli_format;
 
@@ -19,7 +26,7 @@ typedef enum cli_format { CLI_TEXT, CLI_LATEX, CLI_JSON } cli_format;
 typedef struct cli_opts {
   const char *command;      /* the subcommand, for messages ("simulate") */
   const char *model;
-  num_setting *set;
+  cli_setting *set;
   size_t nset;
   const char *method;       /* "lagrange" or "kane" */
   cli_format format;
@@ -35,6 +42,7 @@ typedef struct cli_opts {
   int model_stdin;          /* the model is read from stdin ("-"); model is "<stdin>" */
   const char *integrator, *out, *plot, *stabilize, *stop_when;
   const char *plot_vars, *plot_xy; /* --plot-vars 'x, theta'', --plot-xy 'P, Q' */
+  const char *outputs;      /* --outputs 'h, r' (NULL: every output) */
   int no_csv;               /* animate: simulate writes no CSV */
   /* animate */
   double fps;               /* --fps (0: 60) */
@@ -76,19 +84,15 @@ void cli_assignments_free(cli_assign *a, size_t n);
 int cli_parse_opts(const char *cmd, int argc, char **argv, cli_opts *o);
 void cli_opts_free(cli_opts *o);
 
-/* Print a diagnostic as file:line:col: message (hint) and return the exit
- * code for its status. `m` (may be NULL) supplies a location when the
- * diagnostic has none. */
-int cli_report_lm(const lg_diag *d, const lang_model *m, const char *file);
-/* The same for a diagnostic of the library (which gives every error its
- * position): prints it and returns the exit code. */
+/* Print a diagnostic of the library (which gives every error of a model
+ * its position) as file:line:col: message (hint), options named as the
+ * command's flags, and return the exit code for its status. */
 int cli_report(const lg_diag *d, const char *file);
 /* The library names options in backquotes, in its callers' terms
  * (`rtol`); the command line says --rtol: rewrites d's message and hint. */
 void cli_diag_as_flags(lg_diag *d);
 /* The same text without printing it (buf gets "file:line:col: what (hint)"). */
-void cli_format_diag(const lg_diag *d, const lang_model *m, const char *file, char *buf,
-                     size_t size);
+void cli_format_diag(const lg_diag *d, const char *file, char *buf, size_t size);
 
 /* Load o->model (standard input for "-"), apply every --set
  * (lg_model_set) and print the model's notes on stderr; prints errors and
@@ -99,19 +103,6 @@ int cli_open_model(const cli_opts *o, lg_model **m);
 int cli_derive(const cli_opts *o, const lg_model *m, const lg_derive_options *opt,
                lg_system **s);
 
-/* Load the model and derive the equations; prints errors. */
-int cli_load(const cli_opts *o, lang_model **lm, mech_eom **eom);
-
-/* Kane's equations of a loaded model (prints errors). */
-int cli_load_kane(const cli_opts *o, lang_model *lm, mech_kane **k);
-/* The same with the dependent speeds chosen at the state (t, q, q'). */
-int cli_load_kane_at(const cli_opts *o, lang_model *lm, double t, const double *q,
-                     const double *qd, mech_kane **k);
-/* Replace *e by Kane's equations when --method kane and they share
- * Lagrange's state (u = q', unconstrained). Otherwise, when kane_out is
- * given, *kane_out gets Kane's equations (state [q; u]); else an error. */
-int cli_method_eom(const cli_opts *o, lang_model *lm, mech_eom **e, mech_kane **kane_out);
-
 /* Help and version (cli_help.c): the usage of every command; one
  * command's help (NULL: the usage) on stdout, exit 2 for an unknown one. */
 void cli_usage(FILE *f);
@@ -119,28 +110,13 @@ int cli_help(const char *cmd);
 int cli_version(void);
 
 int cli_eom(const cli_opts *o);
-/* Kane's independent speeds from the model's `initial` statement into u
- * (p values; 0 where not given); 1 when it gives any (then they, not the
- * initial q', define the initial velocities). */
-int cli_initial_speeds(const lang_model *lm, const mech_kane *k, double *u);
 int cli_eval(const cli_opts *o);
 int cli_simulate(const cli_opts *o);
 int cli_codegen(const cli_opts *o);
 int cli_linearize(const cli_opts *o);
-/* Load, derive and compile the model and its linearization tape, then run
- * fn (linearize, equilibria); prints errors. */
-typedef int (*cli_lin_fn)(const cli_opts *o, lang_model *lm, const mech_eom *e,
-                          const num_system *s, const num_lin *L);
-int cli_with_linearization(const cli_opts *o, cli_lin_fn fn);
 int cli_equilibria(const cli_opts *o);
 
-/* Parse "q1=0.3, q1'=0.5" (names of coordinates; with kane, speeds into u
- * and *have_u set; kane/u/have_u may be NULL) over the values already in q
- * and qd, as option `opt` of command `cmd` (for messages: "linearize",
- * "--at"). Prints the problem and returns CLI_EXIT_USAGE on bad input. */
-int cli_parse_state(const char *cmd, const char *opt, const char *s, const lang_model *lm,
-                    double *q, double *qd, const mech_kane *kane, double *u, int *have_u);
-/* The same by a derived system's names only (lagrange.h): coordinates into
+/* Parse "q1=0.3, q1'=0.5" by a derived system's names only (lagrange.h): coordinates into
  * q and qd (holding the values to start from), and when u / udep are not
  * NULL, Kane's independent speeds (lg_speed_name) into u and dependent
  * ones (lg_dependent_speed_name) into udep. `file` names the model in the
@@ -210,6 +186,9 @@ struct cli_sim_client {
 int cli_sim_options(const cli_opts *o, const lg_system *s, lg_sim_options *so);
 /* An lg_note_fn: the library's remark on stderr, options said as flags. */
 void cli_print_note(void *ud, const char *text);
+/* --outputs read into cols[lg_noutputs(s)] (every output without it): the
+ * CSV's output columns; prints a usage error (exit 2) for an unknown name. */
+int cli_output_columns(const cli_opts *o, const lg_system *s, size_t *cols, size_t *ncols);
 /* simulate, with the rows also going to client (may be NULL). */
 int cli_simulate_with(const cli_opts *o, cli_sim_client *client);
 int cli_animate(const cli_opts *o);

@@ -21,7 +21,7 @@ static int parse_double(const char *s, double *out) {
 static int set_one(const char *cmd, cli_opts *o, const cli_assign *a) {
   for (size_t i = 0; i < o->nset; i++)
     if (!strcmp(o->set[i].name, a->name)) return bad(cmd, "--set %s is given twice", a->name);
-  num_setting *ns = lg_realloc(o->set, (o->nset + 1) * sizeof *ns);
+  cli_setting *ns = lg_realloc(o->set, (o->nset + 1) * sizeof *ns);
   char *name = lg_strdup(a->name);
   if (!ns || !name) {
     lg_free(name);
@@ -60,7 +60,7 @@ static const char *const valued[] = {"--set", "--method", "--format", "--state",
                                      "--stop-when", "--lang", "--name", "-o", "--at",
                                      "--independent", "--box", "--max-rows", "--max-steps",
                                      "--functions",
-                                     "--plot-vars", "--plot-xy", "--fps", "--trail", "--vary",
+                                     "--plot-vars", "--plot-xy", "--outputs", "--fps", "--trail", "--vary",
                                      "--dist", "--samples", "--seed", "--jobs", NULL};
 
 static int takes_value(const char *opt) {
@@ -145,6 +145,7 @@ static int apply(const char *cmd, const char *opt, const char *val, cli_opts *o)
   else if (!strcmp(opt, "--box")) o->box = val;
   else if (!strcmp(opt, "--plot-vars")) o->plot_vars = val;
   else if (!strcmp(opt, "--plot-xy")) o->plot_xy = val;
+  else if (!strcmp(opt, "--outputs")) o->outputs = val;
   else if (!strcmp(opt, "--trail")) o->trail = val;
   else return apply_number(cmd, opt, val, o);
   return CLI_EXIT_OK;

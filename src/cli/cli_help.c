@@ -25,8 +25,9 @@ static const cli_help_entry entries[] = {
      "                         [--out FILE.csv] [--plot FILE.svg|png|pdf] [--rtol R] [--atol A]\n"
      "                         [--project] [--stabilize project|none|baumgarte:A,B] [--jit[=wait]]\n"
      "                         [--max-rows N] [--max-steps N] [--stop-when EXPR]\n"
-     "                         [--plot-vars 'q1, q2''] [--plot-xy 'P, Q']",
-     "Integrates from the initial state; CSV of t, q, q', T, V, E, C1..Cm, W.\n"
+     "                         [--plot-vars 'q1, q2''] [--plot-xy 'P, Q'] [--outputs 'h, r']",
+     "Integrates from the initial state; CSV of t, q, q', T, V, E, C1..Cm, W,\n"
+     "then the multipliers lam1..lamm and the model's outputs (a vector r as r_x,r_y,r_z).\n"
      "  --t0, --tf, --dt        time span and output step (default: the model's)\n"
      "  --integrator NAME       adams, dopri, erk, fehlberg, verner, bdf, ida; default:\n"
      "                          ida if constrained, else adams (1e-11 < rtol <= 1e-6,\n"
@@ -34,7 +35,8 @@ static const cli_help_entry entries[] = {
      "  --out FILE.csv          write the CSV to a file (default stdout)\n"
      "  --plot FILE.svg         draw the run with gnuplot (.svg, .png or .pdf): panels of\n"
      "                          q, q', the relative energy error and |C| (log scale)\n"
-     "  --plot-vars 'x, th''    only these coordinates and rates in the plot\n"
+     "  --plot-vars 'x, th''    only these coordinates and rates (and outputs) in the plot\n"
+     "  --outputs 'h, r'        only these outputs in the CSV, in this order\n"
      "  --plot-xy 'P, Q'        add the tracks of these points seen from above\n"
      "  --rtol R, --atol A      tolerances (default 1e-10)\n"
      "  --project               move an inconsistent initial state onto the constraints\n"

@@ -51,6 +51,10 @@ struct cli_plot {
   unsigned char *show;   /* 2n: coordinate i, rate i (n + i) drawn */
   long *xy;              /* nxy points for --plot-xy */
   size_t nxy;
+  size_t *cols;          /* the CSV's output columns (lg_output_select of --outputs) */
+  size_t ncols;
+  size_t *outs;          /* nouts of them drawn (--plot-vars): indices into cols */
+  size_t nouts;
   double *res;           /* the scene at a row (lg_scene_eval), for --plot-xy */
   double *p;             /* the model's parameters (NaN where it gives none) */
   double E0W0, E0, maxT, maxV;
@@ -63,8 +67,19 @@ static void trim(const char **a, const char **b) {
   while (*b > *a && ((*b)[-1] == ' ' || (*b)[-1] == '\t')) (*b)--;
 }
 
-/* "x, theta'" -> show[]; an unknown name is a usage error naming the valid ones. */
-static int pick_vars(const char *text, const lg_system *s, unsigned char *show) {
+/* An output column of the CSV named [a, b): its index in pl->cols, or -1. */
+static long output_var(const cli_plot *pl, const char *a, size_t len) {
+  for (size_t j = 0; j < pl->ncols; j++) {
+    const char *name = lg_output_name(pl->s, pl->cols[j]);
+    if (strlen(name) == len && !strncmp(name, a, len)) return (long)j;
+  }
+  return -1;
+}
+
+/* "x, theta', h" -> show[] and the outputs drawn; an unknown name is a
+ * usage error naming the valid ones. */
+static int pick_vars(const char *text, cli_plot *pl, unsigned char *show) {
+  const lg_system *s = pl->s;
   size_t n = lg_nq(s);
   for (const char *p = text; *p;) {
     const char *end = strchr(p, ',');
@@ -76,16 +91,26 @@ static int pick_vars(const char *text, const lg_system *s, unsigned char *show) 
     for (; i < n; i++)
       if (strlen(lg_coordinate_name(s, i)) == len && !strncmp(a, lg_coordinate_name(s, i), len))
         break;
-    if (i == n || len == 0) {
+    long out = i == n && b > a ? output_var(pl, a, (size_t)(b - a)) : -1;
+    if ((i == n && out < 0) || len == 0) {
       fprintf(stderr, "lagrange: --plot-vars: unknown variable '%.*s' (the variables are",
               (int)(b - a), a);
       for (size_t k = 0; k < n; k++) fprintf(stderr, " %s", lg_coordinate_name(s, k));
       fprintf(stderr, " and their rates");
       for (size_t k = 0; k < n; k++) fprintf(stderr, " %s'", lg_coordinate_name(s, k));
+      if (pl->ncols) fprintf(stderr, ", and the outputs");
+      for (size_t k = 0; k < pl->ncols; k++)
+        fprintf(stderr, " %s", lg_output_name(s, pl->cols[k]));
       fputs(")\n", stderr);
       return 0;
     }
-    show[primes * n + i] = 1;
+    if (out >= 0) {
+      size_t j = 0;
+      while (j < pl->nouts && pl->outs[j] != (size_t)out) j++;
+      if (j == pl->nouts) pl->outs[pl->nouts++] = (size_t)out;
+    } else {
+      show[primes * n + i] = 1;
+    }
     p = *end ? end + 1 : end;
   }
   return 1;
@@ -139,8 +164,11 @@ int cli_plot_open(const cli_opts *o, const lg_system *s, cli_plot **out) {
   pl->m = lg_nc(s);
   pl->show = lg_calloc(2 * pl->n + 1, 1);
   pl->xy = lg_calloc(lg_npoints(s) + strlen(o->plot_xy ? o->plot_xy : "") + 1, sizeof *pl->xy);
-  int rc = pl->show && pl->xy ? CLI_EXIT_OK : CLI_EXIT_MODEL;
-  if (rc == CLI_EXIT_OK && o->plot_vars && !pick_vars(o->plot_vars, s, pl->show))
+  pl->cols = lg_calloc(2 * lg_noutputs(s) + 1, sizeof *pl->cols);
+  pl->outs = pl->cols ? pl->cols + lg_noutputs(s) : NULL;
+  int rc = pl->show && pl->xy && pl->cols ? CLI_EXIT_OK : CLI_EXIT_MODEL;
+  if (rc == CLI_EXIT_OK) rc = cli_output_columns(o, s, pl->cols, &pl->ncols);
+  if (rc == CLI_EXIT_OK && o->plot_vars && !pick_vars(o->plot_vars, pl, pl->show))
     rc = CLI_EXIT_USAGE;
   if (rc == CLI_EXIT_OK && !o->plot_vars) memset(pl->show, 1, 2 * pl->n);
   if (rc == CLI_EXIT_OK && o->plot_xy && !pick_points(o->plot_xy, pl)) rc = CLI_EXIT_USAGE;
@@ -166,6 +194,7 @@ void cli_plot_free(cli_plot *pl) {
   lg_free(pl->p);
   lg_free(pl->show);
   lg_free(pl->xy);
+  lg_free(pl->cols);
   lg_free(pl);
 }
 
@@ -184,6 +213,9 @@ void cli_plot_row(cli_plot *pl, const lg_sim_point *p) {
     for (size_t i = 0; i < lg_scene_size(pl->s); i++) pl->res[i] = NAN;
   for (size_t k = 0; k < pl->nxy; k++)
     fprintf(f, ",%.10g,%.10g", pl->res[3 * pl->xy[k]], pl->res[3 * pl->xy[k] + 1]);
+  for (size_t k = 0; k < pl->nouts; k++)
+    fprintf(f, ",%.12g", p->outputs && pl->outs[k] < p->noutputs ? p->outputs[pl->outs[k]]
+                                                                   : NAN);
   fputc('\n', f);
   if (pl->rows++ == 0) {
     pl->E0W0 = p->E - p->W;
@@ -258,6 +290,17 @@ static void xy_panel(FILE *f, const cli_plot *pl) {
   fputs("\nset size noratio\nset xlabel 't'\n", f);
 }
 
+/* The outputs --plot-vars names, after the --plot-xy columns. */
+static void output_panel(FILE *f, const cli_plot *pl) {
+  size_t base = 2 * pl->n + 6 + pl->m + 2 * pl->nxy;
+  fputs("set title 'outputs'\nset ylabel ''\nplot ", f);
+  for (size_t k = 0; k < pl->nouts; k++) {
+    fprintf(f, "%s$data using 1:%zu with lines", k ? ", " : "", base + k);
+    title(f, lg_output_name(pl->s, pl->cols[pl->outs[k]]), "");
+  }
+  fputc('\n', f);
+}
+
 static int count_panels(const cli_plot *pl, int *has) {
   size_t n = pl->n;
   has[0] = has[1] = 0;
@@ -265,7 +308,7 @@ static int count_panels(const cli_plot *pl, int *has) {
     has[0] |= pl->show[i];
     has[1] |= pl->show[n + i];
   }
-  return has[0] + has[1] + 1 + (pl->m > 0) + (pl->nxy > 0);
+  return has[0] + has[1] + 1 + (pl->m > 0) + (pl->nxy > 0) + (pl->nouts > 0);
 }
 
 static void commands(cli_plot *pl, int term) {
@@ -281,6 +324,7 @@ static void commands(cli_plot *pl, int term) {
   energy_panel(f, pl);
   if (pl->m) residual_panel(f, pl);
   if (pl->nxy) xy_panel(f, pl);
+  if (pl->nouts) output_panel(f, pl);
   fputs("unset multiplot\n", f);
 }
 

@@ -88,6 +88,19 @@ int cli_sim_options(const cli_opts *o, const lg_system *s, lg_sim_options *so) {
   return CLI_EXIT_OK;
 }
 
+/* --outputs read into cols[lg_noutputs] (every output without it); an
+ * unknown name is a usage error naming it and the model's outputs. */
+int cli_output_columns(const cli_opts *o, const lg_system *s, size_t *cols, size_t *ncols) {
+  lg_diag d;
+  lg_diag_clear(&d);
+  if (lg_output_select(s, o->outputs, cols, lg_noutputs(s), ncols, &d) == LG_OK)
+    return CLI_EXIT_OK;
+  cli_diag_as_flags(&d);
+  fprintf(stderr, "lagrange %s: %s%s%s%s\n", o->command, d.message, d.hint[0] ? " (" : "",
+          d.hint, d.hint[0] ? ")" : "");
+  return d.status == LG_ERR_NOMEM ? CLI_EXIT_MODEL : CLI_EXIT_USAGE;
+}
+
 void cli_print_note(void *ud, const char *text) {
   (void)ud;
   lg_diag d;
@@ -106,18 +119,23 @@ typedef struct sink {
   FILE *csv;
   cli_plot *plot;
   size_t n, m;
+  const size_t *cols;       /* the output columns of the CSV (lg_output_select) */
+  size_t ncols;
   double start, last_report, t0, tf;
   int tty, opened, rc;
 } sink;
 
-static void header(FILE *f, const lg_system *s) {
+static void header(FILE *f, const lg_system *s, const size_t *cols, size_t ncols) {
   size_t n = lg_nq(s), m = lg_nc(s);
   fputs("t", f);
   for (size_t i = 0; i < n; i++) fprintf(f, ",%s", lg_coordinate_name(s, i));
   for (size_t i = 0; i < n; i++) fprintf(f, ",%s'", lg_coordinate_name(s, i));
   fputs(",T,V,E", f);
   for (size_t r = 0; r < m; r++) fprintf(f, ",C%zu", r + 1);
-  fputs(",W\n", f);
+  fputs(",W", f);
+  for (size_t r = 0; r < m; r++) fprintf(f, ",lam%zu", r + 1);
+  for (size_t k = 0; k < ncols; k++) fprintf(f, ",%s", lg_output_name(s, cols[k]));
+  putc('\n', f);
 }
 
 /* ",x" without printf's format parsing (a tenth of a small model's run) */
@@ -137,6 +155,8 @@ static void row(FILE *f, size_t n, size_t m, const lg_sim_point *p) {
   field(f, p->E);
   for (size_t r = 0; r < m; r++) field(f, p->C[r]);
   field(f, p->W);
+  for (size_t r = 0; p->lam && r < m; r++) field(f, p->lam[r]);
+  for (size_t k = 0; p->outputs && k < p->noutputs; k++) field(f, p->outputs[k]);
   putc('\n', f);
 }
 
@@ -155,7 +175,7 @@ static int open_outputs(sink *k) {
   }
   k->csv = k->out.csv;
   k->plot = k->out.plot;
-  if (k->csv) header(k->csv, k->s);
+  if (k->csv) header(k->csv, k->s, k->cols, k->ncols);
   k->start = wall_now();
   return CLI_EXIT_OK;
 }
@@ -219,23 +239,40 @@ static int report(const cli_opts *o, lg_diag *d, const lg_sim_stats *st) {
   return cli_report(d, o->model);
 }
 
+static int finish(const cli_opts *o, const lg_system *s, sink *k, lg_status status,
+                  const lg_sim_stats *st, lg_diag *d) {
+  int rc;
+  if (k->opened && k->rc != CLI_EXIT_OK) return k->rc; /* an output could not start */
+  if (!st->integrator[0]) return report(o, d, st); /* refused before the run */
+  if (!k->opened && (rc = open_outputs(k)) != CLI_EXIT_OK) return rc;
+  summary(o, s, st, k->tty);
+  rc = status == LG_OK ? CLI_EXIT_OK : report(o, d, st);
+  rc = cli_sim_out_finish(o, &k->out, rc);
+  return k->client ? k->client->finish(k->client, rc) : rc;
+}
+
 static int run(const cli_opts *o, const lg_system *s, cli_sim_client *client) {
   lg_sim_options so;
   int rc = cli_sim_options(o, s, &so);
   if (rc != CLI_EXIT_OK) return rc;
   so.note = cli_print_note;
+  /* the CSV's multipliers and outputs (--outputs chooses among these) */
+  size_t *cols = lg_calloc(lg_noutputs(s) + 1, sizeof *cols), ncols = 0;
+  if (!cols) return CLI_EXIT_MODEL;
+  if ((rc = cli_output_columns(o, s, cols, &ncols)) != CLI_EXIT_OK) {
+    lg_free(cols);
+    return rc;
+  }
+  so.multipliers = so.outputs = !o->no_csv || o->plot;
+  so.output_names = o->outputs;
   sink k = {.o = o, .s = s, .client = client, .n = lg_nq(s), .m = lg_nc(s), .t0 = so.t0,
-            .tf = so.tf, .tty = isatty(2)};
+            .tf = so.tf, .tty = isatty(2), .cols = cols, .ncols = ncols};
   lg_sim_stats st;
   lg_diag d;
   lg_status status = lg_simulate(s, &so, NULL, NULL, NULL, on_output, &k, &st, &d);
-  if (k.opened && k.rc != CLI_EXIT_OK) return k.rc; /* an output could not start */
-  if (!st.integrator[0]) return report(o, &d, &st); /* refused before the run */
-  if (!k.opened && (rc = open_outputs(&k)) != CLI_EXIT_OK) return rc;
-  summary(o, s, &st, k.tty);
-  rc = status == LG_OK ? CLI_EXIT_OK : report(o, &d, &st);
-  rc = cli_sim_out_finish(o, &k.out, rc);
-  return k.client ? k.client->finish(k.client, rc) : rc;
+  rc = finish(o, s, &k, status, &st, &d);
+  lg_free(cols);
+  return rc;
 }
 
 int cli_simulate(const cli_opts *o) { return cli_simulate_with(o, NULL); }

@@ -55,6 +55,7 @@ enum {
   X(ROTATE, "rotate", 3, "rotate(N, N.z, q)")                                   \
   X(BODY_FIXED, "body_fixed", 5, "body_fixed(N, zxy, a1, a2, a3)")              \
   X(SPACE_FIXED, "space_fixed", 5, "space_fixed(N, xyz, a1, a2, a3)")            \
+  X(QUATERNION, "quaternion", 5, "quaternion(N, e0, e1, e2, e3)")                \
   X(MOMENTUM, "momentum", 0, "momentum()") X(ANGMOM, "angmom", 1, "angmom(P)")  \
   X(MASS_CENTER, "mass_center", 0, "mass_center()")
 
@@ -78,6 +79,10 @@ int lang_func_arity(lang_func f);
 const char *lang_func_usage(lang_func f);
 /* The function spelled s[0..len), or LANG_FN_COUNT when there is none. */
 lang_func lang_func_lookup(const char *s, size_t len);
+
+/* Why `name` cannot be declared (a keyword, a function, t, pi, T ...), or
+ * NULL when it can. */
+const char *lang_reserved_reason(const char *name);
 
 /* ---- expressions ---------------------------------------------------------------- */
 /* What an expression node is; the comment says which member of u it uses

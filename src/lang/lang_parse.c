@@ -53,8 +53,7 @@ static const char *const stmt_words[] = {
 static const char *const inner_words[] = {
     "mass", "at", "inertia", "to", "step", "in",
     /* reserved for the statements of MODEL-FORMAT 1.1 (events, contact, URDF) */
-    "stop", "contact", "plane", "restitution", "friction", "static", "import",
-    "quaternion"};
+    "stop", "contact", "plane", "restitution", "friction", "static", "import"};
 
 /* Names with a fixed meaning, and what it is. T V D L may be assigned. */
 static const struct {
@@ -119,6 +118,8 @@ static const char *reserved_reason(const char *s, bool energy_ok) {
   if (lang_func_lookup(s, strlen(s)) != LANG_FN_COUNT) return "a function";
   return NULL;
 }
+
+const char *lang_reserved_reason(const char *name) { return reserved_reason(name, false); }
 
 /* The word among n (word(i)) closest to s[0..len), if close enough to be a
  * likely typo: one edit for short words, two from five letters on. */

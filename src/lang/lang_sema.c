@@ -1,6 +1,7 @@
 /* lang_sema.c - the semantic pass: symbol table, diagnostics, and
  * loading a model file end to end (parse, then statements in order). */
 #include "lang_sema.h"
+#include "lang_urdf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -173,13 +174,19 @@ static lang_model *model_new(const char *file) {
 /* Outputs come last, whatever their place: they see the whole model (its
  * masses, constraints and energies). */
 static lg_status run_statements(sema *S, const lang_program *prog) {
-  for (int pass = 0; pass < 2; pass++)
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      lg_status s = sema_quaternion_norms(S);
+      if (s != LG_OK || S->diag->status != LG_OK)
+        return S->diag->status != LG_OK ? S->diag->status : s;
+    }
     for (const lang_stmt *st = prog->first; st; st = st->next) {
       if ((st->kind == LANG_STMT_OUTPUT) != (pass == 1)) continue;
       lg_status s = sema_statement(S, st);
       if (s != LG_OK || S->diag->status != LG_OK)
         return S->diag->status != LG_OK ? S->diag->status : s;
     }
+  }
   if (!lang_model_fit(S->out, mech_ncoords(S->m))) return LG_ERR_NOMEM;
   return LG_OK;
 }
@@ -192,7 +199,7 @@ static lg_status nomem_wins(const sema *S, lg_status st) {
   return st;
 }
 
-lg_status lang_load_string(const char *file, const char *src, size_t len,
+static lg_status load_text(const char *file, const char *src, size_t len,
                            lang_model **out, lg_diag *diag) {
   lg_diag local;
   lg_arena arena;
@@ -219,6 +226,7 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
     st = nomem_wins(&S, run_statements(&S, prog));
     if (st == LG_OK && !sema_keep_scope(&S, &arena)) st = LG_ERR_NOMEM;
     lg_free(S.names);
+    lg_free(S.norms);
   }
   lg_arena_free(&arena);
   if (lg_alloc_failures() != failures) st = LG_ERR_NOMEM;
@@ -235,6 +243,52 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
   }
   *out = m;
   return LG_OK;
+}
+
+static void remap_one(void *ud, int *line, int *col) {
+  lang_expanded_position(ud, line, col);
+}
+
+/* A `.urdf` file, or a model that imports one, is read as the model text
+ * it expands to (lang_urdf.c); errors and notes are moved back to where
+ * their line came from. */
+lg_status lang_load_string(const char *file, const char *src, size_t len,
+                           lang_model **out, lg_diag *diag) {
+  lang_expanded x;
+  int expanded = 0;
+  if (!file) file = "<string>";
+  if (out) *out = NULL;
+  lg_status st = lang_expand(file, src, len, &x, &expanded, diag);
+  if (st != LG_OK || !expanded) return st != LG_OK ? st : load_text(file, src, len, out, diag);
+  st = load_text(file, x.text.s, x.text.len, out, diag);
+  if (st != LG_OK) {
+    lang_expanded_remap(&x, file, diag);
+  } else {
+    lang_model *m = *out;
+    mech_remap_positions(m->mech, remap_one, &x);
+    remap_one(&x, &m->coord_line, &m->coord_col);
+    for (size_t i = 0; i < m->ndraws; i++) remap_one(&x, &m->draws[i].line, &m->draws[i].col);
+    for (size_t i = 0; i < m->nnotes; i++) {
+      char *r = lang_expanded_remap_note(&x, file, m->notes[i]);
+      if (r) lg_free(m->notes[i]), m->notes[i] = r;
+    }
+    /* the URDF's own notes (renamed links ...) first */
+    if (x.nnotes) {
+      if (!lg_grow((void **)&m->notes, &m->notes_cap, m->nnotes + x.nnotes, sizeof *m->notes)) {
+        lang_model_free(m);
+        *out = NULL;
+        lang_expanded_free(&x);
+        if (diag) lg_diag_set(diag, LG_ERR_NOMEM, file, 0, 0, "out of memory");
+        return LG_ERR_NOMEM;
+      }
+      memmove(m->notes + x.nnotes, m->notes, m->nnotes * sizeof *m->notes);
+      memcpy(m->notes, x.notes, x.nnotes * sizeof *m->notes);
+      m->nnotes += x.nnotes;
+      x.nnotes = 0;
+    }
+  }
+  lang_expanded_free(&x);
+  return st;
 }
 
 lg_status lang_load_file(const char *path, lang_model **out, lg_diag *diag) {

@@ -68,6 +68,10 @@ typedef struct sema {
   const char *rule_what;   /* ... which is this ("the kinetic energy T") */
   int oom;                 /* an allocation failed (the status is out of memory) */
   int in_output;           /* evaluating an output: T, V, lamK, momentum() ... allowed */
+  /* the unit norms of the quaternion frames, added after the model's own
+   * constraints (sema_quaternion_norms) */
+  struct sema_norm { const sym_node *row; int line, col; } *norms;
+  size_t nnorms, norms_cap;
 } sema;
 
 /* The names a model declared, kept after loading (lang.h): the entries
@@ -120,6 +124,8 @@ lg_status sema_constraint(sema *S, const lang_stmt *st);
 lg_status sema_kinematics(sema *S, const lang_stmt *st);
 lg_status sema_initial(sema *S, const lang_stmt *st);
 lg_status sema_simulate(sema *S, const lang_stmt *st);
+/* The unit norms of the quaternion frames as the last constraints. */
+lg_status sema_quaternion_norms(sema *S);
 /* output NAME = EXPR [in FRAME] (lang_sema_out.c); run after every other
  * statement. The output-only names and functions: */
 lg_status sema_output(sema *S, const lang_stmt *st);

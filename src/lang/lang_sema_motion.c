@@ -54,6 +54,19 @@ static lg_status add_row(sema *S, const sym_node *row, int line, int col, char a
   return mech_add_constraint(S->m, row, line, col) < 0 ? LG_ERR_NOMEM : LG_OK;
 }
 
+/* e0^2 + e1^2 + e2^2 + e3^2 - 1 of each quaternion frame, in declaration
+ * order, after the model's own rows (MODEL-FORMAT 1.1). A quaternion of t
+ * alone constrains nothing: its norm is the model's business. */
+lg_status sema_quaternion_norms(sema *S) {
+  for (size_t i = 0; i < S->nnorms; i++) {
+    const sym_node *row = S->norms[i].row;
+    if (!row->max_order) continue;
+    lg_status st = add_row(S, row, S->norms[i].line, S->norms[i].col, 0);
+    if (st != LG_OK) return st;
+  }
+  return LG_OK;
+}
+
 /* constraint lhs [= rhs]: located at the start of lhs. */
 lg_status sema_constraint(sema *S, const lang_stmt *st) {
   const lang_equation *c = &st->u.constraint;

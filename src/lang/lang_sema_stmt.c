@@ -223,20 +223,37 @@ static int orient_euler(sema *S, const lang_stmt *st, const lang_expr *call, int
   return mech_add_frame_euler(S->m, st->u.named.name.text, parent, kind, seq, a);
 }
 
+/* quaternion(A, e0, e1, e2, e3): its unit norm is kept for the constraints. */
+static int orient_quaternion(sema *S, const lang_stmt *st, const lang_expr *call, int parent) {
+  const sym_node *e[4];
+  for (int i = 0; i < 4; i++)
+    if (!(e[i] = angle(S, call->u.call.args[1 + i], "an Euler parameter"))) return -1;
+  if (!lg_grow((void **)&S->norms, &S->norms_cap, S->nnorms + 1, sizeof *S->norms)) {
+    sema_nomem(S);
+    return -1;
+  }
+  const sym_node *row = sym_int(S->c, -1);
+  for (int i = 0; i < 4; i++) row = sym_add(S->c, row, sym_mul(S->c, e[i], e[i]));
+  S->norms[S->nnorms++] = (struct sema_norm){row, call->line, call->col};
+  return mech_add_frame_quaternion(S->m, st->u.named.name.text, parent, e);
+}
+
 static int orient(sema *S, const lang_stmt *st) {
   const lang_expr *call = st->u.named.value;
   lang_func fn = call->kind == LANG_EXPR_CALL ? call->u.call.fn : LANG_FN_COUNT;
-  if (fn != LANG_FN_ROTATE && fn != LANG_FN_BODY_FIXED && fn != LANG_FN_SPACE_FIXED) {
+  if (fn != LANG_FN_ROTATE && fn != LANG_FN_BODY_FIXED && fn != LANG_FN_SPACE_FIXED &&
+      fn != LANG_FN_QUATERNION) {
     int line, col;
     sema_expr_start(call, &line, &col);
-    sema_fail(S, line, col, "a frame is defined by rotate(...), body_fixed(...) or "
-                            "space_fixed(...)");
+    sema_fail(S, line, col, "a frame is defined by rotate(...), body_fixed(...), "
+                            "space_fixed(...) or quaternion(...)");
     lg_diag_hint(S->diag, "for example: frame A = rotate(N, N.z, q1)");
     return -1;
   }
   const lang_expr *const *args = (const lang_expr *const *)call->u.call.args;
   int parent = sema_frame(S, args[0], "the first argument");
   if (parent < 0) return -1;
+  if (fn == LANG_FN_QUATERNION) return orient_quaternion(S, st, call, parent);
   if (fn != LANG_FN_ROTATE) return orient_euler(S, st, call, parent);
   mech_vec axis;
   const sym_node *a;

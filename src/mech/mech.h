@@ -74,6 +74,11 @@ int mech_add_frame_rotate(mech_model *m, const char *name, int parent,
 int mech_add_frame_euler(mech_model *m, const char *name, int parent,
                          mech_rot kind, const int seq[3],
                          const sym_node *const angles[3]);
+/* child of `parent` oriented by the Euler parameters e[0..3] (e[0] the
+ * scalar part, as SymPy's orient_quaternion); the unit norm is the
+ * caller's constraint. */
+int mech_add_frame_quaternion(mech_model *m, const char *name, int parent,
+                              const sym_node *const e[4]);
 /* The frames: how many, and for one made by body_fixed/space_fixed its
  * sequence as written ("zyx"), *space = 1 for space_fixed, the frame it
  * is oriented from and the three angles in the order written (returns 1;
@@ -116,6 +121,11 @@ const char *mech_speed_name(const mech_model *m, size_t i);
 size_t mech_ndeclared_dependent(const mech_model *m);
 /* The k-th declared dependent speed's index (and where it was declared). */
 size_t mech_declared_dependent(const mech_model *m, size_t k, int *line, int *col);
+
+/* Apply f to every position the model keeps (constraint and kinematics
+ * rows, dependent-speed declarations, outputs, parameters): the language
+ * moves them from the text it parsed to the files it came from. */
+void mech_remap_positions(mech_model *m, void (*f)(void *ud, int *line, int *col), void *ud);
 
 /* Queries used by the language layer. */
 size_t mech_ncoords(const mech_model *m);

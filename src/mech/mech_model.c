@@ -167,6 +167,51 @@ int mech_add_frame_rotate(mech_model *m, const char *name, int parent, mech_vec 
   return f.name && !m->oom ? MECH_PUSH(m, m->frames, f) : -1;
 }
 
+/* Euler parameters (e0 scalar; SymPy's orient_quaternion): the parent's
+ * vectors in the child are v_child = C^T v_parent with
+ * C = (e0^2 - e.e) I + 2 e e^T + 2 e0 [e]x, and the angular velocity
+ * relative to the parent, in the child, is 2 (e0 e' - e0' e - e x e'). */
+int mech_add_frame_quaternion(mech_model *m, const char *name, int parent,
+                              const sym_node *const e[4]) {
+  sym_ctx *c = m->c;
+  const sym_node *two = sym_int(c, 2);
+  const sym_node *sq[4];
+  for (int i = 0; i < 4; i++) sq[i] = sym_mul(c, e[i], e[i]);
+  mech_frame f = {0};
+  f.name = mech_strdup(m, name);
+  f.parent = parent;
+  f.axis = -1;
+  f.depth = m->frames.v[parent].depth + 1;
+  for (int i = 0; i < 3; i++) {
+    /* diagonal: e0^2 + ei^2 - ej^2 - ek^2 */
+    const sym_node *d = sym_add(c, sq[0], sq[1 + i]);
+    for (int j = 0; j < 3; j++)
+      if (j != i) d = sym_sub(c, d, sq[1 + j]);
+    f.R[4 * i] = d;
+  }
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      if (i == j) continue;
+      /* C[i][j] = 2 (ei ej - e0 ek eps_ijk); R = C^T: R[i][j] = C[j][i] */
+      int k = 3 - i - j, sgn = ((j - i + 3) % 3 == 1) ? 1 : -1; /* eps_ijk */
+      const sym_node *ee = sym_mul(c, e[1 + i], e[1 + j]);
+      const sym_node *ek = sym_mul(c, e[0], e[1 + k]);
+      const sym_node *Cij = sym_mul(c, two, sgn > 0 ? sym_sub(c, ee, ek) : sym_add(c, ee, ek));
+      f.R[3 * j + i] = Cij;
+    }
+  const sym_node *d[4], *w[3];
+  for (int i = 0; i < 4; i++) d[i] = sym_dt(c, e[i]);
+  for (int i = 0; i < 3; i++) {
+    int j = (i + 1) % 3, k = (i + 2) % 3;
+    const sym_node *x = sym_sub(c, sym_mul(c, e[0], d[1 + i]), sym_mul(c, d[0], e[1 + i]));
+    x = sym_sub(c, x, sym_sub(c, sym_mul(c, e[1 + j], d[1 + k]), sym_mul(c, e[1 + k], d[1 + j])));
+    w[i] = sym_mul(c, two, x);
+  }
+  int idx = (int)m->frames.n;
+  f.omega_rel = mech_vec_from(m, idx, w[0], w[1], w[2]);
+  return f.name && !m->oom ? MECH_PUSH(m, m->frames, f) : -1;
+}
+
 /* Successive rotations about the new frame's axes (body) or the parent's
  * fixed axes (space: the same as body rotations in reverse order). The
  * two intermediate frames are named NAME'1 and NAME'2 (not user names). */
@@ -325,3 +370,14 @@ int mech_add_constraint(mech_model *m, const sym_node *row, int line, int col) {
 }
 
 int mech_model_oom(const mech_model *m) { return m->oom; }
+
+void mech_remap_positions(mech_model *m, void (*f)(void *ud, int *line, int *col), void *ud) {
+  for (size_t i = 0; i < m->rows.n; i++) f(ud, &m->rows.v[i].line, &m->rows.v[i].col);
+  for (size_t i = 0; i < m->kinematics.n; i++)
+    f(ud, &m->kinematics.v[i].line, &m->kinematics.v[i].col);
+  for (size_t i = 0; i < m->dependent.n; i++)
+    f(ud, &m->dependent.v[i].line, &m->dependent.v[i].col);
+  for (size_t i = 0; i < m->outputs.n; i++) f(ud, &m->outputs.v[i].line, &m->outputs.v[i].col);
+  for (size_t i = 0; i < m->params.n; i++)
+    if (m->params.v[i].line > 0) f(ud, &m->params.v[i].line, &m->params.v[i].col);
+}

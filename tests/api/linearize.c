@@ -40,9 +40,11 @@ int main(int argc, char **argv) {
   nx = L.nx;
   if (!rc) {
     printf("{\"state\": [");
-    for (size_t k = 0; k < nx; k++)
-      printf("%s\"%s%s\"", k ? ", " : "", lg_coordinate_name(s, state[k] % n),
-             state[k] < n ? "" : "'");
+    for (size_t k = 0; k < nx; k++) /* q, q', or Kane's own speed */
+      printf("%s\"%s%s\"", k ? ", " : "",
+             state[k] < 2 * n ? lg_coordinate_name(s, state[k] % n)
+                              : lg_speed_name(s, state[k] - 2 * n),
+             state[k] < n || state[k] >= 2 * n ? "" : "'");
     printf("]");
     matrix("x0", L.x0, 1, nx);
     matrix("A", L.A, nx, nx);

@@ -1,7 +1,7 @@
-/* test_base_file.c - lg_out (atomic outputs, devices, registry) and
+/* test_cli_outfile.c - the command's output files (cli_outfile.c: atomic outputs, devices) and the base layer's registry and
  * lg_read_input (limit, NUL bytes, CR line ends), with allocation failures
  * injected at every step. Writes only in a private mkdtemp folder. */
-#include "lg_base.h"
+#include "cli_outfile.h"
 #include "test_util.h"
 
 #include <dirent.h>
@@ -195,5 +195,5 @@ int main(void) {
   test_read();
   test_out_of_memory();
   rmdir(dir);
-  return tu_summary("test_base_file");
+  return tu_summary("test_cli_outfile");
 }
