@@ -402,6 +402,20 @@ for extra in (["--method", "kane"], ["--lang", "python"]):
     r = subprocess.run([BIN, "codegen", plain] + extra, capture_output=True, text=True)
     check(r.returncode == 0 and "_outputs(" not in r.stdout and "def outputs" not in r.stdout,
           "codegen %s writes no outputs unless asked" % " ".join(extra), r.stderr)
+# an output may use a Kane speed (a function of q, q' through the kinematics) under both
+# methods; a speed the model does not declare is an unknown name at its line:col
+SPEED = ("coordinates x y\nspeeds u1 u2\nparameters m = 1\nT = 1/2*m*(x'^2 + y'^2)\n"
+         "kinematics x' = u1 + u2, y' = u1 - u2\nconstraint x' = 0.5*y\noutput s = u2\n"
+         "initial y = 1, x' = 0.5\n")
+for method in ("lagrange", "kane"):
+    ms = lagrange.loads(SPEED, method=method)
+    v = ms.outputs_at([0.0, 1.0], [0.5, 0.0])["s"]
+    check(abs(v - 0.25) < 1e-15, "%s: output s = u2 = (x' - y')/2 (%r)" % (method, v))
+try:
+    lagrange.loads("coordinates x\nT = x'^2/2\noutput s = u1\n")
+    check(False, "an undeclared speed in an output is refused")
+except lagrange.ModelError as e:
+    check("u1" in str(e) and ":3:" in str(e), "an undeclared speed in an output is refused", e)
 shutil.rmtree(tmp)
 
 print("%d passed, %d failed" % (passed, failed))
