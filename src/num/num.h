@@ -95,6 +95,10 @@ lg_status num_system_add_orientations(mech_model *mm, const mech_eom *e, num_sys
  * sequence, the angle, another sequence to use) and return 1; else 0 and
  * diag is unchanged. */
 int num_orientation_singular(const num_system *s, const double *q, lg_diag *diag);
+/* The same, naming the matrix `what` ("Kane's mass matrix"; NULL: M or the
+ * augmented matrix as s has constraints); s NULL: 0. */
+int num_orientation_singular_as(const num_system *s, const double *q, const char *what,
+                                lg_diag *diag);
 
 /* ---- the forms `eval` reports (num_forms.c), after num_evaluate ------------------------ */
 /* res = J^T lam (n): the constraint forces */
@@ -390,6 +394,9 @@ lg_status num_kane_evaluator_run(const num_kane_evaluator *ev, const double *par
                                  const double *u, int have_u, num_kane_result *r,
                                  lg_diag *diag);
 void num_kane_evaluator_free(num_kane_evaluator *ev);
+/* Name an Euler-angle singularity when Kane's mass matrix is singular,
+ * from s's frames (borrowed: must outlive ev; same coordinates). */
+void num_kane_evaluator_orient(num_kane_evaluator *ev, const num_system *s);
 
 /* ---- Kane's method over time: x = [q; u] ---------------------------------------------- */
 typedef struct num_kane_system {
@@ -402,6 +409,8 @@ typedef struct num_kane_system {
   size_t o_kkt;                 /* the [M A^T; A 0] system in the work array */
   size_t o_out;                 /* where the outputs start in the work array */
   size_t nwork;                 /* doubles of work */
+  const num_system *orient;     /* optional, borrowed: names an Euler-angle
+                                   singularity when M is singular */
 } num_kane_system;
 
 /* The state x = [q; u] of num_kane_system: u has p speeds, the independent
