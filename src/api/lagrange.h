@@ -785,6 +785,36 @@ LAGRANGE_API lg_status lg_eval_outputs(const lg_system *s, double t, const doubl
 LAGRANGE_API lg_status lg_output_select(const lg_system *s, const char *text, size_t *cols,
                                         size_t room, size_t *count, lg_diag *diag);
 
+/* ---- workspaces ------------------------------------------------------------------ */
+/* The data half of the data model (the lg_system is the immutable model
+ * half, as MuJoCo's mjModel/mjData): a workspace holds the parameter
+ * values of its calls and the scratch they evaluate in, taken from the
+ * system once. Give each thread its own: a loop of lg_work_accel takes no
+ * lock and (under Lagrange's method) allocates nothing, and changing a
+ * parameter recompiles nothing. The system must outlive its workspaces. */
+typedef struct lg_work lg_work;
+/* A workspace with the model's parameter values (NaN where it gives none). */
+LAGRANGE_API lg_status lg_work_new(const lg_system *s, lg_work **out, lg_diag *diag);
+LAGRANGE_API void lg_work_free(lg_work *w);
+LAGRANGE_API const lg_system *lg_work_system(const lg_work *w);
+/* The np parameter values the workspace's calls use, in declaration
+ * order: read or write them directly (values defined from others do not
+ * follow then; lg_work_set makes them follow). */
+LAGRANGE_API double *lg_work_params(lg_work *w);
+/* Set parameter `name` (the values defined from it follow, as with
+ * lg_params_with; values changed here before stay). LG_ERR_USAGE naming
+ * an unknown name. */
+LAGRANGE_API lg_status lg_work_set(lg_work *w, const char *name, double value, lg_diag *diag);
+/* lg_eval_accel, lg_eval and lg_simulate with the workspace's parameters
+ * (LG_ERR_USAGE when one of them has no value). */
+LAGRANGE_API lg_status lg_work_accel(lg_work *w, double t, const double *q, const double *qd,
+                                     double *qdd, double *lam, lg_diag *diag);
+LAGRANGE_API lg_status lg_work_eval(lg_work *w, double t, const double *q, const double *qd,
+                                    const lg_eval_result *r, lg_diag *diag);
+LAGRANGE_API lg_status lg_work_simulate(lg_work *w, const lg_sim_options *o, const double *q0,
+                                        const double *qd0, lg_sim_callback cb, void *ud,
+                                        lg_sim_stats *stats, lg_diag *diag);
+
 /* Frees a string the library returned; NULL does nothing. */
 LAGRANGE_API void lg_string_free(char *s);
 

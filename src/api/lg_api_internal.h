@@ -136,6 +136,13 @@ lg_status api_pool_new(api_pool **out);
 void api_pool_free(api_pool *p);
 api_scratch *api_scratch_take(const lg_system *s);
 void api_scratch_give(const lg_system *s, api_scratch *sc);
+/* One state's q'' (and lam) or every form, with a scratch the caller holds
+ * whose tape inputs already carry the parameters (sc->par set): what
+ * lg_eval_accel and lg_eval do after taking one (lg_api_eval.c). */
+lg_status api_accel_in(const lg_system *s, api_scratch *sc, double t, const double *q,
+                       const double *qd, double *qdd, double *lam, lg_diag *d);
+lg_status api_eval_in(const lg_system *s, api_scratch *sc, double t, const double *q,
+                      const double *qd, const lg_eval_result *r, lg_diag *d);
 
 /* Outputs (lg_api_outputs.c): the compiled outputs, built on first use
  * under the lock; and their values at (t, q, q') given q'' and lam there
