@@ -11,7 +11,8 @@
  *
  * The page reports its state in #lg-status ("ready t=..." or "error: ...")
  * and on the console, so a headless browser can check it. #t=SECONDS
- * shows that instant, paused. */
+ * shows that instant, paused; &view=x (or y, z, -x, -y, -z) looks at the
+ * motion from that side of the inertial frame. */
 (function () {
   'use strict';
   var statusEl = document.getElementById('lg-status');
@@ -206,26 +207,33 @@
   /* ---- the camera: look at the motion's box across its thinnest side ------------------ */
   function camera(D, aspect) {
     var up = vec(D.up).normalize(), ext = D.extent, best = -1, i;
+    var side = /(?:^#|&)view=([-+]?)([xyz])(?:&|$)/.exec(location.hash);
     for (i = 0; i < 3; i++) {
       if (Math.abs(up.getComponent(i)) > 0.9) continue;
       if (best < 0 || ext[i] < ext[best]) best = i;
     }
     /* across the thinnest horizontal side, turned a little sideways, and
      * always from above the ground: 20 degrees up from the horizontal */
-    var across = new THREE.Vector3(), side = new THREE.Vector3(0.3, 0.3, 0.3);
+    var across = new THREE.Vector3(), nudge = new THREE.Vector3(0.3, 0.3, 0.3);
     across.setComponent(best < 0 ? 0 : best, 1);
-    across.add(side.sub(up.clone().multiplyScalar(side.dot(up))));
+    across.add(nudge.sub(up.clone().multiplyScalar(nudge.dot(up))));
     across.sub(up.clone().multiplyScalar(across.dot(up)));
     if (across.lengthSq() < 1e-12) across.set(1, 0, 0).sub(up.clone().multiplyScalar(up.x));
     across.normalize();
     var elev = 20 * Math.PI / 180;
     var dir = across.multiplyScalar(Math.cos(elev)).add(up.clone().multiplyScalar(Math.sin(elev)));
     dir.normalize();
+    var camUp = up.clone();
+    if (side) { /* from one side: straight along an axis */
+      dir.set(0, 0, 0).setComponent('xyz'.indexOf(side[2]), side[1] === '-' ? -1 : 1);
+      if (Math.abs(dir.dot(up)) > 0.99)
+        camUp.set(0, 0, 0).setComponent(('xyz'.indexOf(side[2]) + 1) % 3, 1);
+    }
     var radius = Math.max(0.5 * Math.sqrt(ext[0] * ext[0] + ext[1] * ext[1] + ext[2] * ext[2]),
                           0.05 * D.size);
     var fov = 40, dist = 1.15 * radius / Math.sin(fov * Math.PI / 360);
     var cam = new THREE.PerspectiveCamera(fov, aspect, dist / 1000, dist * 100);
-    cam.up.copy(up);
+    cam.up.copy(camUp);
     cam.position.copy(vec(D.center).add(dir.multiplyScalar(dist)));
     cam.lookAt(vec(D.center));
     return cam;
