@@ -91,7 +91,7 @@
     } else if (sh.kind === 'box') {
       m = new THREE.Mesh(new THREE.BoxGeometry(z[0], z[1], z[2]), mat);
     } else { /* disk or cylinder: three's cylinders lie along y */
-      var len = z[1] > 0 ? z[1] : (sh.kind === 'disk' ? 0.08 * z[0] : z[0]);
+      var len = z[1] > 0 ? z[1] : z[0] / 12; /* a disk's default width */
       m = new THREE.Mesh(new THREE.CylinderGeometry(z[0], z[0], len, 48), mat);
       if (sh.axis === 0) m.rotation.z = -Math.PI / 2;
       if (sh.axis === 2) m.rotation.x = Math.PI / 2;
