@@ -104,7 +104,8 @@ class SimStats(ctypes.Structure):
                 ("jit", ctypes.c_int), ("jit_t", ctypes.c_double),
                 ("jit_background", ctypes.c_int), ("jit_failed", ctypes.c_int),
                 ("jit_seconds", ctypes.c_double), ("wall", ctypes.c_double),
-                ("noted", ctypes.c_int)]
+                ("noted", ctypes.c_int), ("events", ctypes.c_long),
+                ("event_work", ctypes.c_double)]
 
 
 class EvalState(ctypes.Structure):

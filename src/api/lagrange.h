@@ -431,6 +431,9 @@ typedef struct lg_sim_stats {
                                  one line per violated constraint row (an
                                  inconsistent initial state); diag repeats
                                  the first */
+  long events;                /* events of the model's `when` statements that
+                                 fired (a group at one instant counts once) */
+  double event_work;          /* the energy their resets changed (it is in W) */
 } lg_sim_stats;
 
 /* Integrate from (q0, qd0) (either NULL: the model's initial values) with

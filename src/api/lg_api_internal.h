@@ -91,7 +91,16 @@ struct lg_system {
   struct api_sim_jit *sim_jit; /* lg_simulate's compiled right-hand side
                             (lg_api_sim.c; lock), or NULL */
   api_scene *_Atomic scene; /* lg_scene_*: built on first use (lock), then read */
+  struct num_events *events; /* the model's `when` statements compiled on
+                            first use (lg_api_events.c; lock), or NULL */
+  int events_built;
 };
+
+/* The model's events compiled once (NULL when it has none); an error for
+ * a model with events under Kane's method with speeds of its own
+ * (lg_api_events.c). Frees them with the system: api_events_free. */
+lg_status api_sim_events(const lg_system *s, const struct num_events **out, lg_diag *d);
+void api_events_free(lg_system *s);
 
 /* Frees what lg_simulate keeps in s (lg_api_sim.c). */
 void api_sim_free(lg_system *s);

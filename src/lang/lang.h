@@ -34,6 +34,22 @@ typedef struct lang_draw {
   const sym_node *val[3], *at[3];
 } lang_draw;
 
+/* A `when` statement (MODEL-FORMAT 1.1 "Events in detail"): it fires
+ * when g = A - B crosses zero downward (dir -1, `<`) or upward (dir +1,
+ * `>`). Either stop, or the assignments target[k] = value[k] made at once
+ * (rate[k]: to the coordinate's rate q', else to q), their values taken
+ * at the state just before. Expressions live in the model's context. */
+typedef struct lang_event {
+  const sym_node *g;
+  int dir;
+  int stop;
+  size_t nset;
+  int *target;           /* coordinate indices (nset) */
+  unsigned char *rate;   /* nset */
+  const sym_node **value; /* nset */
+  int line, col;
+} lang_event;
+
 typedef struct lang_model {
   char *file;           /* path as given (for diagnostics) */
   sym_ctx *ctx;
@@ -57,6 +73,8 @@ typedef struct lang_model {
   lang_scope *scope;    /* every declared name (owned) */
   lang_draw *draws;     /* `draw` statements in file order (owned) */
   size_t ndraws, draws_cap;
+  lang_event *events;   /* `when` statements in file order (owned) */
+  size_t nevents, events_cap;
 } lang_model;
 
 /* Read and build a model. On error returns LG_ERR_MODEL (or IO/NOMEM)

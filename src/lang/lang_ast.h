@@ -40,7 +40,8 @@ enum {
   X(GRAVITY, "gravity") X(FORCE, "force") X(TORQUE, "torque")                   \
   X(CONSTRAINT, "constraint") X(SPEEDS, "speeds") X(KINEMATICS, "kinematics")   \
   X(DEPENDENT, "dependent") X(INITIAL, "initial") X(SIMULATE, "simulate")         \
-  X(DRAW, "draw") X(OUTPUT, "output") X(SPRING, "spring") X(DAMPER, "damper")
+  X(DRAW, "draw") X(OUTPUT, "output") X(SPRING, "spring") X(DAMPER, "damper")         \
+  X(WHEN, "when")
 
 /* The functions. The elementary ones (sin ... sign) are the symbolic core's
  * own table, SYM_FUNCS in sym.h, so that lang_func and sym_fn agree on them
@@ -234,6 +235,17 @@ struct lang_stmt {
     struct { lang_ident a, b; lang_expr *k, *x0; } element;
     /* OUTPUT: `output h = expr` (frame.text NULL) or `output r = vec in A` */
     struct { lang_ident name; lang_expr *value; lang_ident frame; } output;
+    /* WHEN: `when lhs < rhs: stop` (stop set, v NULL) or `when lhs > rhs:
+     * x' = ..., x = ...` (assignments as in initial; primes 0 or 1); op
+     * '<' or '>' at op_line:op_col */
+    struct {
+      lang_expr *lhs, *rhs;
+      char op;
+      int op_line, op_col;
+      bool stop;
+      lang_init *v;
+      size_t n;
+    } when;
   } u;
 };
 

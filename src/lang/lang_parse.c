@@ -53,7 +53,7 @@ static const char *const stmt_words[] = {
 static const char *const inner_words[] = {
     "mass", "at", "inertia", "to", "step", "in",
     /* reserved for the statements of MODEL-FORMAT 1.1 (events, contact, URDF) */
-    "when", "stop", "contact", "plane", "restitution", "friction", "static", "import"};
+    "stop", "contact", "plane", "restitution", "friction", "static", "import"};
 
 /* Names with a fixed meaning, and what it is. T V D L may be assigned. */
 static const struct {
@@ -859,6 +859,35 @@ static bool output_stmt(parser *P, lang_stmt *st) {
   return ident(P, "a frame name", &st->u.output.frame);
 }
 
+/* when A < B: stop / when A > B: x' = -e*x', x = 1 */
+static bool when_stmt(parser *P, lang_stmt *st) {
+  static const char usage[] = "when y < 0: stop, or when y < 0: y' = -e*y'";
+  if (!(st->u.when.lhs = expr(P))) return false;
+  if (!is_punct(P, '<') && !is_punct(P, '>'))
+    return expected(P, usage, "'<' or '>' after the expression"), false;
+  st->u.when.op = P->tok.punct;
+  st->u.when.op_line = P->tok.line;
+  st->u.when.op_col = P->tok.col;
+  next(P);
+  if (!(st->u.when.rhs = expr(P))) return false;
+  if (!accept(P, ':')) return expected(P, usage, "':' after the condition"), false;
+  if (is_word(P, "stop")) {
+    next(P);
+    st->u.when.stop = true;
+    return true;
+  }
+  size_t mark = P->stack.len;
+  for (;;) {
+    lang_init it = {0};
+    if (!initial_item(P, &it) || !push(P, &it, sizeof it)) return false;
+    if (accept(P, ',')) continue;
+    if (P->tok.kind == LANG_TK_NAME) return missing_comma(P, "the value", usage);
+    break;
+  }
+  st->u.when.v = pop(P, mark, sizeof(lang_init), &st->u.when.n);
+  return st->u.when.v != NULL;
+}
+
 /* ---- statements: dispatch ------------------------------------------------------- */
 typedef bool (*stmt_parser)(parser *, lang_stmt *);
 
@@ -874,7 +903,8 @@ static const stmt_parser body_of[LANG_STMT_COUNT] = {
     [LANG_STMT_DEPENDENT] = names_stmt,
     [LANG_STMT_INITIAL] = initial_stmt,       [LANG_STMT_SIMULATE] = simulate_stmt,
     [LANG_STMT_DRAW] = draw_stmt,             [LANG_STMT_OUTPUT] = output_stmt,
-    [LANG_STMT_SPRING] = element_stmt,        [LANG_STMT_DAMPER] = element_stmt};
+    [LANG_STMT_SPRING] = element_stmt,        [LANG_STMT_DAMPER] = element_stmt,
+    [LANG_STMT_WHEN] = when_stmt};
 
 static const char stmt_hint[] =
     "a statement starts with a keyword such as 'frame', or assigns a name: r = ...";

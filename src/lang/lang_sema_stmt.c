@@ -645,6 +645,7 @@ lg_status sema_statement(sema *S, const lang_stmt *st) {
   case LANG_STMT_SPRING: return spring(S, st);
   case LANG_STMT_DAMPER: return damper(S, st);
   case LANG_STMT_OUTPUT: return sema_output(S, st);
+  case LANG_STMT_WHEN: return sema_when(S, st);
   default: return LG_OK;
   }
 }
