@@ -220,7 +220,16 @@ struct lang_stmt {
     struct { lang_equation *v; size_t n; } kinematics; /* KINEMATICS */
     struct { lang_init *v; size_t n; } initial;       /* INITIAL */
     struct { lang_expr *start, *stop, *step; } simulate; /* SIMULATE; step may be NULL */
-    struct { lang_ident what; lang_ident *v; size_t n; } draw; /* DRAW: segment P Q, trail P, Q */
+    /* DRAW: segment P Q, trail P, Q, or a shape (sphere, capsule, cylinder, disk, box):
+     * v its one or two points, frame (text NULL: none) and axis (x, y or z) after `in` and
+     * `axis`, val[0..2] the radius then the length or width, or the box's size, at[0..2]
+     * the offset along the frame's axes (NULL where not written) */
+    struct {
+      lang_ident what; lang_ident *v; size_t n;
+      lang_ident frame, axis;
+      lang_expr *val[3], *at[3];
+      lang_ident valname[3]; /* the word that gave val[i] (radius, length, width, size) */
+    } draw;
     /* SPRING, DAMPER: `spring P Q: k, l0` (b.text set) or `spring q: k, q0`
      * (b.text NULL); a damper has k (its c) alone, x0 NULL */
     struct { lang_ident a, b; lang_expr *k, *x0; } element;

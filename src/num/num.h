@@ -243,16 +243,27 @@ void num_outputs_eval(const num_outputs *o, const double *in, double *res, doubl
  * frame at (t, q), from one tape over [t, q, params]. Outputs: 3 per point
  * (x, y, z in the inertial frame), from o_rot 9 per body (R, row-major:
  * v_body = R v_inertial), from o_gravity the gravity vector (3), from
- * o_mass 7 per body (mass, Ixx Iyy Izz Ixy Iyz Izx). Immutable. */
+ * o_mass 7 per body (mass, Ixx Iyy Izz Ixy Iyz Izx), from o_extra 9 per
+ * extra frame (its R as the bodies'; frame -1: the identity), then the
+ * extra scalars (NULL: 0) in the order given. Immutable. */
 typedef struct num_scene {
   size_t n, np, npoints, nbodies, nin, nout;
-  size_t o_rot, o_gravity, o_mass;
+  size_t o_rot, o_gravity, o_mass, o_extra;
   double *params;
   sym_tape *tape;
 } num_scene;
 
+/* What the scene shows besides points and bodies (the shapes of `draw`):
+ * frames' rotations and scalars over [t, q, params]. */
+typedef struct num_scene_extra {
+  size_t nframes, nscalars;
+  const int *frames;
+  const sym_node *const *scalars;
+} num_scene_extra;
+
+/* extra may be NULL (none). */
 lg_status num_scene_build(mech_model *mm, const num_setting *set, size_t nset,
-                          num_scene **out, lg_diag *diag);
+                          const num_scene_extra *extra, num_scene **out, lg_diag *diag);
 void num_scene_free(num_scene *sc);
 /* Scratch for num_scene_eval (lg_free it); NULL on OOM. */
 double *num_scene_work(const num_scene *sc);
