@@ -1,5 +1,6 @@
 /* simulate.c - integrate a model with the lagrange library and write the
- * CSV `lagrange simulate` writes (t, q, q', T, V, E, C1..Cm, W).
+ * CSV `lagrange simulate` writes (t, q, q', T, V, E, C1..Cm, W, the
+ * multipliers lam1..lamm and the model's outputs).
  *
  *   cc simulate.c $(pkg-config --cflags --libs lagrange) -o simulate
  *   ./simulate examples/particle_bowl.lag [TF] > bowl.csv
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 
 typedef struct csv {
-  size_t n, m;
+  size_t n, m, nout;
 } csv;
 
 /* one row per output point */
@@ -20,7 +21,10 @@ static int row(void *ud, const lg_sim_point *p) {
   for (size_t i = 0; i < c->n; i++) printf(",%.17g", p->qd[i]);
   printf(",%.17g,%.17g,%.17g", p->T, p->V, p->E);
   for (size_t r = 0; r < c->m; r++) printf(",%.17g", p->C[r]);
-  printf(",%.17g\n", p->W);
+  printf(",%.17g", p->W);
+  for (size_t r = 0; r < c->m; r++) printf(",%.17g", p->lam[r]);
+  for (size_t k = 0; k < c->nout; k++) printf(",%.17g", p->outputs[k]);
+  printf("\n");
   return 0;
 }
 
@@ -41,13 +45,18 @@ int main(int argc, char **argv) {
   lg_sim_options o;
   lg_sim_options_default(s, &o); /* the model's `simulate` line */
   if (argc > 2) o.tf = atof(argv[2]);
-  csv c = {lg_nq(s), lg_nc(s)};
+  o.multipliers = 1; /* lam1..lamm at every point, as the command's CSV */
+  o.outputs = 1;     /* and every output */
+  csv c = {lg_nq(s), lg_nc(s), lg_noutputs(s)};
   printf("t");
   for (size_t i = 0; i < c.n; i++) printf(",%s", lg_coordinate_name(s, i));
   for (size_t i = 0; i < c.n; i++) printf(",%s'", lg_coordinate_name(s, i));
   printf(",T,V,E");
   for (size_t r = 0; r < c.m; r++) printf(",C%zu", r + 1);
-  printf(",W\n");
+  printf(",W");
+  for (size_t r = 0; r < c.m; r++) printf(",lam%zu", r + 1);
+  for (size_t k = 0; k < c.nout; k++) printf(",%s", lg_output_name(s, k));
+  printf("\n");
   lg_sim_stats st;
   lg_status rc = lg_simulate(s, &o, NULL, NULL, NULL, row, &c, &st, &d);
   if (rc != LG_OK) fprintf(stderr, "%s\n", lg_diag_text(&d));

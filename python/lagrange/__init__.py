@@ -92,6 +92,7 @@ def _sptr(a):
 
 
 _METHODS = {"lagrange": 0, "kane": 1}
+_SHAPES = {2: "sphere", 3: "capsule", 4: "cylinder", 5: "disk", 6: "box"}  # lg_draw_kind
 
 
 def _method(method):
@@ -923,7 +924,9 @@ class Model(_eval.Core):
         located from or -1, "particle": bool}, the origin first), "bodies"
         ({"frame": its frame's name, "point": its mass centre's index})
         and "draws" (the `draw` statements in file order: ("segment", i, j)
-        or ("trail", i), point indices)."""
+        or ("trail", i), point indices; a shape is (KIND, i, j, axis) with
+        KIND "sphere", "capsule", "cylinder", "disk" or "box", j = -1 for
+        one point, axis 0, 1, 2 for its frame's x, y, z)."""
         owner = self._live()
         sp = owner.ptr
         points = [{"name": lib.lg_point_name(sp, i).decode(),
@@ -937,7 +940,14 @@ class Model(_eval.Core):
         a, b = ctypes.c_long(), ctypes.c_long()
         for i in range(lib.lg_ndraws(sp)):
             kind = lib.lg_draw_info(sp, i, ctypes.byref(a), ctypes.byref(b))
-            draws.append(("segment", a.value, b.value) if kind == 0 else ("trail", a.value))
+            if kind == 0:
+                draws.append(("segment", a.value, b.value))
+            elif kind == 1:
+                draws.append(("trail", a.value))
+            else:
+                axis = ctypes.c_int()
+                lib.lg_draw_shape(sp, i, ctypes.byref(axis), None, None)
+                draws.append((_SHAPES[kind], a.value, b.value, axis.value))
         return {"points": points, "bodies": bodies, "draws": draws}
 
     def scene(self, q=None, t=0.0, params=None):
@@ -947,8 +957,11 @@ class Model(_eval.Core):
         "points" (names), "positions" (npoints x 3: each point in the
         inertial frame), "rotations" (nbodies x 3 x 3: each body's R with
         v_body = R v_inertial), "gravity" (3) and "inertia" (nbodies x 7:
-        mass, Ixx Iyy Izz Ixy Iyz Izx); for a batch every array but gravity
-        and inertia gets a leading axis N. The same numbers `lagrange
+        mass, Ixx Iyy Izz Ixy Iyz Izx), "shape_rotations" (nshapes x 3 x 3:
+        the R of each `draw` shape's frame, the identity without one) and
+        "shape_values" (nshapes x 6: its sizes, then its offset along its
+        frame's axes); for a batch every array but gravity, inertia and
+        shape_values gets a leading axis N. The same numbers `lagrange
         animate` draws (lg_scene_many)."""
         owner = self._live()
         sp = owner.ptr
@@ -965,8 +978,13 @@ class Model(_eval.Core):
                "positions": out[:, :o_rot].reshape(len(T), npt, 3),
                "rotations": out[:, o_rot:o_grav].reshape(len(T), nb, 3, 3),
                "gravity": out[0, o_grav:o_grav + 3].copy(),
-               "inertia": out[0, o_grav + 3:].reshape(nb, 7).copy()}
+               "inertia": out[0, o_grav + 3:o_grav + 3 + 7 * nb].reshape(nb, 7).copy()}
+        o_sh = o_grav + 3 + 7 * nb
+        ns = (size - o_sh) // 15
+        res["shape_rotations"] = out[:, o_sh:o_sh + 9 * ns].reshape(len(T), ns, 3, 3)
+        res["shape_values"] = out[0, o_sh + 9 * ns:].reshape(ns, 6).copy()
         if not batch:
             res["positions"] = res["positions"][0]
             res["rotations"] = res["rotations"][0]
+            res["shape_rotations"] = res["shape_rotations"][0]
         return res

@@ -104,7 +104,8 @@ class SimStats(ctypes.Structure):
                 ("jit", ctypes.c_int), ("jit_t", ctypes.c_double),
                 ("jit_background", ctypes.c_int), ("jit_failed", ctypes.c_int),
                 ("jit_seconds", ctypes.c_double), ("wall", ctypes.c_double),
-                ("noted", ctypes.c_int)]
+                ("noted", ctypes.c_int), ("events", ctypes.c_long),
+                ("event_work", ctypes.c_double)]
 
 
 class EvalState(ctypes.Structure):
@@ -184,6 +185,9 @@ _SIG = {
     "lg_body_point": (ctypes.c_long, [_P, _S]),
     "lg_draw_info": (ctypes.c_int, [_P, _S, ctypes.POINTER(ctypes.c_long),
                                     ctypes.POINTER(ctypes.c_long)]),
+    "lg_draw_shape": (ctypes.c_int, [_P, _S, ctypes.POINTER(ctypes.c_int),
+                                     ctypes.POINTER(ctypes.c_size_t),
+                                     ctypes.POINTER(ctypes.c_size_t)]),
     "lg_scene_size": (_S, [_P]),
     "lg_scene_many": (ctypes.c_int, [_P, _S, _A, _A, _A, _A, _DP]),
     "lg_output_select": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t),

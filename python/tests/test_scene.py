@@ -142,3 +142,26 @@ def test_scene_matches_animate_trajectory():
     frames = _frames(data)
     got = frames[:, 0:9].reshape(-1, 3, 3)
     assert len(Q) == 121 and np.max(np.abs(got - s["positions"])) < 5e-4
+
+
+def test_scene_draw_shapes():
+    """`draw` shapes: scene_info names them, scene gives their frames'
+    rotations and their numbers (the bicycle's wheels turn with R and F)."""
+    m = lagrange.load(os.path.join(ROOT, "examples", "whipple_bicycle.lag"))
+    info = m.scene_info()
+    names = [p["name"] for p in info["points"]]
+    kinds = [d[0] for d in info["draws"]]
+    assert kinds == ["disk", "disk", "capsule", "capsule", "capsule", "sphere"]
+    disk = info["draws"][0]
+    assert names[disk[1]] == "Ro" and disk[2] == -1 and disk[3] == 1
+    cap = info["draws"][2]
+    assert (names[cap[1]], names[cap[2]]) == ("Ro", "Bo")
+    s = m.scene()
+    assert s["shape_rotations"].shape == (6, 3, 3) and s["shape_values"].shape == (6, 6)
+    assert np.allclose(s["shape_values"][0], [0.3, 0.04, 0, 0, 0, 0])
+    assert np.allclose(s["shape_values"][1], [0.35, 0.04, 0, 0, 0, 0])
+    # the rear wheel's frame is body R's: the same rotation
+    r = [b["frame"] for b in info["bodies"]].index("R")
+    assert np.array_equal(s["shape_rotations"][0], s["rotations"][r])
+    assert np.array_equal(s["shape_rotations"][5], np.eye(3))
+    assert s["inertia"].shape == (4, 7)

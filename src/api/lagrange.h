@@ -431,6 +431,9 @@ typedef struct lg_sim_stats {
                                  one line per violated constraint row (an
                                  inconsistent initial state); diag repeats
                                  the first */
+  long events;                /* events of the model's `when` statements that
+                                 fired (a group at one instant counts once) */
+  double event_work;          /* the energy their resets changed (it is in W) */
 } lg_sim_stats;
 
 /* Integrate from (q0, qd0) (either NULL: the model's initial values) with
@@ -719,12 +722,30 @@ LAGRANGE_API size_t lg_nbodies(const lg_system *s);
 LAGRANGE_API const char *lg_body_frame(const lg_system *s, size_t i);
 LAGRANGE_API long lg_body_point(const lg_system *s, size_t i);
 /* The `draw` statements in file order: `draw segment P Q` (a = P, b = Q)
- * and `draw trail P, Q` (one statement per point: a = the point, b = -1).
- * lg_draw_info returns the kind (an lg_draw_kind), or -1 when i is out of
- * range; a and b (point indices) may be NULL. */
-typedef enum lg_draw_kind { LG_DRAW_SEGMENT = 0, LG_DRAW_TRAIL = 1 } lg_draw_kind;
+ * and `draw trail P, Q` (one statement per point: a = the point, b = -1),
+ * and the shapes (MODEL-FORMAT `draw`): a sphere, disk or box at a = P
+ * (b = -1), a capsule or cylinder between a = P and b = Q (a cylinder
+ * along a frame's axis has b = -1). lg_draw_info returns the kind (an
+ * lg_draw_kind), or -1 when i is out of range; a and b (point indices)
+ * may be NULL. */
+typedef enum lg_draw_kind {
+  LG_DRAW_SEGMENT = 0, LG_DRAW_TRAIL = 1, LG_DRAW_SPHERE = 2, LG_DRAW_CAPSULE = 3,
+  LG_DRAW_CYLINDER = 4, LG_DRAW_DISK = 5, LG_DRAW_BOX = 6
+} lg_draw_kind;
 LAGRANGE_API size_t lg_ndraws(const lg_system *s);
 LAGRANGE_API int lg_draw_info(const lg_system *s, size_t i, long *a, long *b);
+/* Where shape i (a draw of kind LG_DRAW_SPHERE or after) lives in the
+ * scene record of lg_scene_eval: *o_rot, the rotation R of its frame (9,
+ * row-major, v_frame = R v_inertial as the bodies'; the identity without a
+ * frame), and *o_val, six numbers: its sizes (a radius, then a cylinder's
+ * length or a disk's width, 0 where not given; a box's edges along the
+ * frame's x, y, z), then the offset of its centre from point a along the
+ * frame's axes (0 where not given). *axis: the frame's axis (0, 1, 2 for
+ * x, y, z) a disk or a cylinder in a frame turns about. Returns the kind,
+ * or -1 (outputs 0) when draw i is no shape or out of range; the outputs
+ * may be NULL. */
+LAGRANGE_API int lg_draw_shape(const lg_system *s, size_t i, int *axis, size_t *o_rot,
+                               size_t *o_val);
 
 /* The scene at (t, q) with parameters p[np] (NULL: the defaults;
  * LG_ERR_USAGE when one has no value): one record of lg_scene_size(s)
@@ -736,7 +757,10 @@ LAGRANGE_API int lg_draw_info(const lg_system *s, size_t i, long *a, long *b);
  *   gravity    3     at 3 np + 9 nb         in the inertial frame (0 without)
  *   inertia    7 nb  at 3 np + 9 nb + 3     mass, Ixx Iyy Izz Ixy Iyz Izx
  *                                           of each body (its frame's axes)
- * so lg_scene_size = 3 np + 16 nb + 3. q' plays no part. lg_scene_many
+ *   shapes    15 ns  at 3 np + 16 nb + 3    the `draw` shapes (ns of them):
+ *                                           9 ns rotations, then 6 ns numbers
+ *                                           (lg_draw_shape gives the offsets)
+ * so lg_scene_size = 3 np + 16 nb + 3 + 15 ns. q' plays no part. lg_scene_many
  * does the same at count states: (t[k], q + k*nq) (t NULL: 0) into
  * out + k * lg_scene_size(s). Values are written as computed: a position
  * may be inf or NaN where the model's geometry is (check before drawing).
@@ -781,6 +805,36 @@ LAGRANGE_API lg_status lg_eval_outputs(const lg_system *s, double t, const doubl
  * name, or too little room (lg_noutputs(s) always suffices). */
 LAGRANGE_API lg_status lg_output_select(const lg_system *s, const char *text, size_t *cols,
                                         size_t room, size_t *count, lg_diag *diag);
+
+/* ---- workspaces ------------------------------------------------------------------ */
+/* The data half of the data model (the lg_system is the immutable model
+ * half, as MuJoCo's mjModel/mjData): a workspace holds the parameter
+ * values of its calls and the scratch they evaluate in, taken from the
+ * system once. Give each thread its own: a loop of lg_work_accel takes no
+ * lock and (under Lagrange's method) allocates nothing, and changing a
+ * parameter recompiles nothing. The system must outlive its workspaces. */
+typedef struct lg_work lg_work;
+/* A workspace with the model's parameter values (NaN where it gives none). */
+LAGRANGE_API lg_status lg_work_new(const lg_system *s, lg_work **out, lg_diag *diag);
+LAGRANGE_API void lg_work_free(lg_work *w);
+LAGRANGE_API const lg_system *lg_work_system(const lg_work *w);
+/* The np parameter values the workspace's calls use, in declaration
+ * order: read or write them directly (values defined from others do not
+ * follow then; lg_work_set makes them follow). */
+LAGRANGE_API double *lg_work_params(lg_work *w);
+/* Set parameter `name` (the values defined from it follow, as with
+ * lg_params_with; values changed here before stay). LG_ERR_USAGE naming
+ * an unknown name. */
+LAGRANGE_API lg_status lg_work_set(lg_work *w, const char *name, double value, lg_diag *diag);
+/* lg_eval_accel, lg_eval and lg_simulate with the workspace's parameters
+ * (LG_ERR_USAGE when one of them has no value). */
+LAGRANGE_API lg_status lg_work_accel(lg_work *w, double t, const double *q, const double *qd,
+                                     double *qdd, double *lam, lg_diag *diag);
+LAGRANGE_API lg_status lg_work_eval(lg_work *w, double t, const double *q, const double *qd,
+                                    const lg_eval_result *r, lg_diag *diag);
+LAGRANGE_API lg_status lg_work_simulate(lg_work *w, const lg_sim_options *o, const double *q0,
+                                        const double *qd0, lg_sim_callback cb, void *ud,
+                                        lg_sim_stats *stats, lg_diag *diag);
 
 /* Frees a string the library returned; NULL does nothing. */
 LAGRANGE_API void lg_string_free(char *s);

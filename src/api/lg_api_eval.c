@@ -107,6 +107,18 @@ lg_status lg_eval(const lg_system *s, double t, const double *q, const double *q
   return api_end(&c, st, file_of(s), line_of(s), col_of(s));
 }
 
+/* For a workspace (lg_api_work.c): one state with a scratch it holds, its
+ * parameters already in the scratch's tape inputs. */
+lg_status api_accel_in(const lg_system *s, api_scratch *sc, double t, const double *q,
+                       const double *qd, double *qdd, double *lam, lg_diag *d) {
+  return accel_one(s, sc, t, q, qd, qdd, lam, d);
+}
+
+lg_status api_eval_in(const lg_system *s, api_scratch *sc, double t, const double *q,
+                      const double *qd, const lg_eval_result *r, lg_diag *d) {
+  return eval_one(s, sc, t, q, qd, r, d);
+}
+
 /* ---- many states ------------------------------------------------------------------- */
 /* Where each form sits in one record of lg_eval_many (the order of
  * lg_eval_result, documented in lagrange.h). */

@@ -91,7 +91,16 @@ struct lg_system {
   struct api_sim_jit *sim_jit; /* lg_simulate's compiled right-hand side
                             (lg_api_sim.c; lock), or NULL */
   api_scene *_Atomic scene; /* lg_scene_*: built on first use (lock), then read */
+  struct num_events *events; /* the model's `when` statements compiled on
+                            first use (lg_api_events.c; lock), or NULL */
+  int events_built;
 };
+
+/* The model's events compiled once (NULL when it has none); an error for
+ * a model with events under Kane's method with speeds of its own
+ * (lg_api_events.c). Frees them with the system: api_events_free. */
+lg_status api_sim_events(const lg_system *s, const struct num_events **out, lg_diag *d);
+void api_events_free(lg_system *s);
 
 /* Frees what lg_simulate keeps in s (lg_api_sim.c). */
 void api_sim_free(lg_system *s);
@@ -127,6 +136,13 @@ lg_status api_pool_new(api_pool **out);
 void api_pool_free(api_pool *p);
 api_scratch *api_scratch_take(const lg_system *s);
 void api_scratch_give(const lg_system *s, api_scratch *sc);
+/* One state's q'' (and lam) or every form, with a scratch the caller holds
+ * whose tape inputs already carry the parameters (sc->par set): what
+ * lg_eval_accel and lg_eval do after taking one (lg_api_eval.c). */
+lg_status api_accel_in(const lg_system *s, api_scratch *sc, double t, const double *q,
+                       const double *qd, double *qdd, double *lam, lg_diag *d);
+lg_status api_eval_in(const lg_system *s, api_scratch *sc, double t, const double *q,
+                      const double *qd, const lg_eval_result *r, lg_diag *d);
 
 /* Outputs (lg_api_outputs.c): the compiled outputs, built on first use
  * under the lock; and their values at (t, q, q') given q'' and lam there

@@ -79,21 +79,86 @@ long lg_body_point(const lg_system *s, size_t i) {
 
 size_t lg_ndraws(const lg_system *s) { return s ? s->lm->ndraws : 0; }
 
+static int is_shape(const lang_draw *d) {
+  return d->kind != LANG_DRAW_SEGMENT && d->kind != LANG_DRAW_TRAIL;
+}
+
+/* The shapes among the draws (each has a frame and six numbers in the scene). */
+static size_t nshapes(const lg_system *s) {
+  size_t n = 0;
+  for (size_t i = 0; s && i < s->lm->ndraws; i++) n += (size_t)is_shape(&s->lm->draws[i]);
+  return n;
+}
+
+static int draw_kind(lang_draw_kind k) {
+  switch (k) {
+  case LANG_DRAW_SEGMENT: return LG_DRAW_SEGMENT;
+  case LANG_DRAW_TRAIL: return LG_DRAW_TRAIL;
+  case LANG_DRAW_SPHERE: return LG_DRAW_SPHERE;
+  case LANG_DRAW_CAPSULE: return LG_DRAW_CAPSULE;
+  case LANG_DRAW_CYLINDER: return LG_DRAW_CYLINDER;
+  case LANG_DRAW_DISK: return LG_DRAW_DISK;
+  case LANG_DRAW_BOX: return LG_DRAW_BOX;
+  }
+  return -1;
+}
+
 int lg_draw_info(const lg_system *s, size_t i, long *a, long *b) {
   if (a) *a = -1;
   if (b) *b = -1;
   if (!s || i >= s->lm->ndraws) return -1;
   const lang_draw *dr = &s->lm->draws[i];
   if (a) *a = dr->p;
-  if (b && dr->kind == LANG_DRAW_SEGMENT) *b = dr->q;
-  return dr->kind == LANG_DRAW_SEGMENT ? LG_DRAW_SEGMENT : LG_DRAW_TRAIL;
+  if (b && dr->kind != LANG_DRAW_TRAIL) *b = dr->q;
+  return draw_kind(dr->kind);
+}
+
+int lg_draw_shape(const lg_system *s, size_t i, int *axis, size_t *o_rot, size_t *o_val) {
+  if (axis) *axis = 0;
+  if (o_rot) *o_rot = 0;
+  if (o_val) *o_val = 0;
+  if (!s || i >= s->lm->ndraws || !is_shape(&s->lm->draws[i])) return -1;
+  size_t j = 0, ns = nshapes(s);
+  for (size_t k = 0; k < i; k++) j += (size_t)is_shape(&s->lm->draws[k]);
+  size_t base = 3 * mech_npoints(s->lm->mech) + 16 * mech_nbodies(s->lm->mech) + 3;
+  if (axis) *axis = s->lm->draws[i].axis;
+  if (o_rot) *o_rot = base + 9 * j;
+  if (o_val) *o_val = base + 9 * ns + 6 * j;
+  return draw_kind(s->lm->draws[i].kind);
 }
 
 /* ---- the compiled scene ------------------------------------------------------------- */
 size_t lg_scene_size(const lg_system *s) {
   if (!s) return 0;
   size_t np = mech_npoints(s->lm->mech), nb = mech_nbodies(s->lm->mech);
-  return 3 * np + 9 * nb + 3 + 7 * nb; /* num_scene's nout */
+  return 3 * np + 9 * nb + 3 + 7 * nb + 15 * nshapes(s); /* num_scene's nout */
+}
+
+/* The shapes' frames and numbers for num_scene_build (NULL arrays when
+ * there are none); lg_free both. */
+static lg_status shape_extra(const lg_system *s, num_scene_extra *x, int **frames,
+                             const sym_node ***vals) {
+  size_t ns = nshapes(s);
+  memset(x, 0, sizeof *x);
+  *frames = NULL;
+  *vals = NULL;
+  if (!ns) return LG_OK;
+  *frames = lg_calloc(ns, sizeof **frames);
+  *vals = lg_calloc(6 * ns, sizeof **vals);
+  if (!*frames || !*vals) return LG_ERR_NOMEM;
+  size_t j = 0;
+  for (size_t i = 0; i < s->lm->ndraws; i++) {
+    const lang_draw *d = &s->lm->draws[i];
+    if (!is_shape(d)) continue;
+    (*frames)[j] = d->frame;
+    for (int k = 0; k < 3; k++) (*vals)[6 * j + k] = d->val[k], (*vals)[6 * j + 3 + k] = d->at[k];
+    j++;
+  }
+  x->nframes = ns;
+  x->nscalars = 6 * ns;
+  x->frames = *frames;
+  x->scalars = *vals;
+  return LG_OK;
 }
 
 /* The scene of s, compiled by the first caller (under the system's lock:
@@ -116,7 +181,13 @@ static lg_status scene_of(const lg_system *s, api_scene **out, lg_diag *d) {
       a = NULL;
       st = LG_ERR_NOMEM;
     } else {
-      st = num_scene_build(s->lm->mech, s->dummy, s->ndummy, &a->sc, d);
+      num_scene_extra x;
+      int *frames;
+      const sym_node **vals;
+      st = shape_extra(s, &x, &frames, &vals);
+      if (st == LG_OK) st = num_scene_build(s->lm->mech, s->dummy, s->ndummy, &x, &a->sc, d);
+      lg_free(frames);
+      lg_free((void *)vals);
       if (st == LG_OK) atomic_store_explicit(&mut->scene, a, memory_order_release);
       else api_scene_free(a), a = NULL;
     }

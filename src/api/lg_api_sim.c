@@ -636,6 +636,19 @@ static lg_status simulate(sim_call *c, double *q, double *qd, int model_speeds, 
   aux.params = (double *)c->par;
   so.aux = &aux;
   num_aux_describe(&aux, c->stats->energy, sizeof c->stats->energy);
+  const num_events *ev = NULL;
+  num_events evc;
+  if ((st = api_sim_events(s, &ev, d)) != LG_OK) return st;
+  if (ev) { /* the tapes shared, the parameters the call's */
+    evc = *ev;
+    evc.params = c->par;
+    so.events = &evc;
+    char *en = c->stats->energy;
+    size_t k = strlen(en);
+    if (!strncmp(en, "conservative", 12))
+      snprintf(en, sizeof c->stats->energy, "W: the energy events' resets changed");
+    else snprintf(en + k, sizeof c->stats->energy - k, ", events' resets");
+  }
   if (s->ks) {
     use_jit(c, &so);
     return simulate_kane(c, &so, q, qd, model_speeds, d);
@@ -708,6 +721,8 @@ lg_status lg_simulate(const lg_system *s, const lg_sim_options *o, const double 
   stats->max_residual = c.ns.max_residual;
   stats->energy_scale = c.ns.energy_scale;
   stats->stopped = c.ns.stopped;
+  stats->events = c.ns.events;
+  stats->event_work = c.ns.event_work;
   stats->jit = c.ns.jit;
   stats->jit_t = c.ns.jit_t;
   if (c.ran) stats->integrator = num_integrator_name(c.ns.integrator);

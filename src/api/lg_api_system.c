@@ -13,6 +13,7 @@ void lg_system_free(lg_system *s) {
   for (size_t i = 0; s->speed_names && i < lg_nu(s); i++) lg_free(s->speed_names[i]);
   lg_free(s->speed_names);
   api_sim_free(s);
+  api_events_free(s);
   num_system_free(s->num);
   if (s->sim != s->num) num_system_free(s->sim);
   num_kane_evaluator_free(s->kev);
@@ -99,12 +100,14 @@ static lg_status derive_kane(lg_system *s, const lg_derive_options *o, lg_diag *
 static lg_status compile_kane(lg_system *s, lg_diag *d) {
   mech_model *mm = s->lm->mech;
   lg_status st = num_kane_evaluator_build(mm, s->kane, s->dummy, s->ndummy, &s->kev, d);
+  if (st == LG_OK) num_kane_evaluator_orient(s->kev, s->num); /* gimbal lock's name */
   if (st == LG_OK && s->kane_eom)
     st = num_system_build(mm, s->kane_eom, s->dummy, s->ndummy, &s->sim, d);
   if (st == LG_OK && s->kane_eom) /* simulate's O(n) tree solve, as the command's */
     st = num_system_add_tree(mm, s->kane_eom, s->dummy, s->ndummy, s->sim);
   else if (st == LG_OK)
     st = num_kane_system_build(mm, s->kane, s->eom, s->dummy, s->ndummy, &s->ks, d);
+  if (st == LG_OK && s->ks) s->ks->orient = s->num;
   return st;
 }
 

@@ -53,6 +53,25 @@ int lg_grow_local(void **buf, size_t *cap, size_t need, size_t elem, const void 
   (lg_grow((void **)&(buf), &(cap), (n) + 1, sizeof *(buf)) ? ((buf)[(n)++] = (x), 1) \
                                                             : 0)
 
+/* ---- scratch stack (base_scratch.c) ------------------------------------- */
+/* Mark, allocate (16-byte aligned, NULL when out of memory), release to
+ * the mark: everything allocated after the mark is given back at once,
+ * and the memory is kept for the next use (a warm path allocates
+ * nothing). Marks nest like a stack; release them in reverse order. */
+typedef struct lg_scratch_chunk lg_scratch_chunk;
+typedef struct lg_scratch {
+  lg_scratch_chunk *first, *cur;
+} lg_scratch;
+typedef struct lg_scratch_mark {
+  lg_scratch_chunk *chunk;
+  size_t used;
+} lg_scratch_mark;
+void lg_scratch_init(lg_scratch *s);
+void lg_scratch_free(lg_scratch *s);
+lg_scratch_mark lg_scratch_get_mark(const lg_scratch *s);
+void *lg_scratch_alloc(lg_scratch *s, size_t n);
+void lg_scratch_release(lg_scratch *s, lg_scratch_mark m);
+
 /* ---- arenas ------------------------------------------------------------ */
 /* A bump allocator in chunks. Freeing the arena frees every allocation. */
 typedef struct lg_arena_chunk lg_arena_chunk;

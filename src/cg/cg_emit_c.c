@@ -70,8 +70,12 @@ static lg_status emit_inputs(cg_ctx *G) {
 }
 
 /* Dense solvers for the right-hand side, written into the generated file. */
-static void emit_solvers(cg_ctx *G) {
-  if (G->r->eom->m && !G->r->kane) { /* Kane's M alone is symmetric positive definite */
+static void emit_solvers(cg_ctx *G, int outs) {
+  /* Kane's M alone is symmetric positive definite; Lagrange's augmented
+   * system (NAME_rhs, or outputs and multipliers under either method) not */
+  int kane = G->r->kane != NULL, aug = G->r->eom->m && (!kane || outs);
+  int chol = kane || !G->r->eom->m;
+  if (aug) {
     lg_str_printf(G->src,
       "\n/* A z = b in place, A row-major n x n, Gaussian elimination with partial\n"
       "   pivoting. Returns nonzero when A is singular. */\n"
@@ -100,8 +104,8 @@ static void emit_solvers(cg_ctx *G) {
       "  }\n"
       "  return 0;\n"
       "}\n", NAME(G));
-    return;
   }
+  if (!chol) return;
   lg_str_printf(G->src,
       "\n/* M z = b in place by Cholesky (M symmetric positive definite, row-major).\n"
       "   Returns nonzero when M is not positive definite. */\n"
@@ -353,7 +357,7 @@ static void solve_block(cg_ctx *G, const sym_tape *t, size_t cnt, size_t at) {
 static lg_status emit_multipliers(cg_ctx *G) {
   const mech_eom *e = G->r->eom;
   size_t cnt;
-  const sym_node **outs = cg_outputs(G, CG_RHS, &cnt);
+  const sym_node **outs = cg_aug_outputs(G, &cnt);
   sym_tape *t = NULL;
   lg_status st = outs ? cg_tape(G, outs, cnt, &t) : LG_ERR_NOMEM;
   lg_free(outs);
@@ -375,12 +379,13 @@ static lg_status emit_outputs(cg_ctx *G) {
   const mech_eom *e = G->r->eom;
   mech_model *m = G->r->mech;
   size_t cnt, nout = mech_noutputs(m), n = e->n;
-  const sym_node **outs = cg_outputs(G, CG_RHS, &cnt);
+  const sym_node **outs = cg_aug_outputs(G, &cnt);
   const sym_node **x = lg_malloc((nout + 1) * sizeof *x);
   const sym_node **in = lg_malloc((G->nin + n + e->m + 1) * sizeof *in);
   sym_tape *t = NULL, *ot = NULL;
   lg_status st = outs && x && in ? cg_tape(G, outs, cnt, &t) : LG_ERR_NOMEM;
   if (st == LG_OK) st = mech_outputs_in(m, e, G->r->model_path, x, G->diag);
+  if (st == LG_OK && !cg_in_state(G, x, nout)) st = LG_ERR_NOMEM;
   if (st == LG_OK) { /* the outputs over [t, x, p, uu, z = (q'', lam)] */
     const sym_node **saved = G->in;
     size_t saved_n = G->nin;
@@ -486,12 +491,13 @@ static void emit_header(cg_ctx *G) {
                      "   when the (augmented) mass matrix is singular. */\n"
                      "int  %s_rhs_jacobian(double t, const double *x, const double *u,\n"
                      "    const double *p, double *Jx, double *Ju);\n", N, N);
-  if (!G->r->kane && cg_wants(G->r, CG_MULTIPLIERS))
+  if (cg_wants(G->r, CG_MULTIPLIERS))
     lg_str_printf(h, "/* lam (%s_NC): the multipliers at (t, x), q'' and lam solved as in\n"
-                     "   %s_rhs. Returns nonzero when the augmented mass matrix is singular. */\n"
+                     "   %s_rhs%s. Returns nonzero when the augmented mass matrix is singular. */\n"
                      "int  %s_multipliers(double t, const double *x, const double *u,\n"
-                     "    const double *p, double *lam);\n", N, N, N);
-  if (!G->r->kane && cg_wants(G->r, CG_OUTPUTS)) {
+                     "    const double *p, double *lam);\n", N, N,
+                  G->r->kane ? " for Lagrange's equations at q' = k(q, u)" : "", N);
+  if (cg_wants(G->r, CG_OUTPUTS)) {
     lg_str_printf(h, "/* out (%s_NOUT): the model's outputs at (t, x), in CSV column order:", N);
     for (size_t i = 0; i < mech_noutputs(m); i++) names_word(h, mech_output_name(m, i));
     lg_str_printf(h, ".\n   Returns nonzero when the augmented mass matrix is singular. */\n"
@@ -531,15 +537,15 @@ lg_status cg_emit_c(cg_ctx *G) {
   emit_params(G);
   lg_status st = emit_inputs(G);
   int jac = !G->r->kane && cg_wants(G->r, CG_RHS_JACOBIAN);
-  int outs = !G->r->kane && (cg_wants(G->r, CG_OUTPUTS) || cg_wants(G->r, CG_MULTIPLIERS));
+  int outs = cg_wants(G->r, CG_OUTPUTS) || cg_wants(G->r, CG_MULTIPLIERS);
   if (st == LG_OK && (cg_wants(G->r, CG_RHS) || outs))
-    emit_solvers(G); /* rhs_jacobian has its own */
+    emit_solvers(G, outs); /* rhs_jacobian has its own */
   for (int f = 0; st == LG_OK && f < CG_NFUNCS; f++)
     if (cg_wants(G->r, f))
       st = f == CG_RHS ? emit_rhs(G) : emit_function(G, (cg_func)f, docs[f]);
   if (st == LG_OK && jac) st = emit_rhs_jacobian(G);
   if (st == LG_OK && !G->r->kane && cg_wants(G->r, CG_RHS_RECURSIVE)) st = emit_rhs_recursive(G);
-  if (st == LG_OK && !G->r->kane && cg_wants(G->r, CG_MULTIPLIERS)) st = emit_multipliers(G);
-  if (st == LG_OK && !G->r->kane && cg_wants(G->r, CG_OUTPUTS)) st = emit_outputs(G);
+  if (st == LG_OK && cg_wants(G->r, CG_MULTIPLIERS)) st = emit_multipliers(G);
+  if (st == LG_OK && cg_wants(G->r, CG_OUTPUTS)) st = emit_outputs(G);
   return st;
 }

@@ -9,7 +9,8 @@
 
 static void py_input(const cg_ctx *G, lg_str *o, size_t k) {
   size_t nx = G->nx, np = mech_nparams(G->r->mech);
-  if (k == 0) lg_str_puts(o, "t");
+  if (G->nin_base && k >= G->nin_base) lg_str_printf(o, "z[%zu]", k - G->nin_base);
+  else if (k == 0) lg_str_puts(o, "t");
   else if (k <= nx) lg_str_printf(o, "x[%zu]", k - 1);
   else if (k <= nx + np) lg_str_printf(o, "p[%zu]", k - 1 - nx);
   else lg_str_printf(o, "uu[%zu]", k - 1 - nx - np);
@@ -87,6 +88,81 @@ static lg_status py_inputs(cg_ctx *G) {
   return LG_OK;
 }
 
+static void py_string(lg_str *o, size_t i, const char *s);
+
+/* ---- outputs and multipliers: q'' and lam solved from Lagrange's equations ---------- */
+/* Only when asked for (--functions): the module's default set is unchanged. */
+static int py_asked(const cg_ctx *G, int f) { return G->r->functions >> f & 1u; }
+
+/* _aug(t, x, u, p): z = [q''; lam] from [[M, -J^T], [J, 0]] z = [f; gc]
+ * (under Kane's method at q' = k(q, u)). */
+static lg_status py_aug(cg_ctx *G) {
+  const mech_eom *e = G->r->eom;
+  size_t N = e->n + e->m, cnt;
+  const sym_node **outs = cg_aug_outputs(G, &cnt);
+  sym_tape *t = NULL;
+  lg_status st = outs ? cg_tape(G, outs, cnt, &t) : LG_ERR_NOMEM;
+  lg_free(outs);
+  if (st != LG_OK) return st;
+  lg_str *o = G->src;
+  lg_str_printf(o, "\n\ndef _aug(t, x, u, p):\n"
+                   "    \"\"\"[q''; lam] solved from Lagrange's equations at (t, x)%s.\"\"\"\n",
+                G->r->kane ? " with q' = k(q, u)" : "");
+  if (mech_ninputs(G->r->mech)) lg_str_puts(o, "    uu = _inputs(t, u, p)\n");
+  lg_str_printf(o, "    res = np.empty(%zu)\n", cnt);
+  for (size_t i = 0; i < t->ninstr; i++) py_instr(G, o, &t->code[i], "res");
+  lg_str_printf(o, "    return np.linalg.solve(res[:%zu].reshape(%zu, %zu), res[%zu:])\n",
+                N * N, N, N, N * N);
+  sym_tape_free(t);
+  if (py_asked(G, CG_MULTIPLIERS))
+    lg_str_printf(o, "\n\ndef multipliers(t, x, u=None, p=DEFAULT_PARAMS):\n"
+                     "    \"\"\"lam (NC): the multipliers at (t, x), solved as rhs solves "
+                     "them.\"\"\"\n    return _aug(t, x, u, p)[%zu:]\n", e->n);
+  return LG_OK;
+}
+
+static lg_status py_outputs(cg_ctx *G) {
+  const mech_eom *e = G->r->eom;
+  mech_model *m = G->r->mech;
+  size_t nout = mech_noutputs(m), n = e->n;
+  const sym_node **x = lg_malloc((nout + 1) * sizeof *x);
+  const sym_node **in = lg_malloc((G->nin + n + e->m + 1) * sizeof *in);
+  sym_tape *t = NULL;
+  lg_status st = x && in ? mech_outputs_in(m, e, G->r->model_path, x, G->diag) : LG_ERR_NOMEM;
+  if (st == LG_OK && !cg_in_state(G, x, nout)) st = LG_ERR_NOMEM;
+  if (st == LG_OK) { /* over [t, x, p, uu, z = (q'', lam)] */
+    const sym_node **saved = G->in;
+    size_t saved_n = G->nin;
+    memcpy(in, G->in, G->nin * sizeof *in);
+    for (size_t i = 0; i < n; i++) in[G->nin + i] = e->qdd[i];
+    for (size_t r = 0; r < e->m; r++) in[G->nin + n + r] = e->lam[r];
+    G->in = in;
+    G->nin = saved_n + n + e->m;
+    G->nin_base = saved_n;
+    st = cg_tape(G, x, nout, &t);
+    G->in = saved;
+    G->nin = saved_n;
+  }
+  if (st == LG_OK) {
+    lg_str *o = G->src;
+    lg_str_puts(o, "\n\nOUTPUTS = [");
+    for (size_t i = 0; i < nout; i++) py_string(o, i, mech_output_name(m, i));
+    lg_str_printf(o, "]\n\n\ndef outputs(t, x, u=None, p=DEFAULT_PARAMS):\n"
+                     "    \"\"\"The model's outputs at (t, x) (OUTPUTS, CSV column order), q'' "
+                     "and lam solved as rhs solves them.\"\"\"\n"
+                     "    z = _aug(t, x, u, p)\n");
+    if (mech_ninputs(m)) lg_str_puts(o, "    uu = _inputs(t, u, p)\n");
+    lg_str_printf(o, "    out = np.empty(%zu)\n", nout);
+    for (size_t i = 0; i < t->ninstr; i++) py_instr(G, o, &t->code[i], "out");
+    lg_str_puts(o, "    return out\n");
+  }
+  G->nin_base = 0;
+  sym_tape_free(t);
+  lg_free(x);
+  lg_free(in);
+  return st;
+}
+
 /* Item i of a list of names: ["a", "b"] */
 static void py_string(lg_str *o, size_t i, const char *s) {
   lg_str_puts(o, i ? ", \"" : "\"");
@@ -130,7 +206,9 @@ lg_status cg_emit_python(cg_ctx *G) {
   }
   for (int f = 0; st == LG_OK && f < CG_NFUNCS; f++)
     if (cg_wants(G->r, f)) st = py_function(G, (cg_func)f, shape[f][0], shape[f][1]);
-  if (!cg_wants(G->r, CG_RHS)) return st;
+  if (st == LG_OK && (py_asked(G, CG_OUTPUTS) || py_asked(G, CG_MULTIPLIERS))) st = py_aug(G);
+  if (st == LG_OK && py_asked(G, CG_OUTPUTS)) st = py_outputs(G);
+  if (st != LG_OK || !cg_wants(G->r, CG_RHS)) return st;
   if (kn) {
     lg_str_printf(o, "\n\ndef rhs(t, x, u=None, p=DEFAULT_PARAMS):\n"
                      "    \"\"\"x' = F(t, x, u, p) for Kane's state x = [q; u].\"\"\"\n"

@@ -114,8 +114,33 @@ static const sym_node **kane_outputs(cg_ctx *G, cg_func f, size_t *count) {
 }
 
 /* ---- the functions' outputs ----------------------------------------------------------------- */
+static const sym_node **lagrange_outputs(cg_ctx *G, cg_func f, size_t *count);
+
 const sym_node **cg_outputs(cg_ctx *G, cg_func f, size_t *count) {
   if (G->r->kane) return kane_outputs(G, f, count);
+  return lagrange_outputs(G, f, count);
+}
+
+const sym_node **cg_in_state(cg_ctx *G, const sym_node **e, size_t n) {
+  const mech_kane *k = G->r->kane;
+  if (!k || !n) return e;
+  sym_subst_cache sc;
+  if (sym_subst_cache_init(&sc, k->n, k->qd, k->kq) != LG_OK) return NULL;
+  for (size_t i = 0; i < n; i++) e[i] = sym_subst_cached(G->c, &sc, e[i]);
+  sym_subst_cache_free(&sc);
+  return e;
+}
+
+const sym_node **cg_aug_outputs(cg_ctx *G, size_t *count) {
+  const sym_node **o = lagrange_outputs(G, CG_RHS, count);
+  if (o && !cg_in_state(G, o, *count)) {
+    lg_free(o);
+    return NULL;
+  }
+  return o;
+}
+
+static const sym_node **lagrange_outputs(cg_ctx *G, cg_func f, size_t *count) {
   const mech_eom *e = G->r->eom;
   size_t n = e->n, m = e->m, N = n + m, F = 2 * n + m, k = 0;
   size_t cnt = f == CG_MASS_FULL ? F * F : f == CG_FORCING_FULL ? F
@@ -181,8 +206,7 @@ lg_status cg_parse_functions(const char *text, int c_lagrange, unsigned *out, lg
       lg_str_free(&names);
       return LG_ERR_USAGE;
     }
-    if (!c_lagrange && (f == CG_RHS_JACOBIAN || f == CG_RHS_RECURSIVE || f == CG_OUTPUTS ||
-                        f == CG_MULTIPLIERS)) {
+    if (!c_lagrange && (f == CG_RHS_JACOBIAN || f == CG_RHS_RECURSIVE)) {
       lg_diag_set(d, LG_ERR_USAGE, NULL, 0, 0, "`functions` %s is written in C for Lagrange's "
                   "method only", word);
       lg_diag_hint(d, "drop it, or generate C under Lagrange's method");

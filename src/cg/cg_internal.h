@@ -10,7 +10,8 @@ typedef enum cg_func {
   CG_MOMENTA, CG_CONSTRAINTS, CG_CONSTRAINT_JACOBIAN, CG_NFUNCS,
   CG_RHS_JACOBIAN = CG_NFUNCS, /* C only, written after the others */
   CG_RHS_RECURSIVE,            /* C only, Lagrange's trees, only when asked */
-  CG_OUTPUTS, CG_MULTIPLIERS   /* C only, Lagrange's: asked, or the model has outputs */
+  CG_OUTPUTS, CG_MULTIPLIERS   /* by default under Lagrange's method in C when the model
+                                  has outputs; else when asked (Kane's, Python) */
 } cg_func;
 
 /* Does the request ask for function f (a cg_func)? */
@@ -37,6 +38,13 @@ typedef struct cg_ctx {
 
 /* The expressions function f returns (caller frees the array). */
 const sym_node **cg_outputs(cg_ctx *G, cg_func f, size_t *count);
+/* Lagrange's augmented system as NAME_rhs solves it ([[M, -J^T], [J, 0]]
+ * row-major, then [f; gc]); under Kane's method with q' = k(q, u, t), so
+ * over Kane's state x = [q; u] (caller frees). */
+const sym_node **cg_aug_outputs(cg_ctx *G, size_t *count);
+/* e[0..n) in place with q' from Kane's kinematics under Kane's method (a
+ * no-op otherwise); returns e, or NULL out of memory. */
+const sym_node **cg_in_state(cg_ctx *G, const sym_node **e, size_t n);
 /* Lower them (inputs replaced by symbols) to an SSA tape. */
 lg_status cg_tape(cg_ctx *G, const sym_node **outs, size_t n, sym_tape **t);
 

@@ -27,7 +27,7 @@ typedef struct cli_opts {
   const char *command;      /* the subcommand, for messages ("simulate") */
   const char *model;
   cli_setting *set;
-  size_t nset;
+  size_t nset, set_cap;
   const char *method;       /* "lagrange" or "kane" */
   cli_format format;
   int json;
@@ -54,7 +54,7 @@ typedef struct cli_opts {
   int symbolic;
   /* sweep: raw texts, parsed by cli_sweep_spec.c (--vary, --dist repeat) */
   const char **vary, **dist;
-  size_t nvary, ndist;
+  size_t nvary, ndist, vary_cap, dist_cap;
   const char *samples, *seed, *jobs;
 } cli_opts;
 

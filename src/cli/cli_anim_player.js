@@ -6,11 +6,13 @@
  * Data: positions are integers in units of D.unit, quaternions (x, y, z, w)
  * in units of D.qunit; frame 0 is D.base (every channel), later frames add
  * D.delta (frame-major, only the channels listed in D.varying).
- * Channels: x, y, z of each point, then x, y, z, w of each body.
+ * Channels: x, y, z of each point, then x, y, z, w of each body, then of
+ * each shape's frame (D.shapes: `draw sphere/capsule/cylinder/disk/box`).
  *
  * The page reports its state in #lg-status ("ready t=..." or "error: ...")
  * and on the console, so a headless browser can check it. #t=SECONDS
- * shows that instant, paused. */
+ * shows that instant, paused; &view=x (or y, z, -x, -y, -z) looks at the
+ * motion from that side of the inertial frame. */
 (function () {
   'use strict';
   var statusEl = document.getElementById('lg-status');
@@ -47,14 +49,78 @@
     return g;
   }
 
-  function bodyGroup(b, size) {
+  /* A body: the box of its inertia, or (when the model draws shapes) its axes alone. */
+  function bodyGroup(b, size, shapes) {
     var g = new THREE.Group();
     var s = b.size, m = Math.max(s[0], s[1], s[2]);
-    var box = new THREE.Mesh(new THREE.BoxGeometry(s[0], s[1], s[2]),
-      new THREE.MeshLambertMaterial({color: 0x4a7bd0, transparent: true, opacity: 0.45}));
-    g.add(box);
-    g.add(new THREE.AxesHelper(Math.max(0.6 * m, 0.08 * size)));
+    if (!shapes) {
+      var box = new THREE.Mesh(new THREE.BoxGeometry(s[0], s[1], s[2]),
+        new THREE.MeshLambertMaterial({color: 0x4a7bd0, transparent: true, opacity: 0.45}));
+      g.add(box);
+    }
+    g.add(new THREE.AxesHelper(shapes ? 0.3 * m : Math.max(0.6 * m, 0.08 * size)));
     return g;
+  }
+
+  /* ---- the shapes of `draw` ------------------------------------------------------------ */
+  var shapeColors = {sphere: 0xd04a3a, capsule: 0x3a6fb0, cylinder: 0x6a6a72, disk: 0x2b2b30,
+                     box: 0x4a9a6a};
+
+  /* A capsule or cylinder of radius r and length 1 along y (scaled per frame). */
+  function between(sh, mat) {
+    var g = new THREE.Group(), r = sh.size[0];
+    var body = new THREE.Mesh(new THREE.CylinderGeometry(1, 1, 1, 24), mat);
+    body.scale.set(r, 1, r);
+    g.add(body);
+    g.userData = {body: body, caps: []};
+    if (sh.kind === 'capsule') {
+      for (var e = 0; e < 2; e++) {
+        var c = new THREE.Mesh(new THREE.SphereGeometry(r, 20, 12), mat);
+        g.add(c);
+        g.userData.caps.push(c);
+      }
+    }
+    return g;
+  }
+
+  /* A shape in a frame: the group turns with the frame; the mesh sits at the offset. */
+  function inFrame(sh, mat) {
+    var g = new THREE.Group(), m, z = sh.size;
+    if (sh.kind === 'sphere') {
+      m = new THREE.Mesh(new THREE.SphereGeometry(z[0], 24, 16), mat);
+    } else if (sh.kind === 'box') {
+      m = new THREE.Mesh(new THREE.BoxGeometry(z[0], z[1], z[2]), mat);
+    } else { /* disk or cylinder: three's cylinders lie along y */
+      var len = z[1] > 0 ? z[1] : z[0] / 12; /* a disk's default width */
+      m = new THREE.Mesh(new THREE.CylinderGeometry(z[0], z[0], len, 48), mat);
+      if (sh.axis === 0) m.rotation.z = -Math.PI / 2;
+      if (sh.axis === 2) m.rotation.x = Math.PI / 2;
+    }
+    m.position.set(sh.at[0], sh.at[1], sh.at[2]);
+    g.add(m);
+    return g;
+  }
+
+  function shapeObject(sh) {
+    var mat = new THREE.MeshLambertMaterial({color: shapeColors[sh.kind] || 0x777777});
+    return sh.b >= 0 ? between(sh, mat) : inFrame(sh, mat);
+  }
+
+  var yAxis = new THREE.Vector3(0, 1, 0);
+  function poseShape(sh, obj, M, o, qo) {
+    var pa = new THREE.Vector3(M[o + 3 * sh.a], M[o + 3 * sh.a + 1], M[o + 3 * sh.a + 2]);
+    if (sh.b < 0) {
+      obj.position.copy(pa);
+      obj.quaternion.set(M[qo], M[qo + 1], M[qo + 2], M[qo + 3]).normalize();
+      return;
+    }
+    var pb = new THREE.Vector3(M[o + 3 * sh.b], M[o + 3 * sh.b + 1], M[o + 3 * sh.b + 2]);
+    var d = pb.clone().sub(pa), len = d.length();
+    obj.position.copy(pa.clone().add(pb).multiplyScalar(0.5));
+    if (len > 0) obj.quaternion.setFromUnitVectors(yAxis, d.multiplyScalar(1 / len));
+    obj.userData.body.scale.y = Math.max(len, 1e-9);
+    var caps = obj.userData.caps;
+    for (var e = 0; e < caps.length; e++) caps[e].position.set(0, (e ? 0.5 : -0.5) * len, 0);
   }
 
   function build(D, M) {
@@ -83,10 +149,16 @@
       scene.add(s);
       pts.push(s);
     }
+    var nshapes = (D.shapes || []).length, shapes = [];
     for (i = 0; i < D.bodies.length; i++) {
-      var g = bodyGroup(D.bodies[i], size);
+      var g = bodyGroup(D.bodies[i], size, nshapes > 0);
       scene.add(g);
       bodies.push(g);
+    }
+    for (i = 0; i < nshapes; i++) {
+      var so = shapeObject(D.shapes[i]);
+      scene.add(so);
+      shapes.push(so);
     }
     var segGeo = new THREE.BufferGeometry();
     var segPos = new Float32Array(6 * D.segments.length);
@@ -104,8 +176,8 @@
       scene.add(line);
       trails.push(tg);
     }
-    return {scene: scene, pts: pts, bodies: bodies, segGeo: segGeo, segPos: segPos,
-            trails: trails};
+    return {scene: scene, pts: pts, bodies: bodies, shapes: shapes, segGeo: segGeo,
+            segPos: segPos, trails: trails};
   }
 
   /* Move everything to frame k. */
@@ -118,6 +190,8 @@
       S.bodies[i].position.copy(S.pts[b.point].position);
       S.bodies[i].quaternion.set(M[q], M[q + 1], M[q + 2], M[q + 3]).normalize();
     }
+    for (i = 0; i < S.shapes.length; i++)
+      poseShape(D.shapes[i], S.shapes[i], M, o, o + 3 * np + 4 * (D.bodies.length + i));
     for (i = 0; i < D.segments.length; i++) {
       var a = D.segments[i][0], c = D.segments[i][1], j;
       for (j = 0; j < 3; j++) {
@@ -133,20 +207,33 @@
   /* ---- the camera: look at the motion's box across its thinnest side ------------------ */
   function camera(D, aspect) {
     var up = vec(D.up).normalize(), ext = D.extent, best = -1, i;
+    var side = /(?:^#|&)view=([-+]?)([xyz])(?:&|$)/.exec(location.hash);
     for (i = 0; i < 3; i++) {
       if (Math.abs(up.getComponent(i)) > 0.9) continue;
       if (best < 0 || ext[i] < ext[best]) best = i;
     }
-    var dir = new THREE.Vector3();
-    dir.setComponent(best < 0 ? 0 : best, 1);
-    dir.add(up.clone().multiplyScalar(0.3));
-    dir.add(new THREE.Vector3(0.2, 0.2, 0.2).sub(up.clone().multiplyScalar(0.2 * 0.577)));
+    /* across the thinnest horizontal side, turned a little sideways, and
+     * always from above the ground: 20 degrees up from the horizontal */
+    var across = new THREE.Vector3(), nudge = new THREE.Vector3(0.3, 0.3, 0.3);
+    across.setComponent(best < 0 ? 0 : best, 1);
+    across.add(nudge.sub(up.clone().multiplyScalar(nudge.dot(up))));
+    across.sub(up.clone().multiplyScalar(across.dot(up)));
+    if (across.lengthSq() < 1e-12) across.set(1, 0, 0).sub(up.clone().multiplyScalar(up.x));
+    across.normalize();
+    var elev = 20 * Math.PI / 180;
+    var dir = across.multiplyScalar(Math.cos(elev)).add(up.clone().multiplyScalar(Math.sin(elev)));
     dir.normalize();
+    var camUp = up.clone();
+    if (side) { /* from one side: straight along an axis */
+      dir.set(0, 0, 0).setComponent('xyz'.indexOf(side[2]), side[1] === '-' ? -1 : 1);
+      if (Math.abs(dir.dot(up)) > 0.99)
+        camUp.set(0, 0, 0).setComponent(('xyz'.indexOf(side[2]) + 1) % 3, 1);
+    }
     var radius = Math.max(0.5 * Math.sqrt(ext[0] * ext[0] + ext[1] * ext[1] + ext[2] * ext[2]),
                           0.05 * D.size);
     var fov = 40, dist = 1.15 * radius / Math.sin(fov * Math.PI / 360);
     var cam = new THREE.PerspectiveCamera(fov, aspect, dist / 1000, dist * 100);
-    cam.up.copy(up);
+    cam.up.copy(camUp);
     cam.position.copy(vec(D.center).add(dir.multiplyScalar(dist)));
     cam.lookAt(vec(D.center));
     return cam;

@@ -32,7 +32,8 @@ typedef struct anim {
   double *res;               /* the scene at the last frame (lg_scene_eval's record) */
   double *p;                 /* the parameters: the model's (NaN where it gives none, so
                                 a position that needs one is drawn as not finite) */
-  size_t n, npoints, nbodies, nch;
+  size_t n, npoints, nbodies, nshapes, nch;
+  size_t *shape;             /* nshapes: the draw index of each shape */
   size_t o_rot, o_gravity, o_mass; /* where the record holds them (lagrange.h) */
   double t0, fps;
   long next;                 /* the next frame's index */
@@ -110,9 +111,11 @@ static int add_frame(anim *a, double t, const double *q) {
   if (!scene_finite(a, t)) return 1;
   double *f = a->frames + a->nframes * a->nch;
   memcpy(f, a->res, 3 * a->npoints * sizeof *f);
-  for (size_t b = 0; b < a->nbodies; b++) {
+  for (size_t b = 0; b < a->nbodies + a->nshapes; b++) {
     double *qb = f + 3 * a->npoints + 4 * b;
-    quaternion(a->res + a->o_rot + 9 * b, qb);
+    size_t o_rot = a->o_rot + 9 * b;
+    if (b >= a->nbodies) lg_draw_shape(a->s, a->shape[b - a->nbodies], NULL, &o_rot, NULL);
+    quaternion(a->res + o_rot, qb);
     const double *before = a->nframes ? qb - a->nch : NULL;
     double dot = 0;
     for (int k = 0; before && k < 4; k++) dot += qb[k] * before[k];
@@ -204,7 +207,14 @@ static int on_start(cli_sim_client *c, const cli_opts *o, const lg_system *s, do
   }
   a->npoints = lg_npoints(s);
   a->nbodies = lg_nbodies(s);
-  a->nch = 3 * a->npoints + 4 * a->nbodies;
+  a->shape = lg_calloc(lg_ndraws(s) + 1, sizeof *a->shape);
+  if (!a->shape) {
+    fprintf(stderr, "lagrange animate: out of memory\n");
+    return CLI_EXIT_MODEL;
+  }
+  for (size_t i = 0; i < lg_ndraws(s); i++)
+    if (lg_draw_shape(s, i, NULL, NULL, NULL) >= 0) a->shape[a->nshapes++] = i;
+  a->nch = 3 * a->npoints + 4 * (a->nbodies + a->nshapes);
   a->o_rot = 3 * a->npoints;
   a->o_gravity = a->o_rot + 9 * a->nbodies;
   a->o_mass = a->o_gravity + 3;
@@ -272,6 +282,17 @@ static void body_size(const double *mI, double size, double *res) {
   }
 }
 
+/* How far shape j reaches from the points it hangs on (*pa, *pb; -1:
+ * none): its sizes' length and its offset's. */
+static double shape_reach(const anim *a, size_t j, long *pa, long *pb) {
+  size_t o_val;
+  lg_draw_info(a->s, a->shape[j], pa, pb);
+  lg_draw_shape(a->s, a->shape[j], NULL, NULL, &o_val);
+  const double *v = a->res + o_val;
+  return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+         sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+}
+
 /* The motion's bounding box, the up direction (against gravity; without
  * gravity the axis after the thinnest one, so the camera looks across the
  * plane of a planar motion), the ground level and the position unit. */
@@ -310,6 +331,21 @@ static void geometry(const anim *a, anim_box *g) {
       if (hi + r > g->hi[k]) g->hi[k] = hi + r;
     }
   }
+  /* and so are the shapes: each point they hang on, widened by their reach */
+  for (size_t j = 0; j < a->nshapes; j++) {
+    long pa, pb;
+    double r = shape_reach(a, j, &pa, &pb);
+    if (!isfinite(r)) continue;
+    for (int e = 0; e < 2; e++) {
+      long point = e ? pb : pa;
+      for (size_t f = 0; point >= 0 && f < a->nframes; f++)
+        for (int k = 0; k < 3; k++) {
+          double x = a->frames[f * a->nch + 3 * (size_t)point + k];
+          if (isfinite(x) && x - r < g->lo[k]) g->lo[k] = x - r;
+          if (isfinite(x) && x + r > g->hi[k]) g->hi[k] = x + r;
+        }
+    }
+  }
   g->size = 0;
   for (int k = 0; k < 3; k++) {
     g->center[k] = (g->lo[k] + g->hi[k]) / 2;
@@ -332,8 +368,21 @@ static void geometry(const anim *a, anim_box *g) {
       double h = x[0] * g->up[0] + x[1] * g->up[1] + x[2] * g->up[2];
       if (isfinite(h) && h < g->low) g->low = h;
     }
+  /* the shapes stand on the ground too (a wheel's rim, not its centre) */
+  for (size_t j = 0; j < a->nshapes; j++) {
+    long pa, pb;
+    double r = shape_reach(a, j, &pa, &pb);
+    for (int e = 0; e < 2 && isfinite(r); e++) {
+      long point = e ? pb : pa;
+      for (size_t f = 0; point >= 0 && f < a->nframes; f++) {
+        const double *x = a->frames + f * a->nch + 3 * (size_t)point;
+        double h = x[0] * g->up[0] + x[1] * g->up[1] + x[2] * g->up[2] - r;
+        if (isfinite(h) && h < g->low) g->low = h;
+      }
+    }
+  }
   if (!isfinite(g->low)) g->low = 0;
-  g->low -= 0.05 * g->size;
+  g->low -= (a->nshapes ? 0.002 : 0.05) * g->size; /* shapes touch their ground */
 }
 
 /* ---- the data ----------------------------------------------------------------------------------- */
@@ -378,6 +427,21 @@ static void data_scene(FILE *f, const anim *a, const anim_box *g) {
       fprintf(f, "%s[%ld,%ld]", first ? "" : ",", p, q);
       first = 0;
     }
+  }
+  fprintf(f, "],\"shapes\":[");
+  static const char *const kinds[] = {"segment", "trail", "sphere", "capsule", "cylinder",
+                                      "disk", "box"};
+  for (size_t j = 0; j < a->nshapes; j++) {
+    long pa, pb;
+    int axis;
+    size_t o_val;
+    int kind = lg_draw_info(s, a->shape[j], &pa, &pb);
+    lg_draw_shape(s, a->shape[j], &axis, NULL, &o_val);
+    fprintf(f, "%s{\"kind\":\"%s\",\"a\":%ld,\"b\":%ld,\"axis\":%d", j ? "," : "",
+            kinds[kind], pa, pb, axis);
+    vec3(f, "size", a->res + o_val);
+    vec3(f, "at", a->res + o_val + 3);
+    fputc('}', f);
   }
   fprintf(f, "],\"trails\":[");
   first = 1;
@@ -561,6 +625,7 @@ static void anim_free(anim *a) {
   lg_free(a->prev);
   lg_free(a->frames);
   lg_free(a->trail);
+  lg_free(a->shape);
 }
 
 int cli_animate(const cli_opts *o) {

@@ -21,15 +21,12 @@ static int parse_double(const char *s, double *out) {
 static int set_one(const char *cmd, cli_opts *o, const cli_assign *a) {
   for (size_t i = 0; i < o->nset; i++)
     if (!strcmp(o->set[i].name, a->name)) return bad(cmd, "--set %s is given twice", a->name);
-  cli_setting *ns = lg_realloc(o->set, (o->nset + 1) * sizeof *ns);
   char *name = lg_strdup(a->name);
-  if (!ns || !name) {
+  if (!name || !lg_grow((void **)&o->set, &o->set_cap, o->nset + 1, sizeof *o->set)) {
     lg_free(name);
-    if (ns) o->set = ns;
     fprintf(stderr, "lagrange %s: out of memory\n", cmd);
     return CLI_EXIT_MODEL;
   }
-  o->set = ns;
   o->set[o->nset].name = name;
   o->set[o->nset].value = a->value;
   o->nset++;
@@ -99,21 +96,20 @@ static int apply_number(const char *cmd, const char *opt, const char *val, cli_o
 }
 
 /* --vary and --dist repeat: every text is kept, in order. */
-static int add_text(const char *cmd, const char ***list, size_t *n, const char *val) {
-  const char **l = lg_realloc((void *)*list, (*n + 1) * sizeof *l);
-  if (!l) {
+static int add_text(const char *cmd, const char ***list, size_t *n, size_t *cap,
+                    const char *val) {
+  if (!lg_grow((void **)list, cap, *n + 1, sizeof **list)) {
     fprintf(stderr, "lagrange %s: out of memory\n", cmd);
     return CLI_EXIT_MODEL;
   }
-  l[(*n)++] = val;
-  *list = l;
+  (*list)[(*n)++] = val;
   return CLI_EXIT_OK;
 }
 
 static int apply(const char *cmd, const char *opt, const char *val, cli_opts *o) {
   if (!strcmp(opt, "--set")) return add_setting(cmd, o, val);
-  if (!strcmp(opt, "--vary")) return add_text(cmd, &o->vary, &o->nvary, val);
-  if (!strcmp(opt, "--dist")) return add_text(cmd, &o->dist, &o->ndist, val);
+  if (!strcmp(opt, "--vary")) return add_text(cmd, &o->vary, &o->nvary, &o->vary_cap, val);
+  if (!strcmp(opt, "--dist")) return add_text(cmd, &o->dist, &o->ndist, &o->dist_cap, val);
   if (!strcmp(opt, "--samples")) o->samples = val;
   else if (!strcmp(opt, "--seed")) o->seed = val;
   else if (!strcmp(opt, "--jobs")) o->jobs = val;
@@ -202,5 +198,5 @@ void cli_opts_free(cli_opts *o) {
   lg_free((void *)o->dist);
   o->vary = o->dist = NULL;
   o->set = NULL;
-  o->nset = 0;
+  o->nset = o->set_cap = o->nvary = o->vary_cap = o->ndist = o->dist_cap = 0;
 }

@@ -199,8 +199,12 @@ static int on_output(void *ud, const lg_sim_point *p) {
 static void summary(const cli_opts *o, const lg_system *s, const lg_sim_stats *st, int tty) {
   char b[LG_DOUBLE_CHARS];
   if (tty) fputs("\r                                              \r", stderr);
-  if (st->stopped) fprintf(stderr, "%s: stopped at t = %s (--stop-when)\n", o->model,
-                           lg_fmt_double(b, st->t_end));
+  if (st->events)
+    fprintf(stderr, "%s: %ld event%s (the energy resets changed, in W: %.6g)\n", o->model,
+            st->events, st->events == 1 ? "" : "s", st->event_work);
+  if (st->stopped) fprintf(stderr, "%s: stopped at t = %s (%s)\n", o->model,
+                           lg_fmt_double(b, st->t_end),
+                           o->stop_when ? "--stop-when" : "a `when` statement");
   fprintf(stderr, "%s: simulated to t = %.10g with %s: %ld steps, %ld RHS evaluations, "
                   "%.6f s wall\n", o->model, st->t_end, st->integrator, st->steps,
           st->rhs_evals, st->wall);

@@ -17,12 +17,38 @@ typedef struct lang_scope lang_scope;
 
 /* A `draw` statement (docs/REFERENCE.md: extensions of the model language): what the
  * animation shows beyond its default. */
-typedef enum lang_draw_kind { LANG_DRAW_SEGMENT, LANG_DRAW_TRAIL } lang_draw_kind;
+typedef enum lang_draw_kind {
+  LANG_DRAW_SEGMENT, LANG_DRAW_TRAIL, LANG_DRAW_SPHERE, LANG_DRAW_CAPSULE, LANG_DRAW_CYLINDER,
+  LANG_DRAW_DISK, LANG_DRAW_BOX
+} lang_draw_kind;
 typedef struct lang_draw {
   lang_draw_kind kind;
-  int p, q;             /* point indices (q: SEGMENT only) */
+  int p, q;             /* point indices (q: SEGMENT, and CAPSULE or CYLINDER between two
+                           points; else -1) */
   int line, col;
+  /* shapes: the frame (-1: none, the inertial axes), the axis of a disk or a
+   * cylinder in a frame (0, 1, 2: x, y, z), the sizes (radius then length or
+   * width; a box's three edges) and the centre's offset from p along the
+   * frame's axes; NULL where 0 */
+  int frame, axis;
+  const sym_node *val[3], *at[3];
 } lang_draw;
+
+/* A `when` statement (MODEL-FORMAT 1.1 "Events in detail"): it fires
+ * when g = A - B crosses zero downward (dir -1, `<`) or upward (dir +1,
+ * `>`). Either stop, or the assignments target[k] = value[k] made at once
+ * (rate[k]: to the coordinate's rate q', else to q), their values taken
+ * at the state just before. Expressions live in the model's context. */
+typedef struct lang_event {
+  const sym_node *g;
+  int dir;
+  int stop;
+  size_t nset;
+  int *target;           /* coordinate indices (nset) */
+  unsigned char *rate;   /* nset */
+  const sym_node **value; /* nset */
+  int line, col;
+} lang_event;
 
 typedef struct lang_model {
   char *file;           /* path as given (for diagnostics) */
@@ -47,6 +73,8 @@ typedef struct lang_model {
   lang_scope *scope;    /* every declared name (owned) */
   lang_draw *draws;     /* `draw` statements in file order (owned) */
   size_t ndraws, draws_cap;
+  lang_event *events;   /* `when` statements in file order (owned) */
+  size_t nevents, events_cap;
 } lang_model;
 
 /* Read and build a model. On error returns LG_ERR_MODEL (or IO/NOMEM)

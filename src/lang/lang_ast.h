@@ -40,7 +40,8 @@ enum {
   X(GRAVITY, "gravity") X(FORCE, "force") X(TORQUE, "torque")                   \
   X(CONSTRAINT, "constraint") X(SPEEDS, "speeds") X(KINEMATICS, "kinematics")   \
   X(DEPENDENT, "dependent") X(INITIAL, "initial") X(SIMULATE, "simulate")         \
-  X(DRAW, "draw") X(OUTPUT, "output") X(SPRING, "spring") X(DAMPER, "damper")
+  X(DRAW, "draw") X(OUTPUT, "output") X(SPRING, "spring") X(DAMPER, "damper")         \
+  X(WHEN, "when")
 
 /* The functions. The elementary ones (sin ... sign) are the symbolic core's
  * own table, SYM_FUNCS in sym.h, so that lang_func and sym_fn agree on them
@@ -219,12 +220,32 @@ struct lang_stmt {
     struct { lang_equation *v; size_t n; } kinematics; /* KINEMATICS */
     struct { lang_init *v; size_t n; } initial;       /* INITIAL */
     struct { lang_expr *start, *stop, *step; } simulate; /* SIMULATE; step may be NULL */
-    struct { lang_ident what; lang_ident *v; size_t n; } draw; /* DRAW: segment P Q, trail P, Q */
+    /* DRAW: segment P Q, trail P, Q, or a shape (sphere, capsule, cylinder, disk, box):
+     * v its one or two points, frame (text NULL: none) and axis (x, y or z) after `in` and
+     * `axis`, val[0..2] the radius then the length or width, or the box's size, at[0..2]
+     * the offset along the frame's axes (NULL where not written) */
+    struct {
+      lang_ident what; lang_ident *v; size_t n;
+      lang_ident frame, axis;
+      lang_expr *val[3], *at[3];
+      lang_ident valname[3]; /* the word that gave val[i] (radius, length, width, size) */
+    } draw;
     /* SPRING, DAMPER: `spring P Q: k, l0` (b.text set) or `spring q: k, q0`
      * (b.text NULL); a damper has k (its c) alone, x0 NULL */
     struct { lang_ident a, b; lang_expr *k, *x0; } element;
     /* OUTPUT: `output h = expr` (frame.text NULL) or `output r = vec in A` */
     struct { lang_ident name; lang_expr *value; lang_ident frame; } output;
+    /* WHEN: `when lhs < rhs: stop` (stop set, v NULL) or `when lhs > rhs:
+     * x' = ..., x = ...` (assignments as in initial; primes 0 or 1); op
+     * '<' or '>' at op_line:op_col */
+    struct {
+      lang_expr *lhs, *rhs;
+      char op;
+      int op_line, op_col;
+      bool stop;
+      lang_init *v;
+      size_t n;
+    } when;
   } u;
 };
 

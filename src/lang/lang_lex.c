@@ -209,7 +209,7 @@ static lang_tok lex_word(lang_lexstate *ls, lang_tok t) {
     ls->p = q;
     return t;
   }
-  if (c == 0 || !strchr("+-*/^()[],=:.'", c)) return bad_char(ls);
+  if (c == 0 || !strchr("+-*/^()[],=:.'<>", c)) return bad_char(ls);
   t.kind = LANG_TK_PUNCT;
   t.punct = c;
   t.len = 1;

@@ -53,7 +53,7 @@ static const char *const stmt_words[] = {
 static const char *const inner_words[] = {
     "mass", "at", "inertia", "to", "step", "in",
     /* reserved for the statements of MODEL-FORMAT 1.1 (events, contact, URDF) */
-    "when", "stop", "contact", "plane", "restitution", "friction", "static", "import"};
+    "stop", "contact", "plane", "restitution", "friction", "static", "import"};
 
 /* Names with a fixed meaning, and what it is. T V D L may be assigned. */
 static const struct {
@@ -739,14 +739,75 @@ static bool simulate_stmt(parser *P, lang_stmt *st) {
 
 /* draw segment P Q / draw trail P, Q: what the animation shows besides
  * its default (docs/REFERENCE.md: extensions of the model language). */
+static const char *const draw_words[] = {"in", "axis", "radius", "length", "width", "size",
+                                         "at"};
+
+static bool draw_word(const parser *P) {
+  for (size_t i = 0; i < sizeof draw_words / sizeof *draw_words; i++)
+    if (is_word(P, draw_words[i])) return true;
+  return false;
+}
+
+/* E, E, E after `size` or `at` */
+static bool draw_triple(parser *P, lang_expr **v, const char *usage) {
+  for (int k = 0; k < 3; k++) {
+    if (k && !accept(P, ','))
+      return expected(P, usage, "',' and the next of three values"), false;
+    if (!(v[k] = expr(P))) return false;
+  }
+  return true;
+}
+
+/* The shapes: draw sphere P radius R [in F at X, Y, Z], draw capsule P Q
+ * radius R, draw cylinder P Q radius R, draw cylinder P in F axis y radius
+ * R length L [at ...], draw disk P in F axis y radius R [width W] [at ...],
+ * draw box P in F size X, Y, Z [at ...]. The clauses in any order; what
+ * each shape needs is checked by the semantic pass. */
+static bool draw_shape(parser *P, lang_stmt *st, const char *usage) {
+  lang_ident pts[2];
+  size_t n = 0;
+  if (!ident(P, "a point name", &pts[n++])) return false;
+  if (P->tok.kind == LANG_TK_NAME && !draw_word(P) && !ident(P, "a point name", &pts[n++]))
+    return false;
+  if (!(st->u.draw.v = alloc(P, n * sizeof *pts))) return false;
+  memcpy(st->u.draw.v, pts, n * sizeof *pts);
+  st->u.draw.n = n;
+  while (!at_end(P)) {
+    lang_ident w;
+    if (P->tok.kind != LANG_TK_NAME || !draw_word(P))
+      return expected(P, usage, "one of in, axis, radius, length, width, size, at"), false;
+    if (!ident(P, "a word", &w)) return false;
+    if (!strcmp(w.text, "in")) {
+      if (!ident(P, "a frame name", &st->u.draw.frame)) return false;
+    } else if (!strcmp(w.text, "axis")) {
+      if (!ident(P, "x, y or z", &st->u.draw.axis)) return false;
+    } else if (!strcmp(w.text, "size")) {
+      if (!draw_triple(P, st->u.draw.val, usage)) return false;
+      for (int k = 0; k < 3; k++) st->u.draw.valname[k] = w;
+    } else if (!strcmp(w.text, "at")) {
+      if (!draw_triple(P, st->u.draw.at, usage)) return false;
+    } else {
+      int k = !strcmp(w.text, "radius") ? 0 : 1;
+      if (!(st->u.draw.val[k] = expr(P))) return false;
+      st->u.draw.valname[k] = w;
+    }
+  }
+  return true;
+}
+
 static bool draw_stmt(parser *P, lang_stmt *st) {
-  static const char usage[] = "draw segment P Q, or draw trail P";
+  static const char usage[] = "draw segment P Q, draw trail P, draw sphere P radius r, draw "
+                              "capsule P Q radius r, draw disk P in B axis y radius r, or draw "
+                              "box P in B size a, b, c";
   lang_ident *w = &st->u.draw.what;
   if (!ident(P, "'segment' or 'trail'", w)) return false;
   int segment = !strcmp(w->text, "segment");
+  static const char *const shapes[] = {"sphere", "capsule", "cylinder", "disk", "box"};
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+    if (!strcmp(w->text, shapes[i])) return draw_shape(P, st, usage);
   if (!segment && strcmp(w->text, "trail"))
-    return fail_at(P, w->line, w->col, usage, "unknown drawing '%.40s' (draw segment or draw "
-                   "trail)", w->text), false;
+    return fail_at(P, w->line, w->col, usage, "unknown drawing '%.40s' (draw segment, trail, "
+                   "sphere, capsule, cylinder, disk or box)", w->text), false;
   size_t mark = P->stack.len;
   for (;;) {
     lang_ident id;
@@ -798,6 +859,35 @@ static bool output_stmt(parser *P, lang_stmt *st) {
   return ident(P, "a frame name", &st->u.output.frame);
 }
 
+/* when A < B: stop / when A > B: x' = -e*x', x = 1 */
+static bool when_stmt(parser *P, lang_stmt *st) {
+  static const char usage[] = "when y < 0: stop, or when y < 0: y' = -e*y'";
+  if (!(st->u.when.lhs = expr(P))) return false;
+  if (!is_punct(P, '<') && !is_punct(P, '>'))
+    return expected(P, usage, "'<' or '>' after the expression"), false;
+  st->u.when.op = P->tok.punct;
+  st->u.when.op_line = P->tok.line;
+  st->u.when.op_col = P->tok.col;
+  next(P);
+  if (!(st->u.when.rhs = expr(P))) return false;
+  if (!accept(P, ':')) return expected(P, usage, "':' after the condition"), false;
+  if (is_word(P, "stop")) {
+    next(P);
+    st->u.when.stop = true;
+    return true;
+  }
+  size_t mark = P->stack.len;
+  for (;;) {
+    lang_init it = {0};
+    if (!initial_item(P, &it) || !push(P, &it, sizeof it)) return false;
+    if (accept(P, ',')) continue;
+    if (P->tok.kind == LANG_TK_NAME) return missing_comma(P, "the value", usage);
+    break;
+  }
+  st->u.when.v = pop(P, mark, sizeof(lang_init), &st->u.when.n);
+  return st->u.when.v != NULL;
+}
+
 /* ---- statements: dispatch ------------------------------------------------------- */
 typedef bool (*stmt_parser)(parser *, lang_stmt *);
 
@@ -813,7 +903,8 @@ static const stmt_parser body_of[LANG_STMT_COUNT] = {
     [LANG_STMT_DEPENDENT] = names_stmt,
     [LANG_STMT_INITIAL] = initial_stmt,       [LANG_STMT_SIMULATE] = simulate_stmt,
     [LANG_STMT_DRAW] = draw_stmt,             [LANG_STMT_OUTPUT] = output_stmt,
-    [LANG_STMT_SPRING] = element_stmt,        [LANG_STMT_DAMPER] = element_stmt};
+    [LANG_STMT_SPRING] = element_stmt,        [LANG_STMT_DAMPER] = element_stmt,
+    [LANG_STMT_WHEN] = when_stmt};
 
 static const char stmt_hint[] =
     "a statement starts with a keyword such as 'frame', or assigns a name: r = ...";

@@ -139,6 +139,12 @@ void lang_model_free(lang_model *m) {
   lg_free(m->u0);
   lg_free(m->u0_set);
   lg_free(m->draws);
+  for (size_t i = 0; i < m->nevents; i++) {
+    lg_free(m->events[i].target);
+    lg_free(m->events[i].rate);
+    lg_free(m->events[i].value);
+  }
+  lg_free(m->events);
   lg_free(m->file);
   lg_free(m);
 }

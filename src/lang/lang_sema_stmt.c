@@ -522,9 +522,66 @@ static lg_status damper(sema *S, const lang_stmt *st) {
 }
 
 /* ---- draw (the animation) -------------------------------------------------------------- */
+/* A shape: its points, frame, axis and sizes (lang_parse.c: draw_shape). */
+static lg_status draw_shape(sema *S, const lang_stmt *st) {
+  static const char *const names[] = {"sphere", "capsule", "cylinder", "disk", "box"};
+  static const lang_draw_kind kinds[] = {LANG_DRAW_SPHERE, LANG_DRAW_CAPSULE, LANG_DRAW_CYLINDER,
+                                         LANG_DRAW_DISK, LANG_DRAW_BOX};
+  const char *what = st->u.draw.what.text;
+  lang_draw d = {LANG_DRAW_SPHERE, -1, -1, st->line, st->col, -1, 0, {NULL}, {NULL}};
+  for (int i = 0; i < 5; i++)
+    if (!strcmp(what, names[i])) d.kind = kinds[i];
+  const lang_ident *v = st->u.draw.v, *fr = &st->u.draw.frame, *ax = &st->u.draw.axis;
+  int two = st->u.draw.n == 2;
+  if ((d.p = named(S, &v[0], SEMA_POINT, "point")) < 0) return LG_ERR_MODEL;
+  if (two && (d.q = named(S, &v[1], SEMA_POINT, "point")) < 0) return LG_ERR_MODEL;
+  if (fr->text && (d.frame = named(S, fr, SEMA_FRAME, "frame")) < 0) return LG_ERR_MODEL;
+  const char *need = NULL;
+  int between = d.kind == LANG_DRAW_CAPSULE || (d.kind == LANG_DRAW_CYLINDER && two);
+  if (d.kind == LANG_DRAW_CAPSULE && !two) need = "two points: draw capsule P Q radius r";
+  else if (two && !between) need = "one point (a capsule or a cylinder joins two)";
+  else if (between && (fr->text || ax->text || st->u.draw.at[0] || st->u.draw.val[1]))
+    need = "its two points and a radius only: draw capsule P Q radius r";
+  else if ((d.kind == LANG_DRAW_DISK || (d.kind == LANG_DRAW_CYLINDER && !two)) &&
+           (!fr->text || !ax->text))
+    need = "a frame and an axis: draw disk P in B axis y radius r";
+  else if (d.kind == LANG_DRAW_BOX && (!fr->text || !st->u.draw.val[2]))
+    need = "a frame and its size: draw box P in B size a, b, c";
+  else if (d.kind != LANG_DRAW_BOX && (!st->u.draw.val[0] || st->u.draw.val[2]))
+    need = "a radius (and no size): radius r";
+  else if (d.kind == LANG_DRAW_CYLINDER && !two && !st->u.draw.val[1])
+    need = "a length: draw cylinder P in B axis z radius r length l";
+  else if (st->u.draw.at[0] && !fr->text)
+    need = "a frame for its offset: in B at x, y, z";
+  else if (d.kind == LANG_DRAW_SPHERE && st->u.draw.val[1])
+    need = "a radius only";
+  if (need) {
+    sema_fail(S, st->u.draw.what.line, st->u.draw.what.col, "'draw %s' needs %s", what, need);
+    return LG_ERR_MODEL;
+  }
+  if (ax->text) {
+    d.axis = !strcmp(ax->text, "x") ? 0 : !strcmp(ax->text, "y") ? 1 : !strcmp(ax->text, "z") ? 2
+                                                                                            : -1;
+    if (d.axis < 0) {
+      sema_fail(S, ax->line, ax->col, "the axis of a shape is x, y or z (of its frame), not "
+                "'%s'", ax->text);
+      return LG_ERR_MODEL;
+    }
+  }
+  for (int k = 0; k < 3; k++) {
+    if (st->u.draw.val[k] && !(d.val[k] = sema_scalar(S, st->u.draw.val[k], "a shape's size")))
+      return LG_ERR_MODEL;
+    if (st->u.draw.at[k] && !(d.at[k] = sema_scalar(S, st->u.draw.at[k], "a shape's offset")))
+      return LG_ERR_MODEL;
+  }
+  if (!LG_PUSH(S->out->draws, S->out->ndraws, S->out->draws_cap, d)) return LG_ERR_NOMEM;
+  return LG_OK;
+}
+
 static lg_status draw(sema *S, const lang_stmt *st) {
   lang_model *lm = S->out;
   int segment = !strcmp(st->u.draw.what.text, "segment");
+  if (!segment && strcmp(st->u.draw.what.text, "trail")) return draw_shape(S, st);
   int pts[2] = {-1, -1};
   for (size_t i = 0; i < st->u.draw.n; i++) {
     const lang_ident *id = &st->u.draw.v[i];
@@ -534,7 +591,7 @@ static lg_status draw(sema *S, const lang_stmt *st) {
     if (segment && i < 2) pts[i] = p;
     if (segment && i < 1) continue;
     lang_draw d = {segment ? LANG_DRAW_SEGMENT : LANG_DRAW_TRAIL, segment ? pts[0] : p,
-                   segment ? pts[1] : -1, st->line, st->col};
+                   segment ? pts[1] : -1, st->line, st->col, -1, 0, {NULL}, {NULL}};
     if (!LG_PUSH(lm->draws, lm->ndraws, lm->draws_cap, d)) return LG_ERR_NOMEM;
   }
   return LG_OK;
@@ -588,6 +645,7 @@ lg_status sema_statement(sema *S, const lang_stmt *st) {
   case LANG_STMT_SPRING: return spring(S, st);
   case LANG_STMT_DAMPER: return damper(S, st);
   case LANG_STMT_OUTPUT: return sema_output(S, st);
+  case LANG_STMT_WHEN: return sema_when(S, st);
   default: return LG_OK;
   }
 }

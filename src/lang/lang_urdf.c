@@ -83,6 +83,7 @@ typedef struct ulink {
   int parent_joint; /* -1: none (the root) */
   int has_inertial, iline, icol;
   double mass, com[3], I[6]; /* I: Ixx Iyy Izz Ixy Iyz Izx in the link frame */
+  const xmlNode *node;       /* the <link> (its <visual>s are drawn) */
 } ulink;
 
 typedef struct ujoint {
@@ -311,6 +312,7 @@ static lg_status read_link(urdf *U, const xmlNode *n) {
   ulink L = {0};
   node_pos(U, n, &L.line, &L.col);
   L.parent_joint = -1;
+  L.node = n;
   L.urdf = prop(U, n, "name");
   if (!L.urdf) return U->oom ? LG_ERR_NOMEM : fail(U, L.line, L.col, "<link> needs a name");
   if (find_link(U, L.urdf) >= 0)
@@ -584,6 +586,64 @@ static void write_link_mass(urdf *U, const ulink *L) {
          L->name, n[0], n[1], n[2], n[3], n[4], n[5]);
 }
 
+/* The <visual>s of link L as `draw` shapes in its frame, at their origin
+ * (a turned origin gets a frame of its own, LINK_v1 ...): a box, a
+ * cylinder (along the visual's z), a sphere; a mesh has no size the URDF
+ * gives, so it is left out with a note. */
+static lg_status write_visuals(urdf *U, const ulink *L) {
+  int k = 0;
+  for (const xmlNode *v = L->node->children; v; v = v->next) {
+    if (!is_elem(v, "visual")) continue;
+    int line, col;
+    node_pos(U, v, &line, &col);
+    const xmlNode *g = child(v, "geometry");
+    const xmlNode *box = g ? child(g, "box") : NULL, *cyl = g ? child(g, "cylinder") : NULL;
+    const xmlNode *sph = g ? child(g, "sphere") : NULL;
+    if (!box && !cyl && !sph) {
+      const xmlNode *mesh = g ? child(g, "mesh") : NULL;
+      add_note(U, line, col, "a <visual> of link '%s' is %s: not drawn (animate draws boxes, "
+               "cylinders and spheres)", L->urdf, mesh ? "a mesh" : "no box, cylinder or sphere");
+      continue;
+    }
+    double xyz[3] = {0, 0, 0}, rpy[3] = {0, 0, 0}, size[3] = {0, 0, 0}, r = 0, len = 0;
+    lg_status st = origin(U, v, xyz, rpy);
+    if (st == LG_OK && box) st = numbers(U, box, "size", size, 3);
+    if (st == LG_OK && cyl) st = numbers(U, cyl, "radius", &r, 1);
+    if (st == LG_OK && cyl) st = numbers(U, cyl, "length", &len, 1);
+    if (st == LG_OK && sph) st = numbers(U, sph, "radius", &r, 1);
+    if (st != LG_OK) return st;
+    char frame[640], at[3 * LG_DOUBLE_CHARS + 8], n[3][LG_DOUBLE_CHARS];
+    snprintf(frame, sizeof frame, "%s", L->name);
+    double off[3] = {xyz[0], xyz[1], xyz[2]};
+    if (nonzero3(rpy)) {
+      /* the visual's own frame; its offset measured along its axes: R^T xyz */
+      do snprintf(frame, sizeof frame, "%s_v%d", L->name, ++k);
+      while (taken(U, frame));
+      if (!take(U, frame)) return LG_ERR_NOMEM;
+      emit(U, line, col, "frame %s = space_fixed(%s, xyz, %s, %s, %s)", frame, L->name,
+           lg_fmt_double(n[0], rpy[0]), lg_fmt_double(n[1], rpy[1]), lg_fmt_double(n[2], rpy[2]));
+      double R[9];
+      rpy_matrix(rpy, R);
+      for (int i = 0; i < 3; i++) off[i] = R[i] * xyz[0] + R[3 + i] * xyz[1] + R[6 + i] * xyz[2];
+    }
+    at[0] = 0;
+    if (nonzero3(off))
+      snprintf(at, sizeof at, " at %s, %s, %s", lg_fmt_double(n[0], off[0]),
+               lg_fmt_double(n[1], off[1]), lg_fmt_double(n[2], off[2]));
+    if (box)
+      emit(U, line, col, "draw box %s_o in %s size %s, %s, %s%s", L->name, frame,
+           lg_fmt_double(n[0], size[0]), lg_fmt_double(n[1], size[1]),
+           lg_fmt_double(n[2], size[2]), at);
+    else if (cyl)
+      emit(U, line, col, "draw cylinder %s_o in %s axis z radius %s length %s%s", L->name, frame,
+           lg_fmt_double(n[0], r), lg_fmt_double(n[1], len), at);
+    else
+      emit(U, line, col, "draw sphere %s_o in %s radius %s%s", L->name, frame,
+           lg_fmt_double(n[0], r), at);
+  }
+  return LG_OK;
+}
+
 /* The coordinates' names of joint J (suffixes of its model name). */
 static int coord_suffixes(int type, const char *const **suf) {
   static const char *const one[] = {""};
@@ -745,6 +805,8 @@ static lg_status translate(urdf *U, const xmlNode *robot) {
     else
       emit(U, J->mline, J->mcol, "constraint %s = %s*%s", J->name, a, M->name);
   }
+  for (size_t i = 0; i < U->nlinks; i++)
+    if ((st = write_visuals(U, &U->links[i])) != LG_OK) return st;
   return U->oom || U->x->text.oom ? LG_ERR_NOMEM : LG_OK;
 }
 

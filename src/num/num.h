@@ -46,6 +46,9 @@ typedef struct num_work {
   int *ipiv;
   long broke_at;              /* after a singular solve: the unknown (coordinate
                                  i < n, or multiplier n + r) where it broke */
+  lg_scratch scratch;         /* per-call scratch (projection): mark, use,
+                                 release; kept, so a warm path allocates
+                                 nothing */
 } num_work;
 
 /* Resolve parameter values (defaults in declaration order, then
@@ -92,6 +95,10 @@ lg_status num_system_add_orientations(mech_model *mm, const mech_eom *e, num_sys
  * sequence, the angle, another sequence to use) and return 1; else 0 and
  * diag is unchanged. */
 int num_orientation_singular(const num_system *s, const double *q, lg_diag *diag);
+/* The same, naming the matrix `what` ("Kane's mass matrix"; NULL: M or the
+ * augmented matrix as s has constraints); s NULL: 0. */
+int num_orientation_singular_as(const num_system *s, const double *q, const char *what,
+                                lg_diag *diag);
 
 /* ---- the forms `eval` reports (num_forms.c), after num_evaluate ------------------------ */
 /* res = J^T lam (n): the constraint forces */
@@ -161,6 +168,54 @@ double num_aux_event(const num_aux *a, num_aux_work *w, double t, const double *
 /* "conservative: W = 0" or "work by dissipation D, ..." */
 void num_aux_describe(const num_aux *a, char *buf, size_t size);
 
+/* ---- events (num_events.c) -----------------------------------------------------------
+ * The model's `when` statements compiled over Lagrange's state [t, q, q',
+ * params] (Kane's method without speeds of its own has the same state):
+ * one tape of the guards g_i (A - B) and one of every reset value, in
+ * statement order. Immutable after the build; params are the caller's. */
+typedef struct num_event_def {
+  const sym_node *g;
+  int dir;                          /* -1: fires on a downward crossing, +1 upward */
+  int stop;
+  size_t nset;
+  const int *target;                /* coordinate indices */
+  const unsigned char *rate;        /* 1: assigns q'[target], 0: q[target] */
+  const sym_node *const *value;
+} num_event_def;
+
+typedef struct num_events {
+  size_t nev, n, np, nval;
+  int *dir, *stop;
+  size_t *off;                      /* nev + 1: event i's values are off[i]..off[i+1) */
+  int *target;                      /* nval: index into [q; q'] (rate: n + coordinate) */
+  const double *params;             /* np (set by the caller before a run) */
+  sym_tape *guard, *reset;
+} num_events;
+
+lg_status num_events_build(mech_model *mm, const mech_eom *e, const num_event_def *defs,
+                           size_t nev, const num_setting *set, size_t nset, num_events **out,
+                           lg_diag *diag);
+void num_events_free(num_events *ev);
+/* Scratch doubles the evaluations need. */
+size_t num_events_work_size(const num_events *ev);
+/* g[nev] at (t, q, qd). */
+void num_events_guards(const num_events *ev, double *work, double t, const double *q,
+                       const double *qd, double *g);
+/* Event i's assignments to (q, qd), their values taken at the state
+ * before (all of them before any is made). */
+void num_events_apply(const num_events *ev, double *work, size_t i, double t, double *q,
+                      double *qd);
+/* The events that fired at t (fired[nev] nonzero) as one group: 1 when
+ * one of them is `stop` (nothing changes), else each one's assignments in
+ * statement order, and 0. */
+int num_events_fire(const num_events *ev, double *work, const int *fired, double t,
+                    double *q, double *qd);
+/* Rates after a reset onto J q' + b = 0 in the mass-matrix metric (the
+ * constraints' impulsive response): q' += M^-1 J^T mu with J q' + b = 0.
+ * LG_ERR_NUMERIC when the augmented matrix is singular. */
+lg_status num_events_project_rates(const num_system *s, num_work *w, double t,
+                                   const double *q, double *qd);
+
 /* ---- outputs (num_outputs.c) ----------------------------------------------------------
  * The model's outputs (mech_noutputs, in order) as one tape over
  * [t, q (n), q' (n), params (np), q'' (n), lam (m)] (n, m: e's), with T and
@@ -188,16 +243,27 @@ void num_outputs_eval(const num_outputs *o, const double *in, double *res, doubl
  * frame at (t, q), from one tape over [t, q, params]. Outputs: 3 per point
  * (x, y, z in the inertial frame), from o_rot 9 per body (R, row-major:
  * v_body = R v_inertial), from o_gravity the gravity vector (3), from
- * o_mass 7 per body (mass, Ixx Iyy Izz Ixy Iyz Izx). Immutable. */
+ * o_mass 7 per body (mass, Ixx Iyy Izz Ixy Iyz Izx), from o_extra 9 per
+ * extra frame (its R as the bodies'; frame -1: the identity), then the
+ * extra scalars (NULL: 0) in the order given. Immutable. */
 typedef struct num_scene {
   size_t n, np, npoints, nbodies, nin, nout;
-  size_t o_rot, o_gravity, o_mass;
+  size_t o_rot, o_gravity, o_mass, o_extra;
   double *params;
   sym_tape *tape;
 } num_scene;
 
+/* What the scene shows besides points and bodies (the shapes of `draw`):
+ * frames' rotations and scalars over [t, q, params]. */
+typedef struct num_scene_extra {
+  size_t nframes, nscalars;
+  const int *frames;
+  const sym_node *const *scalars;
+} num_scene_extra;
+
+/* extra may be NULL (none). */
 lg_status num_scene_build(mech_model *mm, const num_setting *set, size_t nset,
-                          num_scene **out, lg_diag *diag);
+                          const num_scene_extra *extra, num_scene **out, lg_diag *diag);
 void num_scene_free(num_scene *sc);
 /* Scratch for num_scene_eval (lg_free it); NULL on OOM. */
 double *num_scene_work(const num_scene *sc);
@@ -251,6 +317,8 @@ typedef struct num_sim_opts {
    * the default then picks over Adams, as for Lagrange's projection. */
   int (*kane_project)(void *ud, double t, double *q, double *u);
   void *kane_project_ud;
+  /* The model's events (NULL: none); over Lagrange's state only. */
+  const num_events *events;
 } num_sim_opts;
 
 /* The ERK table NUM_INT_ERK picks at a tolerance (DOPRI, VERNER or FEHLBERG). */
@@ -281,6 +349,8 @@ typedef struct num_sim_stats {
   int fail_row, fail_coord;
   int jit;                   /* compiled code ran, from about t = jit_t */
   double jit_t;
+  long events;               /* event groups that fired (resets and stop) */
+  double event_work;         /* energy the resets changed (in W) */
 } num_sim_stats;
 
 /* One output point. */
@@ -335,6 +405,9 @@ lg_status num_kane_evaluator_run(const num_kane_evaluator *ev, const double *par
                                  const double *u, int have_u, num_kane_result *r,
                                  lg_diag *diag);
 void num_kane_evaluator_free(num_kane_evaluator *ev);
+/* Name an Euler-angle singularity when Kane's mass matrix is singular,
+ * from s's frames (borrowed: must outlive ev; same coordinates). */
+void num_kane_evaluator_orient(num_kane_evaluator *ev, const num_system *s);
 
 /* ---- Kane's method over time: x = [q; u] ---------------------------------------------- */
 typedef struct num_kane_system {
@@ -347,6 +420,8 @@ typedef struct num_kane_system {
   size_t o_kkt;                 /* the [M A^T; A 0] system in the work array */
   size_t o_out;                 /* where the outputs start in the work array */
   size_t nwork;                 /* doubles of work */
+  const num_system *orient;     /* optional, borrowed: names an Euler-angle
+                                   singularity when M is singular */
 } num_kane_system;
 
 /* The state x = [q; u] of num_kane_system: u has p speeds, the independent

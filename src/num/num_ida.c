@@ -37,6 +37,10 @@ typedef struct dae {
   int *hrows;     /* their indices */
   size_t N;       /* unknowns: 2n + m + nh (+1 for W) */
   int work;
+  int nroots;     /* stop_when's g (when there is one), then the events' */
+  int *fired;     /* nroots flags, then nroots directions */
+  double *evw;    /* the events' scratch */
+  double w_jump;  /* the energy resets changed (added to W) */
 } dae;
 
 /* y = [q (n), v (n), lam (m), mu (nh), W] */
@@ -126,8 +130,12 @@ static int root(sunrealtype t, N_Vector y, N_Vector yp, sunrealtype *g, void *ud
   (void)yp;
   dae *D = ud;
   const double *Y = N_VGetArrayPointer(y);
-  g[0] = num_aux_event(D->o->aux, &D->aw, t, Y, Y + D->s->n);
-  return isfinite(g[0]) ? 0 : 1;
+  int k = 0;
+  if (D->o->aux && D->o->aux->event) g[k++] = num_aux_event(D->o->aux, &D->aw, t, Y, Y + D->s->n);
+  if (D->o->events) num_events_guards(D->o->events, D->evw, t, Y, Y + D->s->n, g + k);
+  for (int i = 0; i < D->nroots; i++)
+    if (!isfinite(g[i])) return 1;
+  return 0;
 }
 
 typedef struct ida_run {
@@ -210,7 +218,13 @@ static lg_status setup(dae *D, const num_sim_opts *o, const double *q, const dou
   IDASetInitStep(I->mem, fmin(1e-4, o->dt));
   IDASetMaxNumSteps(I->mem, NUM_STEP_CHUNK);
   IDASetErrFile(I->mem, NULL);
-  if (o->aux && o->aux->event) IDARootInit(I->mem, 1, root);
+  if (D->nroots) {
+    int *dir = D->fired + D->nroots, k = 0;
+    if (o->aux && o->aux->event) dir[k++] = 0;
+    for (size_t i = 0; o->events && i < o->events->nev; i++) dir[k++] = o->events->dir[i];
+    IDARootInit(I->mem, D->nroots, root);
+    IDASetRootDirection(I->mem, dir);
+  }
   I->A = SUNDenseMatrix((sunindextype)N, (sunindextype)N, I->ctx);
   I->LS = I->A ? SUNLinSol_Dense(I->y, I->A, I->ctx) : NULL;
   if (!I->LS || IDASetLinearSolver(I->mem, I->LS, I->A) != IDA_SUCCESS) return LG_ERR_NOMEM;
@@ -228,6 +242,7 @@ static int deliver(dae *D, double t, const double *Y, num_sim_output out, void *
                      o + s->o_C};
   if (D->o->aux) num_aux_power(D->o->aux, &D->aw, t, Y, Y + s->n, NULL, &p.E, NULL);
   if (D->work) p.W = Y[D->N - 1];
+  p.W += D->w_jump;
   num_tally(st, &p, o + s->o_Cd, s->m, ref, have_ref);
   return out ? out(ud, &p) : 0;
 }
@@ -299,6 +314,57 @@ static int solve_to(ida_run *I, double tout, double *t, num_budget *b, double *h
   }
 }
 
+static double energy_at(dae *D, double t, const double *Y) {
+  double E;
+  if (D->o->aux) {
+    num_aux_power(D->o->aux, &D->aw, t, Y, Y + D->s->n, NULL, &E, NULL);
+    return E;
+  }
+  num_evaluate(D->s, &D->w, t, Y, Y + D->s->n);
+  return D->w.out[D->s->o_T] + D->w.out[D->s->o_V];
+}
+
+/* A root (see num_simulate.c, at_events): 1 ends the run, 0 goes on
+ * from the reset state (IDA restarted at consistent y, y'). */
+static int at_events(dae *D, ida_run *I, double t, num_sim_output out, void *ud,
+                     num_sim_stats *st, double *ref, int *have_ref, lg_diag *diag) {
+  int *info = D->fired, k0 = D->o->aux && D->o->aux->event ? 1 : 0;
+  double *Y = N_VGetArrayPointer(I->y);
+  size_t n = D->s->n;
+  IDAGetRootInfo(I->mem, info);
+  if (k0 && info[0]) {
+    st->stopped = 1;
+    deliver(D, t, Y, out, ud, st, ref, have_ref);
+    return 1;
+  }
+  st->events++;
+  if (deliver(D, t, Y, out, ud, st, ref, have_ref)) return 1;
+  double *q = lg_malloc((2 * n + 1) * sizeof *q);
+  if (!q) return 1;
+  memcpy(q, Y, 2 * n * sizeof *q);
+  if (num_events_fire(D->o->events, D->evw, info + k0, t, q, q + n)) {
+    st->stopped = 1;
+    lg_free(q);
+    return 1;
+  }
+  double E0 = energy_at(D, t, Y), Wnow = D->work ? Y[D->N - 1] : 0;
+  num_events_project_rates(D->s, &D->w, t, q, q + n);
+  lg_diag d;
+  lg_diag_clear(&d);
+  lg_status r = initial_values(D, t, q, q + n, I, st, &d);
+  lg_free(q);
+  if (r != LG_OK) {
+    *diag = d;
+    return -1;
+  }
+  if (D->work) Y[D->N - 1] = Wnow;
+  double dE = energy_at(D, t, Y) - E0;
+  D->w_jump += dE;
+  st->event_work += dE;
+  IDAReInit(I->mem, t, I->y, I->yp);
+  return deliver(D, t, Y, out, ud, st, ref, have_ref) ? 1 : 0;
+}
+
 static lg_status march(dae *D, const num_sim_opts *o, ida_run *I, num_sim_output out,
                        void *ud, num_sim_stats *st, lg_diag *diag) {
   const double *Y = N_VGetArrayPointer(I->y);
@@ -311,9 +377,14 @@ static lg_status march(dae *D, const num_sim_opts *o, ida_run *I, num_sim_output
     int flag = solve_to(I, tout, &t, &b, &h, o->tf);
     if (flag < 0) return ida_failure(D, I, st, t, flag, h, &b, diag);
     if (flag == IDA_ROOT_RETURN) {
-      st->stopped = 1;
-      deliver(D, t, Y, out, ud, st, &ref, &have_ref);
-      break;
+      int r = at_events(D, I, t, out, ud, st, &ref, &have_ref, diag);
+      if (r < 0) {
+        num_fail(diag, st, t, diag->message, NULL);
+        return LG_ERR_NUMERIC;
+      }
+      if (r) break;
+      k--; /* the same output time next */
+      continue;
     }
     if (deliver(D, t, Y, out, ud, st, &ref, &have_ref)) break;
   }
@@ -360,8 +431,14 @@ lg_status num_simulate_ida(const num_system *s, const num_sim_opts *o, double *q
   for (size_t r = 0; st == LG_OK && r < s->m; r++)
     if (s->row_holonomic[r]) D.hrows[D.nh++] = (int)r;
   D.N = 2 * s->n + s->m + D.nh + (size_t)D.work;
+  D.nroots = (o->aux && o->aux->event ? 1 : 0) + (o->events ? (int)o->events->nev : 0);
+  D.fired = lg_calloc(2 * (size_t)D.nroots + 1, sizeof *D.fired);
+  D.evw = o->events ? lg_calloc(num_events_work_size(o->events), sizeof *D.evw) : NULL;
+  if (!D.fired || (o->events && !D.evw)) st = LG_ERR_NOMEM;
   if (st == LG_OK) st = run(&D, o, q, qd, out, ud, stats, diag);
   lg_free(D.hrows);
+  lg_free(D.fired);
+  lg_free(D.evw);
   num_aux_work_free(&D.aw);
   num_work_free(&D.w);
   return st;

@@ -34,7 +34,12 @@ struct num_kane_evaluator {
   sym_tape *tape;
   int default_speeds;
   int *speed_qd;        /* p: the q' a default speed is, or -1 */
+  const num_system *orient; /* frames by Euler angles, or NULL */
 };
+
+void num_kane_evaluator_orient(num_kane_evaluator *ev, const num_system *s) {
+  ev->orient = s;
+}
 
 static lg_status build_tape(mech_model *mm, const mech_kane *k, const num_setting *set,
                             size_t nset, num_kane_evaluator *ev, lg_diag *diag) {
@@ -215,6 +220,8 @@ lg_status num_kane_evaluator_run(const num_kane_evaluator *ev, const double *par
     memcpy(r->M, out + p, p * p * sizeof *r->M);
     memcpy(r->f, out + p + p * p, p * sizeof *r->f);
     st = solve_ud(r, p, diag);
+    if (st == LG_ERR_NUMERIC) /* gimbal lock, not the masses */
+      num_orientation_singular_as(ev->orient, q, "Kane's mass matrix", diag);
   }
   if (st == LG_OK) { /* again with u' for q'' */
     memcpy(in + 1 + 2 * n + p, r->ud, p * sizeof *r->ud);
@@ -392,6 +399,8 @@ lg_status num_kane_rhs(const num_kane_system *k, double *w, double t, const doub
     lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
                 mc ? "Kane's equations are singular (mass matrix, or the velocity constraints)"
                    : "Kane's mass matrix is singular");
+    num_orientation_singular_as(k->orient, x, mc ? "Kane's equations [[M, A^T], [A, 0]]"
+                                                 : "Kane's mass matrix", diag);
     return LG_ERR_NUMERIC;
   }
   memcpy(dx + n, b, p * sizeof *dx);

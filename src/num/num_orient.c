@@ -41,6 +41,12 @@ static double distance(const num_euler *E, double a) {
 }
 
 int num_orientation_singular(const num_system *s, const double *q, lg_diag *diag) {
+  return num_orientation_singular_as(s, q, NULL, diag);
+}
+
+int num_orientation_singular_as(const num_system *s, const double *q, const char *what,
+                                lg_diag *diag) {
+  if (!s) return 0;
   const num_euler *E = NULL;
   for (size_t i = 0; i < s->neuler; i++)
     if (distance(&s->euler[i], q[s->euler[i].coord[1]]) < 1e-6 &&
@@ -63,10 +69,11 @@ int num_orientation_singular(const num_system *s, const double *q, lg_diag *diag
   if (!diag) return 1;
   diag->status = LG_OK; /* this replaces the generic message */
   lg_diag_set(diag, LG_ERR_NUMERIC, NULL, 0, 0,
-              "the %s is singular at this state: frame %s's Euler angles %s(%s, %s, %s, %s, "
+              "%s is singular at this state: frame %s's Euler angles %s(%s, %s, %s, %s, "
               "%s) are at their singularity %s = %.6g (%s(%s) = 0: the first and third "
               "rotations turn about one axis, gimbal lock), not for want of mass or inertia",
-              s->m ? "augmented mass matrix [[M, -J^T], [J, 0]]" : "mass matrix", E->frame,
+              what ? what : s->m ? "the augmented mass matrix [[M, -J^T], [J, 0]]" : "the mass matrix",
+              E->frame,
               how, E->parent, E->seq, names[0], names[1], names[2], mid, q[E->coord[1]],
               sym ? "sin" : "cos", mid);
   lg_diag_hint(diag, "orient %s by another sequence, one whose singularity this motion "

@@ -17,15 +17,16 @@ void num_residuals(const num_system *s, num_work *w, double t, const double *q,
 
 /* x -= J_sel^T (J_sel J_sel^T)^-1 res over the selected rows: 1, or 0 when
  * J_sel J_sel^T is singular, -1 out of memory. */
-static int least_change_step(const num_system *s, const num_work *w, const int *rows,
+static int least_change_step(const num_system *s, num_work *w, const int *rows,
                              size_t k, const double *res, double *x) {
   size_t n = s->n;
   const double *J = w->out + s->o_J;
-  double *G = lg_malloc((k * k + k + 1) * sizeof *G), *y = G ? G + k * k : NULL;
-  lapack_int *ipiv = lg_malloc((k + 1) * sizeof *ipiv);
+  lg_scratch_mark mark = lg_scratch_get_mark(&w->scratch);
+  double *G = lg_scratch_alloc(&w->scratch, (k * k + k + 1) * sizeof *G);
+  double *y = G ? G + k * k : NULL;
+  lapack_int *ipiv = lg_scratch_alloc(&w->scratch, (k + 1) * sizeof *ipiv);
   if (!G || !ipiv) {
-    lg_free(G);
-    lg_free(ipiv);
+    lg_scratch_release(&w->scratch, mark);
     return -1;
   }
   for (size_t a = 0; a < k; a++) {
@@ -39,8 +40,7 @@ static int least_change_step(const num_system *s, const num_work *w, const int *
   int ok = LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)k, 1, G, (lapack_int)k, ipiv, y, 1) == 0;
   for (size_t j = 0; ok && j < n; j++)
     for (size_t a = 0; a < k; a++) x[j] -= J[rows[a] * n + j] * y[a];
-  lg_free(G);
-  lg_free(ipiv);
+  lg_scratch_release(&w->scratch, mark);
   return ok;
 }
 
@@ -86,12 +86,12 @@ lg_status num_project(const num_system *s, num_work *w, double t, double *q, dou
                       double tol, lg_diag *diag) {
   size_t m = s->m;
   if (!m) return LG_OK;
-  int *rows = lg_malloc(m * sizeof *rows);
-  double *res = lg_malloc(2 * m * sizeof *res);
+  lg_scratch_mark mark = lg_scratch_get_mark(&w->scratch);
+  int *rows = lg_scratch_alloc(&w->scratch, m * sizeof *rows);
+  double *res = lg_scratch_alloc(&w->scratch, 2 * m * sizeof *res);
   lg_status st = rows && res ? project(s, w, t, q, qd, tol, rows, res, res + m, diag)
                              : LG_ERR_NOMEM;
   if (st == LG_ERR_NOMEM) lg_diag_set(diag, LG_ERR_NOMEM, NULL, 0, 0, "out of memory");
-  lg_free(rows);
-  lg_free(res);
+  lg_scratch_release(&w->scratch, mark);
   return st;
 }

@@ -7,7 +7,8 @@
 #include <string.h>
 
 /* The outputs in the layout num.h documents (NULL on OOM). */
-static const sym_node **scene_outputs(mech_model *mm, num_scene *sc) {
+static const sym_node **scene_outputs(mech_model *mm, num_scene *sc,
+                                      const num_scene_extra *x) {
   sym_ctx *c = mech_ctx(mm);
   const sym_node **o = lg_calloc(sc->nout + 1, sizeof *o);
   if (!o) return NULL;
@@ -19,6 +20,13 @@ static const sym_node **scene_outputs(mech_model *mm, num_scene *sc) {
     if (!mech_frame_rotation(mm, frame, o + sc->o_rot + 9 * b)) goto oom;
   }
   if (!mech_gravity_inertial(mm, o + sc->o_gravity)) goto oom;
+  for (size_t f = 0; x && f < x->nframes; f++) {
+    const sym_node **R = o + sc->o_extra + 9 * f;
+    if (x->frames[f] >= 0 && !mech_frame_rotation(mm, x->frames[f], R)) goto oom;
+    for (int k = 0; x->frames[f] < 0 && k < 9; k++) R[k] = sym_int(c, k % 4 == 0);
+  }
+  for (size_t j = 0; x && j < x->nscalars; j++)
+    o[sc->o_extra + 9 * x->nframes + j] = x->scalars[j];
   for (size_t j = 0; j < sc->nout; j++)
     if (!o[j]) o[j] = sym_int(c, 0);
   return o;
@@ -28,9 +36,9 @@ oom:
 }
 
 static lg_status scene_tape(mech_model *mm, const num_setting *set, size_t nset,
-                            num_scene *sc, lg_diag *diag) {
+                            const num_scene_extra *x, num_scene *sc, lg_diag *diag) {
   sym_ctx *c = mech_ctx(mm);
-  const sym_node **o = scene_outputs(mm, sc);
+  const sym_node **o = scene_outputs(mm, sc, x);
   const sym_node **in = lg_malloc(sc->nin * sizeof *in);
   lg_status st = o && in ? num_substitute_inputs(mm, set, nset, o, sc->nout) : LG_ERR_NOMEM;
   if (st == LG_OK) {
@@ -49,7 +57,7 @@ static lg_status scene_tape(mech_model *mm, const num_setting *set, size_t nset,
 }
 
 lg_status num_scene_build(mech_model *mm, const num_setting *set, size_t nset,
-                          num_scene **out, lg_diag *diag) {
+                          const num_scene_extra *extra, num_scene **out, lg_diag *diag) {
   *out = NULL;
   num_scene *sc = lg_calloc(1, sizeof *sc);
   if (!sc) return LG_ERR_NOMEM;
@@ -61,11 +69,12 @@ lg_status num_scene_build(mech_model *mm, const num_setting *set, size_t nset,
   sc->o_rot = 3 * sc->npoints;
   sc->o_gravity = sc->o_rot + 9 * sc->nbodies;
   sc->o_mass = sc->o_gravity + 3;
-  sc->nout = sc->o_mass + 7 * sc->nbodies;
+  sc->o_extra = sc->o_mass + 7 * sc->nbodies;
+  sc->nout = sc->o_extra + (extra ? 9 * extra->nframes + extra->nscalars : 0);
   sc->params = lg_calloc(sc->np + 1, sizeof *sc->params);
   lg_status st = sc->params ? mech_resolve_params(mm, set, nset, sc->params, diag)
                             : LG_ERR_NOMEM;
-  if (st == LG_OK) st = scene_tape(mm, set, nset, sc, diag);
+  if (st == LG_OK) st = scene_tape(mm, set, nset, extra, sc, diag);
   if (st != LG_OK) {
     num_scene_free(sc);
     return st;

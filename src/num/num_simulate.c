@@ -60,6 +60,10 @@ struct sim {
   SUNContext ctx;
   N_Vector y;
   num_rhs_fn jit;               /* the compiled right-hand side, once there is one */
+  double *evw;                  /* the events' scratch, then their root flags */
+  int *fired;
+  int nroots;                   /* stop_when's g (when there is one), then the events' */
+  double w_jump;                /* the energy resets changed (added to W) */
   unsigned poll_in;             /* right-hand sides until the next jit_poll */
 };
 
@@ -224,8 +228,19 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud) {
 static int root(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
   sim *S = ud;
   const double *x = N_VGetArrayPointer(y);
-  g[0] = num_aux_event(S->o->aux, &S->aw, t, x, x + S->n);
-  return isfinite(g[0]) ? 0 : 1;
+  int k = 0;
+  if (S->o->aux && S->o->aux->event) g[k++] = num_aux_event(S->o->aux, &S->aw, t, x, x + S->n);
+  if (S->o->events) num_events_guards(S->o->events, S->evw, t, x, x + S->n, g + k);
+  for (int i = 0; i < S->nroots; i++)
+    if (!isfinite(g[i])) return 1;
+  return 0;
+}
+
+/* The directions: stop_when's either way, an event's by its `<` or `>`. */
+static void root_directions(const sim *S, int *dir) {
+  int k = 0;
+  if (S->o->aux && S->o->aux->event) dir[k++] = 0;
+  for (size_t i = 0; S->o->events && i < S->o->events->nev; i++) dir[k++] = S->o->events->dir[i];
 }
 
 /* Interpolated output: Dormand-Prince on an ODE that is not projected
@@ -258,7 +273,12 @@ static int setup_erk(sim *S, double t0) {
     ERKStepSetInterpolantDegree(S->mem, ARK_INTERP_MAX_DEGREE);
   }
   ERKStepSetErrFile(S->mem, NULL);
-  if (S->o->aux && S->o->aux->event) ERKStepRootInit(S->mem, 1, root);
+  if (S->nroots) {
+    int *d = S->fired + S->nroots;
+    root_directions(S, d);
+    ERKStepRootInit(S->mem, S->nroots, root);
+    ERKStepSetRootDirection(S->mem, d);
+  }
   return 1;
 }
 
@@ -303,7 +323,12 @@ static int setup_cvode(sim *S, double t0) {
   CVodeSetUserData(S->mem, S);
   CVodeSetMaxNumSteps(S->mem, interpolates(S) ? NUM_STEP_CHUNK : -1);
   CVodeSetErrFile(S->mem, NULL);
-  if (S->o->aux && S->o->aux->event) CVodeRootInit(S->mem, 1, root);
+  if (S->nroots) {
+    int *d = S->fired + S->nroots;
+    root_directions(S, d);
+    CVodeRootInit(S->mem, S->nroots, root);
+    CVodeSetRootDirection(S->mem, d);
+  }
   if (S->project == lagrange_project) {
     CVodeSetProjFn(S->mem, cvode_project);
     S->project = NULL; /* inside the step now */
@@ -378,6 +403,7 @@ static int emit(sim *S, double t, loop_state *L) {
   num_sim_point p = {t, ob.q, ob.qd, ob.T, ob.V, ob.T + ob.V, 0, ob.C};
   if (S->o->aux) num_aux_power(S->o->aux, &S->aw, t, x, x + S->n, NULL, &p.E, NULL);
   if (S->work) p.W = x[S->n + S->nv];
+  p.W += S->w_jump;
   num_tally(S->stats, &p, ob.Cd, S->m, &L->ref, &L->have_ref);
   return L->out ? L->out(L->ud, &p) : 0;
 }
@@ -491,6 +517,55 @@ static int at_root(sim *S, int flag) {
   return flag == (num_is_erk(S->integ) ? ARK_ROOT_RETURN : CV_ROOT_RETURN);
 }
 
+/* The integrator restarted at (t, y) after a reset. */
+static void restart(sim *S, double t) {
+  if (num_is_erk(S->integ)) ERKStepReset(S->mem, t, S->y);
+  else CVodeReInit(S->mem, t, S->y);
+}
+
+/* E at the state x (T + V without an energy balance). */
+static double energy_at(sim *S, double t, const double *x) {
+  double E;
+  if (S->o->aux) {
+    num_aux_power(S->o->aux, &S->aw, t, x, x + S->n, NULL, &E, NULL);
+    return E;
+  }
+  observation ob;
+  S->observe(S, t, x, &ob);
+  return ob.T + ob.V;
+}
+
+/* A root: stop_when's ends the run (1); the model's events fire as one
+ * group: the row before, then a stop (1) or the resets, the rates made
+ * consistent with the constraints, the energy change into W, a restart
+ * and the row after (0; -1: the caller stops). */
+static int at_events(sim *S, double t, loop_state *L) {
+  int *info = S->fired;
+  if (num_is_erk(S->integ)) ERKStepGetRootInfo(S->mem, info);
+  else CVodeGetRootInfo(S->mem, info);
+  int k0 = S->o->aux && S->o->aux->event ? 1 : 0;
+  double *x = N_VGetArrayPointer(S->y);
+  if (k0 && info[0]) {
+    S->stats->stopped = 1;
+    emit(S, t, L);
+    return 1;
+  }
+  const num_events *ev = S->o->events;
+  S->stats->events++;
+  if (emit(S, t, L)) return 1;
+  double E0 = energy_at(S, t, x);
+  if (num_events_fire(ev, S->evw, info + k0, t, x, x + S->n)) {
+    S->stats->stopped = 1;
+    return 1;
+  }
+  if (S->s && S->m) num_events_project_rates(S->s, &S->w, t, x, x + S->n);
+  double dE = energy_at(S, t, x) - E0;
+  S->w_jump += dE;
+  S->stats->event_work += dE;
+  restart(S, t);
+  return emit(S, t, L) ? 1 : 0;
+}
+
 static lg_status run(sim *S, loop_state *L) {
   const num_sim_opts *o = S->o;
   num_sim_stats *st = S->stats;
@@ -514,9 +589,8 @@ static lg_status run(sim *S, loop_state *L) {
     if (flag < 0 || S->failed || !state_finite(S) || collapsed)
       return failure(S, t, flag, h, &b);
     if (at_root(S, flag)) {
-      st->stopped = 1;
-      emit(S, t, L);
-      break;
+      if (at_events(S, t, L)) break;
+      continue;
     }
     if (S->project && S->project(S, t, x)) {
       if (num_is_erk(S->integ)) ERKStepReset(S->mem, t, S->y);
@@ -543,6 +617,11 @@ static lg_status integrate(sim *S, double *x0, num_sim_output out, void *ud) {
   SUNLinearSolver LS = NULL;
   loop_state L = {out, ud, 0, 0};
   if (S->o->aux && num_aux_work_init(S->o->aux, &S->aw) != LG_OK) return st;
+  S->nroots = (S->o->aux && S->o->aux->event ? 1 : 0) +
+              (S->o->events ? (int)S->o->events->nev : 0);
+  S->fired = lg_calloc(2 * (size_t)S->nroots + 1, sizeof *S->fired);
+  S->evw = S->o->events ? lg_calloc(num_events_work_size(S->o->events), sizeof *S->evw) : NULL;
+  if (!S->fired || (S->o->events && !S->evw)) goto done;
   if (SUNContext_Create(NULL, &S->ctx) != 0) goto done;
   S->y = N_VNew_Serial((sunindextype)S->dim, S->ctx);
   if (!S->y) goto done;
@@ -566,6 +645,8 @@ done:
   if (S->y) N_VDestroy(S->y);
   if (S->ctx) SUNContext_Free(&S->ctx);
   num_aux_work_free(&S->aw);
+  lg_free(S->fired);
+  lg_free(S->evw);
   return st;
 }
 

@@ -239,6 +239,7 @@ lg_status num_work_init(const num_system *s, num_work *w) {
 }
 
 void num_work_free(num_work *w) {
+  lg_scratch_free(&w->scratch);
   lg_free(w->in);
   lg_free(w->out);
   lg_free(w->slots);

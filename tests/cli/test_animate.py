@@ -10,10 +10,16 @@
   binaries write the same bytes.
 - The size bound: a 60 s run of the 40-link chain (bench/models.py) stays
   under 5 MB.
+- `draw` shapes (sphere, capsule, cylinder, disk, box) and URDF visuals
+  reach the data; the bicycle's draws leave its equations as they were.
 - In a real browser (Debian's chromium, headless): for a double pendulum, a
   rigid body and a constrained particle, screenshots at #t=0.5 and #t=2:
   the page reports ready and paused at that time, no console error, the
-  canvas is not blank, and the two pictures differ.
+  canvas is not blank, and the two pictures differ. A spinning wheel (a
+  `draw disk`) seen face-on (#view=z) is round (its drawn extents in x and
+  y agree within 4%) and edge-on (#view=x) thin; a pendulum under gravity
+  along +x hangs below its pivot in the picture (up is against gravity);
+  the bicycle and the URDF arm draw without an error.
 
 usage: test_animate.py LAGRANGE [SANITIZED_LAGRANGE]"""
 import html.parser, json, math, os, re, shutil, subprocess, sys, tempfile
@@ -35,6 +41,30 @@ particle P mass m
 V = -x^4/4
 initial x = 1, x' = 1
 simulate 0 to 5 step 0.01
+"""
+# a wheel spinning about its axle N.z, drawn as a disk (no gravity)
+WHEEL = """coordinates theta
+parameters m = 1, r = 0.3
+frame N
+frame W = rotate(N, N.z, theta)
+point O
+body W mass m at O inertia (m*r^2/4, m*r^2/4, m*r^2/2)
+initial theta' = 2
+simulate 0 to 3 step 0.01
+draw disk O in W axis z radius r width 0.02
+"""
+# a pendulum whose gravity points along +x: its pivot drawn as a box
+HANG = """coordinates theta
+parameters m = 1, l = 1, g = 9.81
+frame N
+frame A = rotate(N, N.z, theta)
+point O
+point P = O + l*A.x
+particle P mass m
+gravity g*N.x
+initial theta = 0.2
+simulate 0 to 3 step 0.01
+draw box O in N size 0.15, 0.15, 0.15
 """
 passed = failed = 0
 
@@ -208,6 +238,45 @@ def option_checks(L, tag, d):
           r.returncode == 0 and os.path.exists(os.path.join(d, "cart_pendulum.html")), r.stderr)
 
 
+def shape_checks(L, tag, d):
+    bike = os.path.join(EX, "whipple_bicycle.lag")
+    plain = os.path.join(d, "bike_plain.lag")
+    open(plain, "w").write("".join(line for line in open(bike) if not line.startswith("draw ")))
+    a, b = run(L, "eom", bike), run(L, "eom", plain)
+    check(f"{tag}: the bicycle's draw statements leave its equations as they were",
+          a.returncode == 0 and a.stdout == b.stdout and "draw disk" in open(bike).read(),
+          a.stderr)
+    out = os.path.join(d, "bike.html")
+    r = run(L, "animate", bike, "--tf", "0.5", "--out", out)
+    data = data_of(parse(out)) if r.returncode == 0 else None
+    shapes = data["shapes"] if data else []
+    check(f"{tag}: the bicycle's shapes reach the data: two disks about their frame's y, "
+          "three capsules, a sphere; a channel per quaternion",
+          [x["kind"] for x in shapes] == ["disk", "disk", "capsule", "capsule", "capsule",
+                                          "sphere"] and
+          shapes[0]["axis"] == 1 and shapes[0]["size"][0] == 0.3 and shapes[1]["size"][0] == 0.35
+          and data["channels"] == 3 * len(data["points"]) + 4 * (len(data["bodies"]) + 6) and
+          data["up"] == [0, 0, -1], r.stderr if not data else shapes)
+    out = os.path.join(d, "arm3.html")
+    r = run(L, "animate", os.path.join(EX, "arm3.urdf"), "--tf", "0.5", "--out", out)
+    data = data_of(parse(out)) if r.returncode == 0 else None
+    shapes = data["shapes"] if data else []
+    check(f"{tag}: arm3.urdf's visuals are drawn: cylinders, boxes and a sphere at their origins",
+          [x["kind"] for x in shapes] == ["cylinder", "cylinder", "cylinder", "box", "sphere",
+                                          "box"] and shapes[0]["at"] == [0, 0, 0.05] and
+          shapes[0]["size"][:2] == [0.12, 0.1] and shapes[3]["size"] == [0.06, 0.06, 0.4],
+          r.stderr if not data else shapes)
+    model = os.path.join(d, "shapes.lag")
+    for bad, what in (("draw disk P radius 0.1\n", "needs a frame and an axis"),
+                      ("draw capsule P radius 0.1\n", "needs two points"),
+                      ("draw box P in N size 1, 2\n", "',' and the next"),
+                      ("draw disk P in N axis w radius 1\n", "x, y or z")):
+        open(model, "w").write(open(CART).read() + bad)
+        r = run(L, "eom", model)
+        check(f"{tag}: {bad.strip()!r} is an error at line 14", r.returncode == 1 and
+              "shapes.lag:14:" in r.stderr and what in r.stderr, r.stderr)
+
+
 def size_check(L, d):
     model = os.path.join(d, "chain40.lag")
     gen = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "models.py"), "chain", "40"],
@@ -284,6 +353,69 @@ def browser_checks(L, d):
               len(a) == len(b) > 0 and differ > 200, differ)
 
 
+def extents(png, keep):
+    """The pixels of the 3D view that keep(r, g, b) accepts: (count, x0, x1, y0, y1,
+    mean x, mean y)."""
+    w, h, rows = pngread.read(png)
+    xs, ys = [], []
+    for y in range(50, h - 50):
+        for x, px in enumerate(rows[y]):
+            if keep(*px[:3]):
+                xs.append(x)
+                ys.append(y)
+    if not xs:
+        return (0, 0, 0, 0, 0, 0, 0)
+    return (len(xs), min(xs), max(xs), min(ys), max(ys), sum(xs) / len(xs), sum(ys) / len(ys))
+
+
+def shape_browser_checks(L, d, browser):
+    profile = os.path.join(d, "profile")
+    wheel = os.path.join(d, "wheel.lag")
+    open(wheel, "w").write(WHEEL)
+    out = os.path.join(d, "wheel.html")
+    r = run(L, "animate", wheel, "--out", out)
+    dark = lambda r_, g, b: max(r_, g, b) < 90  # the disk (0x2b2b30, lit)
+    for t in ("0.4", "2"):
+        png = os.path.join(d, f"wheel-z-{t}.png")
+        lines = shoot(browser, out, f"{t}&view=z", png, profile) if r.returncode == 0 else []
+        n, x0, x1, y0, y1, _, _ = extents(png, dark) if os.path.exists(png) else (0,) * 7
+        wx, wy = x1 - x0 + 1, y1 - y0 + 1
+        check(f"browser: a wheel face-on (#t={t}&view=z) is round: {wx} x {wy} pixels",
+              any("ready" in x for x in lines) and n > 5000 and abs(wx / wy - 1) < 0.04 and
+              abs(n / (math.pi * wx * wy / 4) - 1) < 0.05, (lines, n, wx, wy))
+    png = os.path.join(d, "wheel-x.png")
+    lines = shoot(browser, out, "1&view=x", png, profile) if r.returncode == 0 else []
+    n, x0, x1, y0, y1, _, _ = extents(png, dark) if os.path.exists(png) else (0,) * 7
+    wx, wy = x1 - x0 + 1, y1 - y0 + 1
+    check(f"browser: the same wheel edge-on (view=x) is thin: {wx} x {wy} pixels",
+          any("ready" in x for x in lines) and n > 200 and wy < 0.1 * wx, (lines, n, wx, wy))
+    hang = os.path.join(d, "hang.lag")
+    open(hang, "w").write(HANG)
+    out = os.path.join(d, "hang.html")
+    r = run(L, "animate", hang, "--out", out)
+    png = os.path.join(d, "hang.png")
+    lines = shoot(browser, out, "0", png, profile) if r.returncode == 0 else []
+    ok = os.path.exists(png)
+    bob = extents(png, lambda r_, g, b: r_ > 150 and g < 110 and b < 100) if ok else (0,) * 7
+    pivot = extents(png, lambda r_, g, b: g > r_ + 30 and g > b + 20 and g < 200) if ok else (0,) * 7
+    check(f"browser: gravity along +x: the bob (y = {bob[6]:.0f}) hangs below its pivot "
+          f"(y = {pivot[6]:.0f}) in the picture",
+          any("ready" in x for x in lines) and bob[0] > 100 and pivot[0] > 100 and
+          bob[6] > pivot[6] + 100, (lines, bob, pivot))
+    for name, model in (("the bicycle", os.path.join(EX, "whipple_bicycle.lag")),
+                        ("the URDF arm", os.path.join(EX, "arm3.urdf"))):
+        out = os.path.join(d, os.path.basename(model) + ".html")
+        r = run(L, "animate", model, "--tf", "2", "--out", out)
+        png = out + ".png"
+        lines = shoot(browser, out, "1", png, profile) if r.returncode == 0 else []
+        n = extents(png, lambda r_, g, b: max(r_, g, b) < 150 or abs(r_ - g) > 40 or
+                    abs(g - b) > 40)[0] if os.path.exists(png) else 0
+        check(f"browser: {name} draws its shapes without an error ({n} pixels)",
+              any("ready t=1.000" in x for x in lines) and
+              not any("error" in x.lower() or "Uncaught" in x for x in lines) and n > 300,
+              (r.stderr[-300:], lines, n))
+
+
 with tempfile.TemporaryDirectory() as d:
     texts = []
     for i, b in enumerate(BINS):
@@ -292,10 +424,13 @@ with tempfile.TemporaryDirectory() as d:
         os.mkdir(sub)
         texts.append(file_checks(b, tag, sub))
         option_checks(b, tag, sub)
+        shape_checks(b, tag, sub)
     if len(texts) == 2:
         check("release and sanitized binaries write the same HTML",
               texts[0] is not None and texts[0] == texts[1])
     size_check(BINS[0], d)
     browser_checks(BINS[0], d)
+    if chromium():
+        shape_browser_checks(BINS[0], d, chromium())
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -35,10 +35,11 @@ with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, f"{how}_{seq}.lag")
         with open(path, "w") as fh:
             fh.write(BODY.format(how=how, seq=seq, theta=theta))
-        for cmd in (["eval"], ["simulate"]):
+        for cmd in (["eval"], ["simulate"], ["eval", "--method", "kane"],
+                    ["simulate", "--method", "kane"]):
             r = subprocess.run([BIN, *cmd, path], capture_output=True, text=True, timeout=60)
             err = r.stderr
-            check(f"{how} {seq} at theta = {theta}: {cmd[0]} names the Euler singularity",
+            check(f"{how} {seq} at theta = {theta}: {' '.join(cmd)} names the Euler singularity",
                   r.returncode != 0 and "frame B's Euler angles" in err and
                   f"{how}(N, {seq}, psi, theta, phi)" in err and "gimbal lock" in err and
                   why in err and "theta = " in err and other in err and
@@ -47,13 +48,37 @@ with tempfile.TemporaryDirectory() as tmp:
         r = subprocess.run([BIN, "eval", path, "--state", "theta=0.4"], capture_output=True,
                            text=True, timeout=60)
         check(f"{how} {seq} at theta = 0.4: eval works", r.returncode == 0, r.stderr)
+        # Kane's method with its own speeds (state [q; u]): Kane's mass matrix
+        # is singular at the same place and says why
+        own = os.path.join(tmp, f"{how}_{seq}_own.lag")
+        with open(own, "w") as fh:
+            fh.write(BODY.format(how=how, seq=seq, theta=theta) +
+                     "speeds u1 u2 u3\nkinematics psi' = u1, theta' = u2, phi' = u3\n")
+        for cmd in ("eval", "simulate"):
+            r = subprocess.run([BIN, cmd, "--method", "kane", own], capture_output=True,
+                               text=True, timeout=60)
+            err = r.stderr
+            check(f"{how} {seq} own speeds: {cmd} --method kane names the Euler singularity",
+                  r.returncode != 0 and "Kane's mass matrix is singular" in err and
+                  "frame B's Euler angles" in err and "gimbal lock" in err and other in err and
+                  "check masses and inertias" not in err, err)
+        # equilibria searches with M, never the old advice at a gimbal lock
+        for method in ("lagrange", "kane"):
+            r = subprocess.run([BIN, "equilibria", "--method", method, path, "--box",
+                                f"theta={theta}:{float(theta) + 1e-15!r}"],
+                               capture_output=True, text=True, timeout=60)
+            check(f"{how} {seq}: equilibria --method {method} at the gimbal lock",
+                  "check masses and inertias" not in r.stderr and
+                  (r.returncode == 0 or "gimbal lock" in r.stderr), r.stderr)
     # a coordinate without inertia is still a missing inertia
     path = os.path.join(tmp, "massless.lag")
     with open(path, "w") as fh:
         fh.write("coordinates x y\nT = 1/2*x'^2\nV = y^2\n")
-    r = subprocess.run([BIN, "eval", path], capture_output=True, text=True, timeout=60)
-    check("a coordinate without inertia: check masses and inertias",
-          r.returncode != 0 and "check masses and inertias" in r.stderr and "Euler" not in r.stderr,
-          r.stderr)
+    for method in ("lagrange", "kane"):
+        r = subprocess.run([BIN, "eval", "--method", method, path], capture_output=True,
+                           text=True, timeout=60)
+        check(f"a coordinate without inertia ({method}): no Euler angles named",
+              r.returncode != 0 and "Euler" not in r.stderr and
+              (method == "kane" or "check masses and inertias" in r.stderr), r.stderr)
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -296,7 +296,96 @@ for name, text in CASES:
     check(worst_lam < 1e-12, "%s: %s_multipliers = eval's lam (rel. %.1e)"
           % (name, name, worst_lam), worst_lam)
 
-# without outputs, nothing changes unless asked; Kane's method and Python refuse them
+# 7b. Kane's method (x = Kane's state as NAME_rhs takes it) and Python (NumPy module):
+# NAME_outputs / outputs() and NAME_multipliers / multipliers() equal the library
+import importlib.util  # noqa: E402
+
+
+def kane_x(mk, q, qd):
+    """Kane's state for (q, q'): [q; q'] without speeds of its own, else [q; u]
+    with each independent speed a coordinate's rate ("x'")."""
+    if not mk.speeds:
+        return np.concatenate([q, qd])
+    names = list(mk.coordinates)
+    return np.concatenate([q, [qd[names.index(u[:-1])] for u in mk.speeds]])
+
+
+for name, text in CASES:
+    path = os.path.join(tmp, name + "_k.lag")
+    with open(path, "w") as f:
+        f.write(text)
+    m = lagrange.loads(text)
+    mk = lagrange.loads(text, method="kane")
+    if any(not u.endswith("'") for u in mk.speeds):
+        continue
+    n, p = m.n, np.array(list(m.parameters.values()))
+    q0, qd0 = m.initial_state()
+    for method, lang in (("kane", "c"), ("kane", "python"), ("lagrange", "python")):
+        ext = ".c" if lang == "c" else ".py"
+        src = os.path.join(tmp, "%s_%s%s" % (name, method, ext))
+        mod = "%s_%s" % (name, method)
+        r = subprocess.run([BIN, "codegen", path, "--name", mod, "--method", method, "--lang",
+                            lang, "--functions", "rhs, outputs, multipliers", "-o", src],
+                           capture_output=True, text=True)
+        if r.returncode:
+            check(False, "%s: codegen --method %s --lang %s" % (name, method, lang), r.stderr)
+            continue
+        if lang == "c":
+            so = os.path.join(tmp, mod + ".so")
+            r = subprocess.run([CC, "-std=c99", "-O1", "-Wall", "-Werror", "-shared", "-fPIC",
+                                "-o", so, src, "-lm"], capture_output=True, text=True)
+            if r.returncode:
+                check(False, "%s: the generated Kane code compiles" % name, r.stderr)
+                continue
+            lib = ctypes.CDLL(so)
+            DP = ctypes.POINTER(ctypes.c_double)
+            for fn in ("outputs", "multipliers", "rhs"):
+                getattr(lib, mod + "_" + fn).argtypes = [ctypes.c_double, DP, DP, DP, DP]
+            c = lambda a: a.ctypes.data_as(DP)  # noqa: E731
+
+            def outs(x, lib=lib, mod=mod, c=c):
+                out = np.zeros(len(m.outputs))
+                lam = np.zeros(max(m.m, 1))
+                xd = np.zeros(len(x))
+                e1 = getattr(lib, mod + "_outputs")(0.3, c(x), None, c(p), c(out))
+                e2 = getattr(lib, mod + "_multipliers")(0.3, c(x), None, c(p), c(lam))
+                e3 = getattr(lib, mod + "_rhs")(0.3, c(x), None, c(p), c(xd))
+                return (out, lam[:m.m], xd[:n]) if not (e1 or e2 or e3) else (None,) * 3
+        else:
+            spec = importlib.util.spec_from_file_location(mod, src)
+            gen = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(gen)
+
+            def outs(x, gen=gen):
+                return (gen.outputs(0.3, x, None, p), gen.multipliers(0.3, x, None, p),
+                        gen.rhs(0.3, x, None, p)[:n])
+        worst = worst_lam = 0.0
+        for k in range(6):
+            base = np.array([r0, 0.0, r0 / math.tan(alpha)]) if name == "cone" else q0
+            q = base + 0.1 * rnd.uniform(-1, 1, n)
+            qd = qd0 + 0.3 * rnd.uniform(-1, 1, n)
+            if name == "pend":  # on the circle, moving along it
+                th, w = rnd.uniform(-0.7, 0.7), rnd.uniform(-2, 2)
+                q = np.array([0.8 * math.sin(th), -0.8 * math.cos(th)])
+                qd = np.array([0.8 * w * math.cos(th), 0.8 * w * math.sin(th)])
+            x = kane_x(mk, q, qd) if method == "kane" else np.concatenate([q, qd])
+            out, lam, qd = outs(x)  # q' = k(q, u) as NAME_rhs gives it (Kane's method
+            if out is None:          # completes the dependent rates)
+                worst = math.inf
+                continue
+            lm = m
+            ref = lm.outputs_at(q, qd, t=0.3)
+            worst = max(worst, max(abs(a - b) / max(1, abs(b)) for a, b in zip(out, ref.values())))
+            if m.m:
+                r = lm.eval(q, qd, t=0.3)
+                worst_lam = max(worst_lam, np.max(np.abs(lam - r.lam) / np.maximum(1, np.abs(r.lam))))
+        what = "%s --method %s --lang %s" % (name, method, lang)
+        check(worst < 1e-9, "%s: outputs = lg_eval_outputs at 6 states (rel. %.1e)"
+              % (what, worst), worst)
+        check(worst_lam < 1e-9, "%s: multipliers = eval's lam (rel. %.1e)"
+              % (what, worst_lam), worst_lam)
+
+# without outputs, nothing changes unless asked
 plain = os.path.join(ROOT, "examples", "cart_pendulum.lag")
 r = subprocess.run([BIN, "codegen", plain, "--name", "cp"], capture_output=True, text=True)
 check(r.returncode == 0 and "_outputs" not in r.stdout and "_multipliers" not in r.stdout,
@@ -306,10 +395,27 @@ r = subprocess.run([BIN, "codegen", plain, "--name", "cp", "--functions",
 check(r.returncode == 0 and "int cp_outputs(" in r.stdout and "int cp_multipliers(" in r.stdout
       and "_rhs(" not in r.stdout, "--functions outputs, multipliers writes just them", r.stderr)
 for extra in (["--method", "kane"], ["--lang", "python"]):
-    r = subprocess.run([BIN, "codegen", plain, "--functions", "outputs"] + extra,
+    r = subprocess.run([BIN, "codegen", plain, "--functions", "outputs, multipliers"] + extra,
                        capture_output=True, text=True)
-    check(r.returncode == 2 and "Lagrange's method only" in r.stderr,
-          "codegen --functions outputs %s is refused" % " ".join(extra), r.stderr)
+    check(r.returncode == 0 and "outputs" in r.stdout and "multipliers" in r.stdout,
+          "codegen --functions outputs, multipliers %s writes them" % " ".join(extra), r.stderr)
+    r = subprocess.run([BIN, "codegen", plain] + extra, capture_output=True, text=True)
+    check(r.returncode == 0 and "_outputs(" not in r.stdout and "def outputs" not in r.stdout,
+          "codegen %s writes no outputs unless asked" % " ".join(extra), r.stderr)
+# an output may use a Kane speed (a function of q, q' through the kinematics) under both
+# methods; a speed the model does not declare is an unknown name at its line:col
+SPEED = ("coordinates x y\nspeeds u1 u2\nparameters m = 1\nT = 1/2*m*(x'^2 + y'^2)\n"
+         "kinematics x' = u1 + u2, y' = u1 - u2\nconstraint x' = 0.5*y\noutput s = u2\n"
+         "initial y = 1, x' = 0.5\n")
+for method in ("lagrange", "kane"):
+    ms = lagrange.loads(SPEED, method=method)
+    v = ms.outputs_at([0.0, 1.0], [0.5, 0.0])["s"]
+    check(abs(v - 0.25) < 1e-15, "%s: output s = u2 = (x' - y')/2 (%r)" % (method, v))
+try:
+    lagrange.loads("coordinates x\nT = x'^2/2\noutput s = u1\n")
+    check(False, "an undeclared speed in an output is refused")
+except lagrange.ModelError as e:
+    check("u1" in str(e) and ":3:" in str(e), "an undeclared speed in an output is refused", e)
 shutil.rmtree(tmp)
 
 print("%d passed, %d failed" % (passed, failed))

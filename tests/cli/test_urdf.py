@@ -213,6 +213,29 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 1 and "mimic.urdf:7:3: the initial state violates constraint C1" in r.stderr,
           "an error found after loading names the URDF's line:col", r.stderr)
 
+    p = os.path.join(tmp, "visual.urdf")
+    with open(p, "w") as f:
+        f.write('<robot name="v">\n<link name="a"/>\n<link name="b"><inertial><mass value="1"/>'
+                '<inertia ixx="0.1" iyy="0.1" izz="0.1"/></inertial>\n'
+                '<visual><origin xyz="0 0 0.5" rpy="1.5707963267948966 0 0"/>'
+                '<geometry><box size="0.1 0.2 0.3"/></geometry></visual>\n'
+                '<visual><geometry><mesh filename="b.stl"/></geometry></visual>\n'
+                '<visual><origin xyz="0.1 0 0"/><geometry><sphere radius="0.05"/></geometry>'
+                '</visual></link>\n'
+                '<joint name="j" type="revolute"><parent link="a"/><child link="b"/>'
+                '<axis xyz="0 1 0"/></joint>\n</robot>\n')
+    html = os.path.join(tmp, "visual.html")
+    r = run("animate", p, "--tf", "0.1", "--out", html)
+    text = open(html).read() if r.returncode == 0 else ""
+    m = re.search(r'id="lg-data">\n(.*?)\n</script>', text, re.S)
+    shapes = json.loads(m.group(1))["shapes"] if m else []
+    want = [("box", [0.1, 0.2, 0.3], [0, 0.5, 0]), ("sphere", [0.05, 0, 0], [0.1, 0, 0])]
+    got = [(x["kind"], x["size"], [round(v, 12) for v in x["at"]]) for x in shapes]
+    check(got == want, "visuals: a turned box in a frame of its own, its offset along its axes; "
+          "a sphere at its origin", (got, r.stderr[-300:]))
+    check("visual.urdf:5:1: note: a <visual> of link 'b' is a mesh: not drawn" in r.stderr,
+          "a mesh visual is left out with a note at its line:col", r.stderr)
+
     p = os.path.join(tmp, "floating.urdf")
     with open(p, "w") as f:
         f.write('<robot name="f">\n<link name="world"/>\n'

@@ -184,7 +184,70 @@ static void test_lazy(void) {
   lg_model_free(m);
 }
 
+/* `draw` shapes: kinds, points, the frame's rotation and the numbers
+ * (sizes from the parameters, offsets) where lg_draw_shape says; the
+ * scene grows by 15 per shape. */
+static void test_shapes(void) {
+  char text[2048];
+  snprintf(text, sizeof text, "%s%s", MODEL,
+           "draw disk C in A axis y radius l/4 width 0.05\n"
+           "draw capsule C P radius 0.02\n"
+           "draw box G in A size 0.1, l, 0.2 at 0, 0.5, -1\n"
+           "draw sphere P radius 0.1\n"
+           "draw cylinder O in N axis z radius 0.3 length 2\n");
+  lg_system *s = derive(text);
+  CHECK(s != NULL);
+  if (!s) return;
+  size_t base = 3 * 4 + 16 * 1 + 3, o_rot, o_val;
+  int axis;
+  long a, b;
+  CHECK(lg_ndraws(s) == 8 && lg_scene_size(s) == base + 15 * 5);
+  CHECK(lg_draw_shape(s, 0, &axis, &o_rot, &o_val) == -1 && o_rot == 0 && o_val == 0);
+  CHECK(lg_draw_info(s, 3, &a, &b) == LG_DRAW_DISK && a == 1 && b == -1);
+  CHECK(lg_draw_shape(s, 3, &axis, &o_rot, &o_val) == LG_DRAW_DISK && axis == 1 &&
+        o_rot == base && o_val == base + 45);
+  CHECK(lg_draw_info(s, 4, &a, &b) == LG_DRAW_CAPSULE && a == 1 && b == 2);
+  CHECK(lg_draw_shape(s, 5, &axis, &o_rot, &o_val) == LG_DRAW_BOX && o_rot == base + 18 &&
+        o_val == base + 45 + 12);
+  CHECK(lg_draw_shape(s, 6, NULL, NULL, NULL) == LG_DRAW_SPHERE);
+  CHECK(lg_draw_shape(s, 7, &axis, NULL, NULL) == LG_DRAW_CYLINDER && axis == 2);
+  CHECK(lg_draw_shape(s, 8, &axis, &o_rot, &o_val) == -1);
+  double res[128], q[2] = {0.1, 0.4};
+  CHECK(lg_scene_eval(s, 0, q, NULL, res, NULL) == LG_OK);
+  /* the disk in A: A's R as the body's; l/4 = 0.2, width 0.05 */
+  CHECK(memcmp(res + base, res + 3 * 4, 9 * sizeof *res) == 0);
+  CHECK_NEAR(res[base + 45], 0.2, 1e-15);
+  CHECK_NEAR(res[base + 46], 0.05, 1e-15);
+  CHECK(res[base + 47] == 0 && res[base + 48] == 0 && res[base + 49] == 0);
+  const double *box = res + base + 45 + 12;
+  CHECK(box[0] == 0.1 && box[1] == 0.8 && box[2] == 0.2 && box[3] == 0 && box[4] == 0.5 &&
+        box[5] == -1);
+  /* the sphere without a frame and the cylinder in N: the identity */
+  for (int k = 0; k < 9; k++) {
+    CHECK(res[base + 27 + k] == (k % 4 == 0));
+    CHECK(res[base + 36 + k] == (k % 4 == 0));
+  }
+  lg_system_free(s);
+  static const char *const bad[] = {
+      "draw disk C radius 1\n",          /* no frame, no axis */
+      "draw box G in A size 1, 2\n",     /* two sizes */
+      "draw capsule C radius 1\n",       /* one point */
+      "draw disk C in A axis w radius 1\n",
+      "draw sphere C\n",                 /* no radius */
+      "draw sphere C radius 1 at 1, 2, 3\n", /* an offset without a frame */
+      "draw disk C in Q axis y radius 1\n"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    lg_model *m = NULL;
+    lg_diag d = {0};
+    snprintf(text, sizeof text, "%s%s", MODEL, bad[i]);
+    CHECK(lg_model_load_string("t.lag", text, strlen(text), &m, &d) == LG_ERR_MODEL && !m &&
+          d.line == 15);
+    lg_model_free(m);
+  }
+}
+
 int main(void) {
+  test_shapes();
   lg_system *s = derive(MODEL);
   CHECK(s != NULL);
   if (s) {

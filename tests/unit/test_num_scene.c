@@ -49,7 +49,7 @@ static void test_positions(void) {
   }
   num_setting set[] = {{"l", 1.5}};
   num_scene *sc = NULL;
-  CHECK(num_scene_build(mm, set, 1, &sc, &d) == LG_OK);
+  CHECK(num_scene_build(mm, set, 1, NULL, &sc, &d) == LG_OK);
   if (!sc) {
     lang_model_free(lm);
     return;
