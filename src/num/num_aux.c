@@ -187,8 +187,8 @@ void num_aux_describe(const num_aux *a, char *buf, size_t size) {
   static const char *const what[] = {"dissipation D", "applied forces and torques",
                                      "moving constraints", "explicit time dependence of L",
                                      "moving kinematics (E = T + V is not h)",
-                                     "constraint forces of affine velocity constraints "
-                                     "(J q' + b = 0: power -lam.b)"};
+                                     ("constraint forces of affine velocity constraints "
+                                      "(J q' + b = 0: power -lam.b)")};
   if (!a->sources) {
     snprintf(buf, size, "conservative: W = 0");
     return;
