@@ -376,29 +376,12 @@ static lg_status emit_multipliers(cg_ctx *G) {
 }
 
 static lg_status emit_outputs(cg_ctx *G) {
-  const mech_eom *e = G->r->eom;
   mech_model *m = G->r->mech;
-  size_t cnt, nout = mech_noutputs(m), n = e->n;
+  size_t cnt, nout = mech_noutputs(m);
   const sym_node **outs = cg_aug_outputs(G, &cnt);
-  const sym_node **x = lg_malloc((nout + 1) * sizeof *x);
-  const sym_node **in = lg_malloc((G->nin + n + e->m + 1) * sizeof *in);
   sym_tape *t = NULL, *ot = NULL;
-  lg_status st = outs && x && in ? cg_tape(G, outs, cnt, &t) : LG_ERR_NOMEM;
-  if (st == LG_OK) st = mech_outputs_in(m, e, G->r->model_path, x, G->diag);
-  if (st == LG_OK && !cg_in_state(G, x, nout)) st = LG_ERR_NOMEM;
-  if (st == LG_OK) { /* the outputs over [t, x, p, uu, z = (q'', lam)] */
-    const sym_node **saved = G->in;
-    size_t saved_n = G->nin;
-    memcpy(in, G->in, G->nin * sizeof *in);
-    for (size_t i = 0; i < n; i++) in[G->nin + i] = e->qdd[i];
-    for (size_t r = 0; r < e->m; r++) in[G->nin + n + r] = e->lam[r];
-    G->in = in;
-    G->nin = saved_n + n + e->m;
-    G->nin_base = saved_n;
-    st = cg_tape(G, x, nout, &ot);
-    G->in = saved;
-    G->nin = saved_n;
-  }
+  lg_status st = outs ? cg_tape(G, outs, cnt, &t) : LG_ERR_NOMEM;
+  if (st == LG_OK) st = cg_outputs_tape(G, &ot); /* over [t, x, p, uu, z = (q'', lam)] */
   if (st == LG_OK) {
     lg_str *o = G->src;
     size_t at = o->len;
@@ -415,8 +398,6 @@ static lg_status emit_outputs(cg_ctx *G) {
   sym_tape_free(t);
   sym_tape_free(ot);
   lg_free(outs);
-  lg_free(x);
-  lg_free(in);
   return st;
 }
 

@@ -122,27 +122,10 @@ static lg_status py_aug(cg_ctx *G) {
 }
 
 static lg_status py_outputs(cg_ctx *G) {
-  const mech_eom *e = G->r->eom;
   mech_model *m = G->r->mech;
-  size_t nout = mech_noutputs(m), n = e->n;
-  const sym_node **x = lg_malloc((nout + 1) * sizeof *x);
-  const sym_node **in = lg_malloc((G->nin + n + e->m + 1) * sizeof *in);
+  size_t nout = mech_noutputs(m);
   sym_tape *t = NULL;
-  lg_status st = x && in ? mech_outputs_in(m, e, G->r->model_path, x, G->diag) : LG_ERR_NOMEM;
-  if (st == LG_OK && !cg_in_state(G, x, nout)) st = LG_ERR_NOMEM;
-  if (st == LG_OK) { /* over [t, x, p, uu, z = (q'', lam)] */
-    const sym_node **saved = G->in;
-    size_t saved_n = G->nin;
-    memcpy(in, G->in, G->nin * sizeof *in);
-    for (size_t i = 0; i < n; i++) in[G->nin + i] = e->qdd[i];
-    for (size_t r = 0; r < e->m; r++) in[G->nin + n + r] = e->lam[r];
-    G->in = in;
-    G->nin = saved_n + n + e->m;
-    G->nin_base = saved_n;
-    st = cg_tape(G, x, nout, &t);
-    G->in = saved;
-    G->nin = saved_n;
-  }
+  lg_status st = cg_outputs_tape(G, &t); /* over [t, x, p, uu, z = (q'', lam)] */
   if (st == LG_OK) {
     lg_str *o = G->src;
     lg_str_puts(o, "\n\nOUTPUTS = [");
@@ -158,8 +141,6 @@ static lg_status py_outputs(cg_ctx *G) {
   }
   G->nin_base = 0;
   sym_tape_free(t);
-  lg_free(x);
-  lg_free(in);
   return st;
 }
 

@@ -131,6 +131,33 @@ const sym_node **cg_in_state(cg_ctx *G, const sym_node **e, size_t n) {
   return e;
 }
 
+lg_status cg_outputs_tape(cg_ctx *G, sym_tape **out) {
+  const mech_eom *e = G->r->eom;
+  mech_model *m = G->r->mech;
+  size_t nout = mech_noutputs(m), n = e->n;
+  const sym_node **x = lg_malloc((nout + 1) * sizeof *x);
+  const sym_node **in = lg_malloc((G->nin + n + e->m + 1) * sizeof *in);
+  *out = NULL;
+  lg_status st = x && in ? mech_outputs_in(m, e, G->r->model_path, x, G->diag) : LG_ERR_NOMEM;
+  if (st == LG_OK && !cg_in_state(G, x, nout)) st = LG_ERR_NOMEM;
+  if (st == LG_OK) {
+    const sym_node **saved = G->in;
+    size_t saved_n = G->nin;
+    memcpy(in, G->in, G->nin * sizeof *in);
+    for (size_t i = 0; i < n; i++) in[G->nin + i] = e->qdd[i];
+    for (size_t r = 0; r < e->m; r++) in[G->nin + n + r] = e->lam[r];
+    G->in = in;
+    G->nin = saved_n + n + e->m;
+    G->nin_base = saved_n;
+    st = cg_tape(G, x, nout, out);
+    G->in = saved;
+    G->nin = saved_n;
+  }
+  lg_free(x);
+  lg_free(in);
+  return st;
+}
+
 const sym_node **cg_aug_outputs(cg_ctx *G, size_t *count) {
   const sym_node **o = lagrange_outputs(G, CG_RHS, count);
   if (o && !cg_in_state(G, o, *count)) {

@@ -45,6 +45,11 @@ const sym_node **cg_aug_outputs(cg_ctx *G, size_t *count);
 /* e[0..n) in place with q' from Kane's kinematics under Kane's method (a
  * no-op otherwise); returns e, or NULL out of memory. */
 const sym_node **cg_in_state(cg_ctx *G, const sym_node **e, size_t n);
+/* The model's outputs as one tape over [t, x, p, uu, z = (q'', lam)]:
+ * the accelerations and multipliers are inputs beyond the usual ones, from
+ * G->nin_base on (set here; the caller emits the tape, then sets it back
+ * to 0). Shared by the C and NumPy emitters. */
+lg_status cg_outputs_tape(cg_ctx *G, sym_tape **out);
 /* Lower them (inputs replaced by symbols) to an SSA tape. */
 lg_status cg_tape(cg_ctx *G, const sym_node **outs, size_t n, sym_tape **t);
 
