@@ -105,7 +105,7 @@ class SimStats(ctypes.Structure):
                 ("jit_background", ctypes.c_int), ("jit_failed", ctypes.c_int),
                 ("jit_seconds", ctypes.c_double), ("wall", ctypes.c_double),
                 ("noted", ctypes.c_int), ("events", ctypes.c_long),
-                ("event_work", ctypes.c_double)]
+                ("event_work", ctypes.c_double), ("friction_switches", ctypes.c_long)]
 
 
 class EvalState(ctypes.Structure):

@@ -434,6 +434,8 @@ typedef struct lg_sim_stats {
   long events;                /* events of the model's `when` statements that
                                  fired (a group at one instant counts once) */
   double event_work;          /* the energy their resets changed (it is in W) */
+  long friction_switches;     /* mode changes of `friction` (stick, slip): each
+                                 is an event, counted in events too */
 } lg_sim_stats;
 
 /* Integrate from (q0, qd0) (either NULL: the model's initial values) with

@@ -94,6 +94,9 @@ struct lg_system {
   struct num_events *events; /* the model's `when` statements compiled on
                             first use (lg_api_events.c; lock), or NULL */
   int events_built;
+  struct num_friction *friction; /* the model's `friction` statements compiled on
+                            first use (lg_api_friction.c; lock), or NULL */
+  int friction_built;
 };
 
 /* The model's events compiled once (NULL when it has none); an error for
@@ -101,6 +104,13 @@ struct lg_system {
  * (lg_api_events.c). Frees them with the system: api_events_free. */
 lg_status api_sim_events(const lg_system *s, const struct num_events **out, lg_diag *d);
 void api_events_free(lg_system *s);
+/* The same for the model's `friction` statements (lg_api_friction.c), and
+ * their levels checked at a run's start (F >= 0, Fs >= F; an error at the
+ * statement). */
+lg_status api_sim_friction(const lg_system *s, const struct num_friction **out, lg_diag *d);
+lg_status api_friction_check(const lg_system *s, const struct num_friction *fr, double t,
+                             const double *q, const double *qd, lg_diag *d);
+void api_friction_free(lg_system *s);
 
 /* Frees what lg_simulate keeps in s (lg_api_sim.c). */
 void api_sim_free(lg_system *s);

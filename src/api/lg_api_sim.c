@@ -649,6 +649,21 @@ static lg_status simulate(sim_call *c, double *q, double *qd, int model_speeds, 
       snprintf(en, sizeof c->stats->energy, "W: the energy events' resets changed");
     else snprintf(en + k, sizeof c->stats->energy - k, ", events' resets");
   }
+  const num_friction *fr = NULL;
+  num_friction frc;
+  if ((st = api_sim_friction(s, &fr, d)) != LG_OK) return st;
+  if (fr) { /* the tapes shared, the parameters the call's; W holds its work */
+    frc = *fr;
+    frc.params = c->par;
+    so.friction = &frc;
+    aux.work = 1;
+    if (!strncmp(c->stats->energy, "conservative", 12))
+      snprintf(c->stats->energy, sizeof c->stats->energy, "work by friction");
+    else {
+      size_t k = strlen(c->stats->energy);
+      snprintf(c->stats->energy + k, sizeof c->stats->energy - k, ", friction");
+    }
+  }
   if (s->ks) {
     use_jit(c, &so);
     return simulate_kane(c, &so, q, qd, model_speeds, d);
@@ -656,12 +671,13 @@ static lg_status simulate(sim_call *c, double *q, double *qd, int model_speeds, 
   num_system ns = *s->sim;
   ns.params = (double *)c->par;
   st = check_initial(c, &ns, so.t0, q, qd, NULL, d);
+  if (st == LG_OK && fr) st = api_friction_check(s, &frc, so.t0, q, qd, d);
   if (st != LG_OK) return st;
-  use_jit(c, &so);
+  if (!fr) use_jit(c, &so); /* friction's modes: the tape's augmented solve */
   /* BDF and IDA take the exact Jacobian, as the command's simulate */
   num_lin jac;
   const num_lin *L;
-  if ((so.integrator == NUM_INT_BDF || so.integrator == NUM_INT_IDA) &&
+  if (!fr && (so.integrator == NUM_INT_BDF || so.integrator == NUM_INT_IDA) &&
       so.stabilize != NUM_STAB_BAUMGARTE && (L = sim_jacobian(s)) != NULL) {
     jac = *L;
     jac.s = &ns;
@@ -723,6 +739,7 @@ lg_status lg_simulate(const lg_system *s, const lg_sim_options *o, const double 
   stats->stopped = c.ns.stopped;
   stats->events = c.ns.events;
   stats->event_work = c.ns.event_work;
+  stats->friction_switches = c.ns.friction_switches;
   stats->jit = c.ns.jit;
   stats->jit_t = c.ns.jit_t;
   if (c.ran) stats->integrator = num_integrator_name(c.ns.integrator);

@@ -199,7 +199,12 @@ static int on_output(void *ud, const lg_sim_point *p) {
 static void summary(const cli_opts *o, const lg_system *s, const lg_sim_stats *st, int tty) {
   char b[LG_DOUBLE_CHARS];
   if (tty) fputs("\r                                              \r", stderr);
-  if (st->events)
+  if (st->events && st->friction_switches)
+    fprintf(stderr, "%s: %ld event%s (%ld friction switch%s between stick and slip; the "
+                    "energy resets changed, in W: %.6g)\n", o->model, st->events,
+            st->events == 1 ? "" : "s", st->friction_switches,
+            st->friction_switches == 1 ? "" : "es", st->event_work);
+  else if (st->events)
     fprintf(stderr, "%s: %ld event%s (the energy resets changed, in W: %.6g)\n", o->model,
             st->events, st->events == 1 ? "" : "s", st->event_work);
   if (st->stopped) fprintf(stderr, "%s: stopped at t = %s (%s)\n", o->model,

@@ -50,6 +50,16 @@ typedef struct lang_event {
   int line, col;
 } lang_event;
 
+/* A `friction x: F [static Fs]` statement (MODEL-FORMAT 1.1): Coulomb
+ * friction of level F (static level Fs, F when not written) on
+ * coordinate `coord`; F and Fs are expressions of t, q, q', parameters
+ * and inputs in the model's context. */
+typedef struct lang_friction {
+  int coord;
+  const sym_node *F, *Fs;
+  int line, col;
+} lang_friction;
+
 typedef struct lang_model {
   char *file;           /* path as given (for diagnostics) */
   sym_ctx *ctx;
@@ -75,6 +85,8 @@ typedef struct lang_model {
   size_t ndraws, draws_cap;
   lang_event *events;   /* `when` statements in file order (owned) */
   size_t nevents, events_cap;
+  lang_friction *frictions; /* `friction` statements in file order (owned) */
+  size_t nfrictions, frictions_cap;
 } lang_model;
 
 /* Read and build a model. On error returns LG_ERR_MODEL (or IO/NOMEM)

@@ -41,7 +41,7 @@ enum {
   X(CONSTRAINT, "constraint") X(SPEEDS, "speeds") X(KINEMATICS, "kinematics")   \
   X(DEPENDENT, "dependent") X(INITIAL, "initial") X(SIMULATE, "simulate")         \
   X(DRAW, "draw") X(OUTPUT, "output") X(SPRING, "spring") X(DAMPER, "damper")         \
-  X(WHEN, "when")
+  X(WHEN, "when") X(FRICTION, "friction")
 
 /* The functions. The elementary ones (sin ... sign) are the symbolic core's
  * own table, SYM_FUNCS in sym.h, so that lang_func and sym_fn agree on them
@@ -233,6 +233,8 @@ struct lang_stmt {
     /* SPRING, DAMPER: `spring P Q: k, l0` (b.text set) or `spring q: k, q0`
      * (b.text NULL); a damper has k (its c) alone, x0 NULL */
     struct { lang_ident a, b; lang_expr *k, *x0; } element;
+    /* FRICTION: `friction x: F [static Fs]` (element.a the coordinate,
+     * element.k F, element.x0 Fs or NULL) */
     /* OUTPUT: `output h = expr` (frame.text NULL) or `output r = vec in A` */
     struct { lang_ident name; lang_expr *value; lang_ident frame; } output;
     /* WHEN: `when lhs < rhs: stop` (stop set, v NULL) or `when lhs > rhs:

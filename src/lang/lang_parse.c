@@ -888,6 +888,22 @@ static bool when_stmt(parser *P, lang_stmt *st) {
   return st->u.when.v != NULL;
 }
 
+/* friction x: F / friction x: F static Fs (lang_sema_contact.c checks the names) */
+static bool friction_stmt(parser *P, lang_stmt *st) {
+  static const char usage[] = "friction x: F, or friction x: F static Fs";
+  if (!ident(P, "a coordinate name", &st->u.element.a)) return false;
+  if (!accept(P, ':')) return expected(P, usage, "':' after '%.40s'", st->u.element.a.text), false;
+  if (!(st->u.element.k = expr(P))) return false;
+  if (is_word(P, "static")) {
+    next(P);
+    if (!(st->u.element.x0 = expr(P))) return false;
+  }
+  if (is_punct(P, ','))
+    return fail_at(P, P->tok.line, P->tok.col, usage, "friction takes one level, and a static "
+                   "one after the word 'static'"), false;
+  return true;
+}
+
 /* ---- statements: dispatch ------------------------------------------------------- */
 typedef bool (*stmt_parser)(parser *, lang_stmt *);
 
@@ -904,7 +920,7 @@ static const stmt_parser body_of[LANG_STMT_COUNT] = {
     [LANG_STMT_INITIAL] = initial_stmt,       [LANG_STMT_SIMULATE] = simulate_stmt,
     [LANG_STMT_DRAW] = draw_stmt,             [LANG_STMT_OUTPUT] = output_stmt,
     [LANG_STMT_SPRING] = element_stmt,        [LANG_STMT_DAMPER] = element_stmt,
-    [LANG_STMT_WHEN] = when_stmt};
+    [LANG_STMT_WHEN] = when_stmt,             [LANG_STMT_FRICTION] = friction_stmt};
 
 static const char stmt_hint[] =
     "a statement starts with a keyword such as 'frame', or assigns a name: r = ...";

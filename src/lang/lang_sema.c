@@ -145,6 +145,7 @@ void lang_model_free(lang_model *m) {
     lg_free(m->events[i].value);
   }
   lg_free(m->events);
+  lg_free(m->frictions);
   lg_free(m->file);
   lg_free(m);
 }

@@ -216,6 +216,46 @@ int num_events_fire(const num_events *ev, double *work, const int *fired, double
 lg_status num_events_project_rates(const num_system *s, num_work *w, double t,
                                    const double *q, double *qd);
 
+/* ---- friction on coordinates (num_friction.c) -----------------------------------------
+ * `friction x: F [static Fs]`: Coulomb friction with modes (slip +, slip -,
+ * stick) switched by events. The levels are one tape over [t, q, q',
+ * params] -> F_0, Fs_0, F_1, ...; immutable after the build (params the
+ * caller's). A run's modes live in a num_friction_run. */
+typedef struct num_friction_def { int coord; const sym_node *F, *Fs; } num_friction_def;
+typedef struct num_friction {
+  size_t nf, n, np;
+  int *coord;                       /* nf */
+  const double *params;             /* np (set by the caller before a run) */
+  sym_tape *level;
+} num_friction;
+typedef struct num_friction_run num_friction_run;
+
+lg_status num_friction_build(mech_model *mm, const mech_eom *e, const num_friction_def *defs,
+                             size_t nf, const num_setting *set, size_t nset,
+                             num_friction **out, lg_diag *diag);
+void num_friction_free(num_friction *fr);
+/* LG_ERR_MODEL when at (t, q, q') element *bad has F < 0 (*static_low 0)
+ * or Fs < F (*static_low 1). */
+lg_status num_friction_check(const num_friction *fr, double t, const double *q,
+                             const double *qd, size_t *bad, int *static_low);
+num_friction_run *num_friction_run_new(const num_friction *fr, const num_system *s);
+void num_friction_run_free(num_friction_run *r);
+/* The modes at the start: slipping by the sign of q'_i; at rest, sticking
+ * when the holding force is within Fs, else slipping against it. */
+void num_friction_start(num_friction_run *r, num_work *w, double t, const double *q,
+                        double *qd);
+/* q'' and lam with friction, after num_evaluate_dynamics (w->out). */
+lg_status num_friction_accel(num_friction_run *r, num_work *w, double t, const double *q,
+                             const double *qd, double *qdd, double *lam);
+/* The 2 nf guards (each fires on a downward crossing). */
+void num_friction_guards(num_friction_run *r, num_work *w, double t, const double *q,
+                         const double *qd, double *g);
+/* The elements whose guards fired (fired[2 nf]) change mode (q' of a
+ * coordinate that comes to rest set to 0); returns how many changed. */
+int num_friction_switch(num_friction_run *r, num_work *w, const int *fired, double t,
+                        const double *q, double *qd);
+int num_friction_mode(const num_friction_run *r, size_t j);
+
 /* ---- outputs (num_outputs.c) ----------------------------------------------------------
  * The model's outputs (mech_noutputs, in order) as one tape over
  * [t, q (n), q' (n), params (np), q'' (n), lam (m)] (n, m: e's), with T and
@@ -319,6 +359,8 @@ typedef struct num_sim_opts {
   void *kane_project_ud;
   /* The model's events (NULL: none); over Lagrange's state only. */
   const num_events *events;
+  /* `friction` on coordinates (NULL: none); Lagrange's state only. */
+  const num_friction *friction;
 } num_sim_opts;
 
 /* The ERK table NUM_INT_ERK picks at a tolerance (DOPRI, VERNER or FEHLBERG). */
@@ -351,6 +393,7 @@ typedef struct num_sim_stats {
   double jit_t;
   long events;               /* event groups that fired (resets and stop) */
   double event_work;         /* energy the resets changed (in W) */
+  long friction_switches;    /* friction mode changes (stick, slip) among the events */
 } num_sim_stats;
 
 /* One output point. */

@@ -64,6 +64,7 @@ struct sim {
   int *fired;
   int nroots;                   /* stop_when's g (when there is one), then the events' */
   double w_jump;                /* the energy resets changed (added to W) */
+  num_friction_run *fr;         /* friction's modes (num_friction.c), or NULL */
   unsigned poll_in;             /* right-hand sides until the next jit_poll */
 };
 
@@ -116,9 +117,28 @@ static int rhs_jit(sim *S, double t, const double *x, double *dx) {
   return -1;
 }
 
+/* With friction: the augmented solve of num_friction.c in every call (no
+ * compiled right-hand side, no O(n) tree). */
+static int friction_f(sim *S, double t, const double *x, double *dx) {
+  size_t n = S->n;
+  num_evaluate_dynamics(S->s, &S->w, t, x, x + n);
+  if (S->o->stabilize == NUM_STAB_BAUMGARTE) baumgarte(S);
+  if (num_friction_accel(S->fr, &S->w, t, x, x + n, S->qdd, S->lam) != LG_OK) {
+    lg_diag d;
+    lg_diag_set(&d, LG_ERR_NUMERIC, NULL, 0, 0, "the mass matrix with friction's holding rows is singular");
+    mark_failure(S, t, &d);
+    return -1;
+  }
+  memcpy(dx, x + n, n * sizeof *dx);
+  memcpy(dx + n, S->qdd, n * sizeof *dx);
+  add_power(S, t, x, dx);
+  return 0;
+}
+
 /* Lagrange: x = [q; q'], x' = [q'; q''] with q'' from the augmented solve. */
 static int lagrange_f(sim *S, double t, const double *x, double *dx) {
   size_t n = S->n;
+  if (S->fr) return friction_f(S, t, x, dx);
   if (!S->jit && S->o->jit_poll) poll_jit(S, t);
   if (S->jit && S->o->stabilize != NUM_STAB_BAUMGARTE) {
     if (rhs_jit(S, t, x, dx)) return -1;
@@ -231,6 +251,9 @@ static int root(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
   int k = 0;
   if (S->o->aux && S->o->aux->event) g[k++] = num_aux_event(S->o->aux, &S->aw, t, x, x + S->n);
   if (S->o->events) num_events_guards(S->o->events, S->evw, t, x, x + S->n, g + k);
+  if (S->fr)
+    num_friction_guards(S->fr, &S->w, t, x, x + S->n,
+                        g + k + (S->o->events ? S->o->events->nev : 0));
   for (int i = 0; i < S->nroots; i++)
     if (!isfinite(g[i])) return 1;
   return 0;
@@ -241,6 +264,7 @@ static void root_directions(const sim *S, int *dir) {
   int k = 0;
   if (S->o->aux && S->o->aux->event) dir[k++] = 0;
   for (size_t i = 0; S->o->events && i < S->o->events->nev; i++) dir[k++] = S->o->events->dir[i];
+  for (size_t i = 0; S->fr && i < 2 * S->o->friction->nf; i++) dir[k++] = -1;
 }
 
 /* Interpolated output: Dormand-Prince on an ODE that is not projected
@@ -554,11 +578,14 @@ static int at_events(sim *S, double t, loop_state *L) {
   S->stats->events++;
   if (emit(S, t, L)) return 1;
   double E0 = energy_at(S, t, x);
-  if (num_events_fire(ev, S->evw, info + k0, t, x, x + S->n)) {
+  if (ev && num_events_fire(ev, S->evw, info + k0, t, x, x + S->n)) {
     S->stats->stopped = 1;
     return 1;
   }
   if (S->s && S->m) num_events_project_rates(S->s, &S->w, t, x, x + S->n);
+  if (S->fr) /* after the resets: a coordinate at rest stays at rest */
+    S->stats->friction_switches += num_friction_switch(
+        S->fr, &S->w, info + k0 + (ev ? ev->nev : 0), t, x, x + S->n);
   double dE = energy_at(S, t, x) - E0;
   S->w_jump += dE;
   S->stats->event_work += dE;
@@ -618,7 +645,12 @@ static lg_status integrate(sim *S, double *x0, num_sim_output out, void *ud) {
   loop_state L = {out, ud, 0, 0};
   if (S->o->aux && num_aux_work_init(S->o->aux, &S->aw) != LG_OK) return st;
   S->nroots = (S->o->aux && S->o->aux->event ? 1 : 0) +
-              (S->o->events ? (int)S->o->events->nev : 0);
+              (S->o->events ? (int)S->o->events->nev : 0) +
+              (S->o->friction && S->s ? 2 * (int)S->o->friction->nf : 0);
+  if (S->o->friction && S->s) {
+    if (!(S->fr = num_friction_run_new(S->o->friction, S->s))) goto done;
+    num_friction_start(S->fr, &S->w, S->o->t0, x0, x0 + S->n);
+  }
   S->fired = lg_calloc(2 * (size_t)S->nroots + 1, sizeof *S->fired);
   S->evw = S->o->events ? lg_calloc(num_events_work_size(S->o->events), sizeof *S->evw) : NULL;
   if (!S->fired || (S->o->events && !S->evw)) goto done;
@@ -647,6 +679,8 @@ done:
   num_aux_work_free(&S->aw);
   lg_free(S->fired);
   lg_free(S->evw);
+  num_friction_run_free(S->fr);
+  S->fr = NULL;
   return st;
 }
 
@@ -660,7 +694,7 @@ static void init_stats(num_sim_stats *st, const num_sim_opts *o, num_integrator 
 
 lg_status num_simulate(const num_system *s, const num_sim_opts *o, double *q, double *qd,
                        num_sim_output out, void *ud, num_sim_stats *stats, lg_diag *diag) {
-  if (o->integrator == NUM_INT_IDA && s->m)
+  if (o->integrator == NUM_INT_IDA && s->m && !o->friction) /* friction: BDF */
     return num_simulate_ida(s, o, q, qd, out, ud, stats, diag);
   size_t n = s->n, m = s->m;
   int projects = m && o->stabilize == NUM_STAB_PROJECT;

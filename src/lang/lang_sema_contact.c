@@ -1,0 +1,38 @@
+/* lang_sema_contact.c - `friction x: F [static Fs]` (MODEL-FORMAT 1.1,
+ * "Contacts in detail"): Coulomb friction on one coordinate, its levels
+ * kept as expressions of t, q, q', parameters and inputs in the
+ * lang_model for the numeric layer (which checks F >= 0 and Fs >= F with
+ * the run's parameter values). */
+#include "lang_sema.h"
+
+lg_status sema_friction(sema *S, const lang_stmt *st) {
+  const lang_ident *id = &st->u.element.a;
+  sema_entry *en = sema_lookup(S, id->text);
+  if (!en) return sema_unknown(S, id->text, id->line, id->col), LG_ERR_MODEL;
+  if (en->kind != SEMA_COORD) {
+    sema_fail(S, id->line, id->col, "friction acts on a coordinate, and '%s' is not one",
+              id->text);
+    lg_diag_hint(S->diag, "friction x: F, with x declared in 'coordinates'");
+    return LG_ERR_MODEL;
+  }
+  lang_model *lm = S->out;
+  for (size_t i = 0; i < lm->nfrictions; i++)
+    if (lm->frictions[i].coord == en->index) {
+      sema_fail(S, id->line, id->col, "'%s' already has friction (line %d)", id->text,
+                lm->frictions[i].line);
+      lg_diag_hint(S->diag, "one friction statement per coordinate");
+      return LG_ERR_MODEL;
+    }
+  lang_friction fr = {en->index, NULL, NULL, st->line, st->col};
+  S->rule = SEMA_RULE_NO_ACCEL;
+  S->rule_what = "a friction level";
+  if (!(fr.F = sema_scalar(S, st->u.element.k, "a friction level"))) return LG_ERR_MODEL;
+  fr.Fs = fr.F;
+  S->rule_what = "a static friction level";
+  if (st->u.element.x0 &&
+      !(fr.Fs = sema_scalar(S, st->u.element.x0, "a static friction level")))
+    return LG_ERR_MODEL;
+  if (!LG_PUSH(lm->frictions, lm->nfrictions, lm->frictions_cap, fr))
+    return sema_nomem(S), LG_ERR_NOMEM;
+  return LG_OK;
+}
