@@ -24,6 +24,7 @@ struct num_friction_run {
   const num_friction *fr;
   const num_system *s;
   int *mode;          /* nf: +1, -1, 0 (stick) */
+  int *armed;         /* nf: a slip's guard s q' is live (see num_friction_guards) */
   double *force;      /* nf: the friction force at the last solve */
   double *level;      /* 2 nf: F_j, Fs_j at the last evaluation */
   double *in, *slots; /* the levels' tape */
@@ -94,6 +95,7 @@ static void levels(num_friction_run *r, double t, const double *q, const double 
 void num_friction_run_free(num_friction_run *r) {
   if (!r) return;
   lg_free(r->mode);
+  lg_free(r->armed);
   lg_free(r->force);
   lg_free(r->level);
   lg_free(r->in);
@@ -110,13 +112,14 @@ num_friction_run *num_friction_run_new(const num_friction *fr, const num_system 
   r->fr = fr;
   r->s = s;
   r->mode = lg_calloc(nf + 1, sizeof *r->mode);
+  r->armed = lg_calloc(nf + 1, sizeof *r->armed);
   r->force = lg_calloc(nf + 1, sizeof *r->force);
   r->level = lg_calloc(2 * nf + 1, sizeof *r->level);
   r->in = lg_calloc(1 + 2 * fr->n + fr->np, sizeof *r->in);
   r->slots = lg_calloc(fr->level->nslots + 1, sizeof *r->slots);
   r->A = lg_calloc(N * N + N + 1, sizeof *r->A);
   r->ipiv = lg_calloc(N + 1, sizeof *r->ipiv);
-  if (!r->mode || !r->force || !r->level || !r->in || !r->slots || !r->A || !r->ipiv) {
+  if (!r->mode || !r->armed || !r->force || !r->level || !r->in || !r->slots || !r->A || !r->ipiv) {
     num_friction_run_free(r);
     return NULL;
   }
@@ -222,6 +225,7 @@ static void settle(num_friction_run *r, num_work *w, size_t j, double t, const d
   double f = hold_force(r, w, j, t, q, qd, &ok);
   double Fs = r->level[2 * j + 1];
   r->mode[j] = !ok || fabs(f) <= Fs ? 0 : (f > 0 ? -1 : 1);
+  r->armed[j] = 0;
 }
 
 void num_friction_start(num_friction_run *r, num_work *w, double t, const double *q,
@@ -229,7 +233,7 @@ void num_friction_start(num_friction_run *r, num_work *w, double t, const double
   for (size_t j = 0; j < r->fr->nf; j++) r->mode[j] = 1;
   for (size_t j = 0; j < r->fr->nf; j++) {
     double v = qd[r->fr->coord[j]];
-    if (v != 0) r->mode[j] = v > 0 ? 1 : -1;
+    if (v != 0) r->mode[j] = v > 0 ? 1 : -1, r->armed[j] = 1;
     else settle(r, w, j, t, q, qd);
   }
 }
@@ -248,7 +252,13 @@ void num_friction_guards(num_friction_run *r, num_work *w, double t, const doubl
   }
   for (size_t j = 0; j < fr->nf; j++) {
     if (r->mode[j]) {
-      g[2 * j] = r->mode[j] * qd[fr->coord[j]];
+      /* A slip that starts from rest starts with s q' = 0 exactly, which
+       * the root finders may take for a crossing at the restart; its
+       * guard reads 1 until s q' > 0 has been seen (the acceleration is
+       * along s then, so that is within the first step). */
+      double v = r->mode[j] * qd[fr->coord[j]];
+      if (!r->armed[j] && v > 0) r->armed[j] = 1;
+      g[2 * j] = r->armed[j] ? v : 1;
       g[2 * j + 1] = 1;
     } else {
       double Fs = r->level[2 * j + 1];
@@ -269,6 +279,7 @@ int num_friction_switch(num_friction_run *r, num_work *w, const int *fired, doub
       int ok;
       double f = hold_force(r, w, j, t, q, qd, &ok);
       r->mode[j] = f > 0 ? -1 : 1;
+      r->armed[j] = 0;
     }
     changed += r->mode[j] != was;
   }
