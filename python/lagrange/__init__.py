@@ -749,6 +749,7 @@ class Model(_eval.Core):
                 rows.append([pt.t] + qv + qdv + [pt.T, pt.V, pt.E]
                             + (pt.C[:m] if m else []) + [pt.W]
                             + (pt.lam[:m] if m and pt.lam else [])
+                            + (pt.contact[:pt.ncontact] if pt.ncontact else [])
                             + (pt.outputs[:pt.noutputs] if pt.noutputs else []))
                 if callback is not None and callback(pt.t, np.array(qv), np.array(qdv)):
                     return 1
@@ -768,7 +769,9 @@ class Model(_eval.Core):
         _check(st, diag)
         cols = (["t"] + self.coordinates + [c + "'" for c in self.coordinates]
                 + ["T", "V", "E"] + ["C%d" % (i + 1) for i in range(m)] + ["W"]
-                + ["lam%d" % (i + 1) for i in range(m)] + out_names)
+                + ["lam%d" % (i + 1) for i in range(m)]
+                + ["contact%d_fn" % (i + 1) for i in range(lib.lg_ncontacts(owner.ptr))]
+                + out_names)
         data = np.array(rows, dtype=float).reshape(len(rows), len(cols))
         s = Simulation((c, data[:, i].copy()) for i, c in enumerate(cols))
         s.columns = cols

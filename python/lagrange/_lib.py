@@ -92,7 +92,8 @@ class SimOptions(ctypes.Structure):
 class SimPoint(ctypes.Structure):
     _fields_ = [("t", ctypes.c_double), ("q", _D), ("qd", _D), ("T", ctypes.c_double),
                 ("V", ctypes.c_double), ("E", ctypes.c_double), ("W", ctypes.c_double),
-                ("C", _D), ("lam", _D), ("outputs", _D), ("noutputs", ctypes.c_size_t)]
+                ("C", _D), ("lam", _D), ("outputs", _D), ("noutputs", ctypes.c_size_t),
+                ("contact", _D), ("ncontact", ctypes.c_size_t)]
 
 
 class SimStats(ctypes.Structure):
@@ -105,7 +106,8 @@ class SimStats(ctypes.Structure):
                 ("jit_background", ctypes.c_int), ("jit_failed", ctypes.c_int),
                 ("jit_seconds", ctypes.c_double), ("wall", ctypes.c_double),
                 ("noted", ctypes.c_int), ("events", ctypes.c_long),
-                ("event_work", ctypes.c_double), ("friction_switches", ctypes.c_long)]
+                ("event_work", ctypes.c_double), ("friction_switches", ctypes.c_long),
+                ("impacts", ctypes.c_long), ("liftoffs", ctypes.c_long)]
 
 
 class EvalState(ctypes.Structure):
@@ -192,7 +194,7 @@ _SIG = {
     "lg_scene_many": (ctypes.c_int, [_P, _S, _A, _A, _A, _A, _DP]),
     "lg_output_select": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t),
                                         _S, ctypes.POINTER(ctypes.c_size_t), _DP]),
-    "lg_noutputs": (_S, [_P]), "lg_output_name": (ctypes.c_char_p, [_P, _S]),
+    "lg_noutputs": (_S, [_P]), "lg_ncontacts": (_S, [_P]), "lg_output_name": (ctypes.c_char_p, [_P, _S]),
     "lg_eval_outputs": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A, _A, _DP]),
 }
 for _name, (_res, _args) in _SIG.items():

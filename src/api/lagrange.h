@@ -399,6 +399,9 @@ typedef struct lg_sim_point {
   const double *outputs;      /* noutputs values: the selected output columns
                                  (lg_sim_options.outputs), or NULL */
   size_t noutputs;
+  const double *contact;      /* ncontact normal forces (the CSV's contactK_fn,
+                                 0 while open), NULL without contacts */
+  size_t ncontact;
 } lg_sim_point;
 
 /* Called at t0 and at every output time; nonzero stops the run. The
@@ -436,6 +439,9 @@ typedef struct lg_sim_stats {
   double event_work;          /* the energy their resets changed (it is in W) */
   long friction_switches;     /* mode changes of `friction` (stick, slip): each
                                  is an event, counted in events too */
+  long impacts, liftoffs;     /* contact events (counted in events too): impacts
+                                 (arrivals, the last of each run of them
+                                 closing the contact) and lift-offs */
 } lg_sim_stats;
 
 /* Integrate from (q0, qd0) (either NULL: the model's initial values) with
@@ -837,6 +843,12 @@ LAGRANGE_API lg_status lg_work_eval(lg_work *w, double t, const double *q, const
 LAGRANGE_API lg_status lg_work_simulate(lg_work *w, const lg_sim_options *o, const double *q0,
                                         const double *qd0, lg_sim_callback cb, void *ud,
                                         lg_sim_stats *stats, lg_diag *diag);
+
+/* ---- contact and friction (issue 25) ---- */
+/* The model's `contact` statements: each adds the CSV column contactK_fn
+ * (K from 1) after the multipliers and before the outputs, its normal
+ * force (lg_sim_point.contact). */
+LAGRANGE_API size_t lg_ncontacts(const lg_system *s);
 
 /* Frees a string the library returned; NULL does nothing. */
 LAGRANGE_API void lg_string_free(char *s);

@@ -97,6 +97,9 @@ struct lg_system {
   struct num_friction *friction; /* the model's `friction` statements compiled on
                             first use (lg_api_friction.c; lock), or NULL */
   int friction_built;
+  struct num_contact *contact; /* the model's `contact` statements compiled on
+                            first use (lg_api_contact.c; lock), or NULL */
+  int contact_built;
 };
 
 /* The model's events compiled once (NULL when it has none); an error for
@@ -111,6 +114,12 @@ lg_status api_sim_friction(const lg_system *s, const struct num_friction **out, 
 lg_status api_friction_check(const lg_system *s, const struct num_friction *fr, double t,
                              const double *q, const double *qd, lg_diag *d);
 void api_friction_free(lg_system *s);
+/* The same for `contact` (lg_api_contact.c): a start below a plane is an
+ * error at the statement. */
+lg_status api_sim_contact(const lg_system *s, const struct num_contact **out, lg_diag *d);
+lg_status api_contact_check(const lg_system *s, const struct num_contact *ct, double t,
+                            const double *q, const double *qd, double atol, lg_diag *d);
+void api_contact_free(lg_system *s);
 
 /* Frees what lg_simulate keeps in s (lg_api_sim.c). */
 void api_sim_free(lg_system *s);

@@ -408,7 +408,8 @@ static const num_lin *sim_jacobian(const lg_system *s) {
 /* ---- the run ------------------------------------------------------------------------------ */
 static int relay_point(void *ud, const num_sim_point *p) {
   const sim_call *c = ud;
-  lg_sim_point pt = {p->t, p->q, p->qd, p->T, p->V, p->E, p->W, p->C, NULL, NULL, 0};
+  lg_sim_point pt = {p->t, p->q, p->qd, p->T, p->V, p->E, p->W, p->C, NULL, NULL, 0,
+                     p->fn, p->fn ? c->s->lm->ncontacts : 0};
   if (c->sc) { /* the multipliers and outputs at the point's state */
     const lg_system *s = c->s;
     lg_diag local;
@@ -664,6 +665,21 @@ static lg_status simulate(sim_call *c, double *q, double *qd, int model_speeds, 
       snprintf(c->stats->energy + k, sizeof c->stats->energy - k, ", friction");
     }
   }
+  const num_contact *ct = NULL;
+  num_contact ctc;
+  if ((st = api_sim_contact(s, &ct, d)) != LG_OK) return st;
+  if (ct) { /* the tapes shared, the parameters the call's; W holds the impacts' losses */
+    ctc = *ct;
+    ctc.params = c->par;
+    so.contact = &ctc;
+    aux.work = 1;
+    if (!strncmp(c->stats->energy, "conservative", 12))
+      snprintf(c->stats->energy, sizeof c->stats->energy, "work by impacts");
+    else {
+      size_t k = strlen(c->stats->energy);
+      snprintf(c->stats->energy + k, sizeof c->stats->energy - k, ", impacts");
+    }
+  }
   if (s->ks) {
     use_jit(c, &so);
     return simulate_kane(c, &so, q, qd, model_speeds, d);
@@ -672,12 +688,13 @@ static lg_status simulate(sim_call *c, double *q, double *qd, int model_speeds, 
   ns.params = (double *)c->par;
   st = check_initial(c, &ns, so.t0, q, qd, NULL, d);
   if (st == LG_OK && fr) st = api_friction_check(s, &frc, so.t0, q, qd, d);
+  if (st == LG_OK && ct) st = api_contact_check(s, &ctc, so.t0, q, qd, so.atol, d);
   if (st != LG_OK) return st;
-  if (!fr) use_jit(c, &so); /* friction's modes: the tape's augmented solve */
+  if (!fr && !ct) use_jit(c, &so); /* modes: the tape's augmented solve */
   /* BDF and IDA take the exact Jacobian, as the command's simulate */
   num_lin jac;
   const num_lin *L;
-  if (!fr && (so.integrator == NUM_INT_BDF || so.integrator == NUM_INT_IDA) &&
+  if (!fr && !ct && (so.integrator == NUM_INT_BDF || so.integrator == NUM_INT_IDA) &&
       so.stabilize != NUM_STAB_BAUMGARTE && (L = sim_jacobian(s)) != NULL) {
     jac = *L;
     jac.s = &ns;
@@ -740,6 +757,8 @@ lg_status lg_simulate(const lg_system *s, const lg_sim_options *o, const double 
   stats->events = c.ns.events;
   stats->event_work = c.ns.event_work;
   stats->friction_switches = c.ns.friction_switches;
+  stats->impacts = c.ns.impacts;
+  stats->liftoffs = c.ns.liftoffs;
   stats->jit = c.ns.jit;
   stats->jit_t = c.ns.jit_t;
   if (c.ran) stats->integrator = num_integrator_name(c.ns.integrator);

@@ -15,6 +15,7 @@ void lg_system_free(lg_system *s) {
   api_sim_free(s);
   api_events_free(s);
   api_friction_free(s);
+  api_contact_free(s);
   num_system_free(s->num);
   if (s->sim != s->num) num_system_free(s->sim);
   num_kane_evaluator_free(s->kev);

@@ -134,6 +134,7 @@ static void header(FILE *f, const lg_system *s, const size_t *cols, size_t ncols
   for (size_t r = 0; r < m; r++) fprintf(f, ",C%zu", r + 1);
   fputs(",W", f);
   for (size_t r = 0; r < m; r++) fprintf(f, ",lam%zu", r + 1);
+  for (size_t k = 0; k < lg_ncontacts(s); k++) fprintf(f, ",contact%zu_fn", k + 1);
   for (size_t k = 0; k < ncols; k++) fprintf(f, ",%s", lg_output_name(s, cols[k]));
   putc('\n', f);
 }
@@ -156,6 +157,7 @@ static void row(FILE *f, size_t n, size_t m, const lg_sim_point *p) {
   for (size_t r = 0; r < m; r++) field(f, p->C[r]);
   field(f, p->W);
   for (size_t r = 0; p->lam && r < m; r++) field(f, p->lam[r]);
+  for (size_t k = 0; k < p->ncontact; k++) field(f, p->contact[k]);
   for (size_t k = 0; p->outputs && k < p->noutputs; k++) field(f, p->outputs[k]);
   putc('\n', f);
 }
@@ -199,7 +201,12 @@ static int on_output(void *ud, const lg_sim_point *p) {
 static void summary(const cli_opts *o, const lg_system *s, const lg_sim_stats *st, int tty) {
   char b[LG_DOUBLE_CHARS];
   if (tty) fputs("\r                                              \r", stderr);
-  if (st->events && st->friction_switches)
+  if (st->events && (st->impacts || st->liftoffs))
+    fprintf(stderr, "%s: %ld event%s (%ld impact%s, %ld lift-off%s; the energy impacts and "
+                    "resets changed, in W: %.6g)\n", o->model, st->events,
+            st->events == 1 ? "" : "s", st->impacts, st->impacts == 1 ? "" : "s",
+            st->liftoffs, st->liftoffs == 1 ? "" : "s", st->event_work);
+  else if (st->events && st->friction_switches)
     fprintf(stderr, "%s: %ld event%s (%ld friction switch%s between stick and slip; the "
                     "energy resets changed, in W: %.6g)\n", o->model, st->events,
             st->events == 1 ? "" : "s", st->friction_switches,

@@ -60,6 +60,14 @@ typedef struct lang_friction {
   int line, col;
 } lang_friction;
 
+/* A `contact P plane O n restitution e [friction mu]` statement: the gap
+ * g = dot(pos(P) - pos(O), n / |n|) >= 0, the restitution e and the
+ * friction coefficient mu (NULL when not written), in the model's context. */
+typedef struct lang_contact {
+  const sym_node *g, *e, *mu;
+  int line, col;
+} lang_contact;
+
 typedef struct lang_model {
   char *file;           /* path as given (for diagnostics) */
   sym_ctx *ctx;
@@ -87,6 +95,8 @@ typedef struct lang_model {
   size_t nevents, events_cap;
   lang_friction *frictions; /* `friction` statements in file order (owned) */
   size_t nfrictions, frictions_cap;
+  lang_contact *contacts; /* `contact` statements in file order (owned) */
+  size_t ncontacts, contacts_cap;
 } lang_model;
 
 /* Read and build a model. On error returns LG_ERR_MODEL (or IO/NOMEM)

@@ -41,7 +41,7 @@ enum {
   X(CONSTRAINT, "constraint") X(SPEEDS, "speeds") X(KINEMATICS, "kinematics")   \
   X(DEPENDENT, "dependent") X(INITIAL, "initial") X(SIMULATE, "simulate")         \
   X(DRAW, "draw") X(OUTPUT, "output") X(SPRING, "spring") X(DAMPER, "damper")         \
-  X(WHEN, "when") X(FRICTION, "friction")
+  X(WHEN, "when") X(FRICTION, "friction") X(CONTACT, "contact")
 
 /* The functions. The elementary ones (sin ... sign) are the symbolic core's
  * own table, SYM_FUNCS in sym.h, so that lang_func and sym_fn agree on them
@@ -235,6 +235,9 @@ struct lang_stmt {
     struct { lang_ident a, b; lang_expr *k, *x0; } element;
     /* FRICTION: `friction x: F [static Fs]` (element.a the coordinate,
      * element.k F, element.x0 Fs or NULL) */
+    /* CONTACT: `contact P plane O n restitution e [friction mu]` (mu NULL
+     * when not written) */
+    struct { lang_ident p, o; lang_expr *n, *e, *mu; } contact;
     /* OUTPUT: `output h = expr` (frame.text NULL) or `output r = vec in A` */
     struct { lang_ident name; lang_expr *value; lang_ident frame; } output;
     /* WHEN: `when lhs < rhs: stop` (stop set, v NULL) or `when lhs > rhs:

@@ -904,6 +904,23 @@ static bool friction_stmt(parser *P, lang_stmt *st) {
   return true;
 }
 
+/* contact P plane O n restitution e [friction mu] */
+static bool contact_stmt(parser *P, lang_stmt *st) {
+  static const char usage[] = "contact P plane O N.y restitution e, or ... friction mu";
+  if (!ident(P, "a point name", &st->u.contact.p)) return false;
+  if (!is_word(P, "plane")) return expected(P, usage, "'plane' after the point"), false;
+  next(P);
+  if (!ident(P, "the plane's point", &st->u.contact.o)) return false;
+  if (!(st->u.contact.n = expr(P))) return false;
+  if (!is_word(P, "restitution"))
+    return expected(P, usage, "'restitution' after the plane's normal"), false;
+  next(P);
+  if (!(st->u.contact.e = expr(P))) return false;
+  if (!is_word(P, "friction")) return true;
+  next(P);
+  return (st->u.contact.mu = expr(P)) != NULL;
+}
+
 /* ---- statements: dispatch ------------------------------------------------------- */
 typedef bool (*stmt_parser)(parser *, lang_stmt *);
 
@@ -920,7 +937,8 @@ static const stmt_parser body_of[LANG_STMT_COUNT] = {
     [LANG_STMT_INITIAL] = initial_stmt,       [LANG_STMT_SIMULATE] = simulate_stmt,
     [LANG_STMT_DRAW] = draw_stmt,             [LANG_STMT_OUTPUT] = output_stmt,
     [LANG_STMT_SPRING] = element_stmt,        [LANG_STMT_DAMPER] = element_stmt,
-    [LANG_STMT_WHEN] = when_stmt,             [LANG_STMT_FRICTION] = friction_stmt};
+    [LANG_STMT_WHEN] = when_stmt,             [LANG_STMT_FRICTION] = friction_stmt,
+    [LANG_STMT_CONTACT] = contact_stmt};
 
 static const char stmt_hint[] =
     "a statement starts with a keyword such as 'frame', or assigns a name: r = ...";

@@ -146,6 +146,7 @@ void lang_model_free(lang_model *m) {
   }
   lg_free(m->events);
   lg_free(m->frictions);
+  lg_free(m->contacts);
   lg_free(m->file);
   lg_free(m);
 }

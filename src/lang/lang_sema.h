@@ -139,6 +139,8 @@ sema_val sema_output_call(sema *S, const lang_expr *e);
 lg_status sema_when(sema *S, const lang_stmt *st);
 /* friction x: F [static Fs] (lang_sema_contact.c) */
 lg_status sema_friction(sema *S, const lang_stmt *st);
+/* contact P plane O n restitution e [friction mu] (lang_sema_contact.c) */
+lg_status sema_contact(sema *S, const lang_stmt *st);
 
 /* sym_atom_value_fn: a parameter's default value (ud is the sema). */
 int sema_param_default(void *ud, const sym_node *atom, double *out);

@@ -36,3 +36,41 @@ lg_status sema_friction(sema *S, const lang_stmt *st) {
     return sema_nomem(S), LG_ERR_NOMEM;
   return LG_OK;
 }
+
+/* A point named by id (an error at it otherwise). */
+static int point_named(sema *S, const lang_ident *id, const char *what) {
+  sema_entry *en = sema_lookup(S, id->text);
+  if (!en) return sema_unknown(S, id->text, id->line, id->col), -1;
+  if (en->kind != SEMA_POINT) {
+    sema_fail(S, id->line, id->col, "%s must be a point, and '%s' is not one", what, id->text);
+    lg_diag_hint(S->diag, "contact P plane O N.y restitution e, with P and O points");
+    return -1;
+  }
+  return en->index;
+}
+
+lg_status sema_contact(sema *S, const lang_stmt *st) {
+  int p = point_named(S, &st->u.contact.p, "the contact's point");
+  if (p < 0) return LG_ERR_MODEL;
+  int o = point_named(S, &st->u.contact.o, "the plane's point");
+  if (o < 0) return LG_ERR_MODEL;
+  mech_vec n;
+  S->rule = SEMA_RULE_NO_ACCEL;
+  S->rule_what = "the plane's normal";
+  if (!sema_vector(S, st->u.contact.n, "the plane's normal", &n)) return LG_ERR_MODEL;
+  lang_contact ct = {NULL, NULL, NULL, st->line, st->col};
+  S->rule_what = "a restitution coefficient";
+  if (!(ct.e = sema_scalar(S, st->u.contact.e, "a restitution coefficient"))) return LG_ERR_MODEL;
+  S->rule_what = "a friction coefficient";
+  if (st->u.contact.mu &&
+      !(ct.mu = sema_scalar(S, st->u.contact.mu, "a friction coefficient")))
+    return LG_ERR_MODEL;
+  mech_model *m = S->m;
+  const sym_node *len = mech_vec_norm(m, n);
+  const sym_node *d = mech_vec_dot(m, mech_vec_sub(m, mech_point_pos(m, p), mech_point_pos(m, o)), n);
+  if (!len || !d || !(ct.g = sym_div(S->c, d, len))) return sema_nomem(S), LG_ERR_NOMEM;
+  lang_model *lm = S->out;
+  if (!LG_PUSH(lm->contacts, lm->ncontacts, lm->contacts_cap, ct))
+    return sema_nomem(S), LG_ERR_NOMEM;
+  return LG_OK;
+}

@@ -647,6 +647,7 @@ lg_status sema_statement(sema *S, const lang_stmt *st) {
   case LANG_STMT_OUTPUT: return sema_output(S, st);
   case LANG_STMT_WHEN: return sema_when(S, st);
   case LANG_STMT_FRICTION: return sema_friction(S, st);
+  case LANG_STMT_CONTACT: return sema_contact(S, st);
   default: return LG_OK;
   }
 }

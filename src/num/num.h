@@ -256,6 +256,46 @@ int num_friction_switch(num_friction_run *r, num_work *w, const int *fired, doub
                         const double *q, double *qd);
 int num_friction_mode(const num_friction_run *r, size_t j);
 
+/* ---- contacts with planes (num_contact.c) -----------------------------------------------
+ * `contact P plane O n restitution e`: g >= 0, impacts by Newton's law,
+ * persistent contact with the normal force as a multiplier, lift-off; one
+ * tape over [t, q, q', params] of each contact's g, g', -g''(q''=0), e,
+ * mu and dg/dq. Immutable after the build (params the caller's). */
+typedef struct num_contact_def { const sym_node *g, *e, *mu; } num_contact_def;
+typedef struct num_contact {
+  size_t K, n, np;
+  const double *params;
+  sym_tape *tape;
+} num_contact;
+typedef struct num_contact_run num_contact_run;
+
+lg_status num_contact_build(mech_model *mm, const mech_eom *e, const num_contact_def *defs,
+                            size_t K, const num_setting *set, size_t nset, num_contact **out,
+                            lg_diag *diag);
+void num_contact_free(num_contact *ct);
+/* LG_ERR_MODEL when contact *below starts below its plane. */
+lg_status num_contact_check(const num_contact *ct, double t, const double *q,
+                            const double *qd, double atol, size_t *below);
+num_contact_run *num_contact_run_new(const num_contact *ct, const num_system *s, double atol);
+void num_contact_run_free(num_contact_run *r);
+/* Closes the contacts that start on their plane at rest, pressed. */
+void num_contact_start(num_contact_run *r, num_work *w, double t, const double *q,
+                       double *qd);
+/* q'' and lam with the closed contacts' rows, after num_evaluate_dynamics. */
+lg_status num_contact_accel(num_contact_run *r, num_work *w, double t, const double *q,
+                            const double *qd, double *qdd, double *lam);
+/* K guards, each firing on a downward crossing (g open, fn closed). */
+void num_contact_guards(num_contact_run *r, num_work *w, double t, const double *q,
+                        const double *qd, double *g);
+/* The fired contacts (fired[K]) switch: impacts (q' changed), closings,
+ * lift-offs (counted); h is the integrator's last step (a rebound's flight
+ * shorter than a few closes the contact); returns how many fired. */
+int num_contact_switch(num_contact_run *r, num_work *w, const int *fired, double t,
+                       double h, const double *q, double *qd, long *impacts, long *liftoffs);
+/* fn[K]: the normal forces at the state (0 where open). */
+void num_contact_forces(num_contact_run *r, num_work *w, double t, const double *q,
+                        const double *qd, double *fn);
+
 /* ---- outputs (num_outputs.c) ----------------------------------------------------------
  * The model's outputs (mech_noutputs, in order) as one tape over
  * [t, q (n), q' (n), params (np), q'' (n), lam (m)] (n, m: e's), with T and
@@ -361,6 +401,8 @@ typedef struct num_sim_opts {
   const num_events *events;
   /* `friction` on coordinates (NULL: none); Lagrange's state only. */
   const num_friction *friction;
+  /* `contact` statements (NULL: none); Lagrange's state only. */
+  const num_contact *contact;
 } num_sim_opts;
 
 /* The ERK table NUM_INT_ERK picks at a tolerance (DOPRI, VERNER or FEHLBERG). */
@@ -394,6 +436,7 @@ typedef struct num_sim_stats {
   long events;               /* event groups that fired (resets and stop) */
   double event_work;         /* energy the resets changed (in W) */
   long friction_switches;    /* friction mode changes (stick, slip) among the events */
+  long impacts, liftoffs;    /* contact events */
 } num_sim_stats;
 
 /* One output point. */
@@ -402,6 +445,7 @@ typedef struct num_sim_point {
   const double *q, *qd;   /* n */
   double T, V, E, W;
   const double *C;        /* m */
+  const double *fn;       /* the contacts' normal forces (NULL: none) */
 } num_sim_point;
 
 /* Called at t0, at each output time and at the stop event; nonzero stops

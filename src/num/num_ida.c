@@ -239,7 +239,7 @@ static int deliver(dae *D, double t, const double *Y, num_sim_output out, void *
   num_evaluate(s, &D->w, t, Y, Y + s->n); /* all outputs: T and V too */
   const double *o = D->w.out;
   num_sim_point p = {t, Y, Y + s->n, o[s->o_T], o[s->o_V], o[s->o_T] + o[s->o_V], 0,
-                     o + s->o_C};
+                     o + s->o_C, NULL};
   if (D->o->aux) num_aux_power(D->o->aux, &D->aw, t, Y, Y + s->n, NULL, &p.E, NULL);
   if (D->work) p.W = Y[D->N - 1];
   p.W += D->w_jump;

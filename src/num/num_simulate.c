@@ -65,6 +65,8 @@ struct sim {
   int nroots;                   /* stop_when's g (when there is one), then the events' */
   double w_jump;                /* the energy resets changed (added to W) */
   num_friction_run *fr;         /* friction's modes (num_friction.c), or NULL */
+  num_contact_run *ct;          /* the contacts' modes (num_contact.c), or NULL */
+  double *fn;                   /* their normal forces at an output point */
   unsigned poll_in;             /* right-hand sides until the next jit_poll */
 };
 
@@ -135,10 +137,28 @@ static int friction_f(sim *S, double t, const double *x, double *dx) {
   return 0;
 }
 
+/* With contacts: the closed ones' rows in the solve (num_contact.c). */
+static int contact_f(sim *S, double t, const double *x, double *dx) {
+  size_t n = S->n;
+  num_evaluate_dynamics(S->s, &S->w, t, x, x + n);
+  if (S->o->stabilize == NUM_STAB_BAUMGARTE) baumgarte(S);
+  if (num_contact_accel(S->ct, &S->w, t, x, x + n, S->qdd, S->lam) != LG_OK) {
+    lg_diag d;
+    lg_diag_set(&d, LG_ERR_NUMERIC, NULL, 0, 0, "the mass matrix with the contacts' rows is singular");
+    mark_failure(S, t, &d);
+    return -1;
+  }
+  memcpy(dx, x + n, n * sizeof *dx);
+  memcpy(dx + n, S->qdd, n * sizeof *dx);
+  add_power(S, t, x, dx);
+  return 0;
+}
+
 /* Lagrange: x = [q; q'], x' = [q'; q''] with q'' from the augmented solve. */
 static int lagrange_f(sim *S, double t, const double *x, double *dx) {
   size_t n = S->n;
   if (S->fr) return friction_f(S, t, x, dx);
+  if (S->ct) return contact_f(S, t, x, dx);
   if (!S->jit && S->o->jit_poll) poll_jit(S, t);
   if (S->jit && S->o->stabilize != NUM_STAB_BAUMGARTE) {
     if (rhs_jit(S, t, x, dx)) return -1;
@@ -251,9 +271,12 @@ static int root(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
   int k = 0;
   if (S->o->aux && S->o->aux->event) g[k++] = num_aux_event(S->o->aux, &S->aw, t, x, x + S->n);
   if (S->o->events) num_events_guards(S->o->events, S->evw, t, x, x + S->n, g + k);
-  if (S->fr)
-    num_friction_guards(S->fr, &S->w, t, x, x + S->n,
-                        g + k + (S->o->events ? S->o->events->nev : 0));
+  if (S->o->events) k += (int)S->o->events->nev;
+  if (S->fr) {
+    num_friction_guards(S->fr, &S->w, t, x, x + S->n, g + k);
+    k += 2 * (int)S->o->friction->nf;
+  }
+  if (S->ct) num_contact_guards(S->ct, &S->w, t, x, x + S->n, g + k);
   for (int i = 0; i < S->nroots; i++)
     if (!isfinite(g[i])) return 1;
   return 0;
@@ -265,6 +288,7 @@ static void root_directions(const sim *S, int *dir) {
   if (S->o->aux && S->o->aux->event) dir[k++] = 0;
   for (size_t i = 0; S->o->events && i < S->o->events->nev; i++) dir[k++] = S->o->events->dir[i];
   for (size_t i = 0; S->fr && i < 2 * S->o->friction->nf; i++) dir[k++] = -1;
+  for (size_t i = 0; S->ct && i < S->o->contact->K; i++) dir[k++] = -1;
 }
 
 /* Interpolated output: Dormand-Prince on an ODE that is not projected
@@ -424,7 +448,11 @@ static int emit(sim *S, double t, loop_state *L) {
   observation ob;
   const double *x = N_VGetArrayPointer(S->y);
   S->observe(S, t, x, &ob);
-  num_sim_point p = {t, ob.q, ob.qd, ob.T, ob.V, ob.T + ob.V, 0, ob.C};
+  num_sim_point p = {t, ob.q, ob.qd, ob.T, ob.V, ob.T + ob.V, 0, ob.C, NULL};
+  if (S->ct) {
+    num_contact_forces(S->ct, &S->w, t, x, x + S->n, S->fn);
+    p.fn = S->fn;
+  }
   if (S->o->aux) num_aux_power(S->o->aux, &S->aw, t, x, x + S->n, NULL, &p.E, NULL);
   if (S->work) p.W = x[S->n + S->nv];
   p.W += S->w_jump;
@@ -583,9 +611,17 @@ static int at_events(sim *S, double t, loop_state *L) {
     return 1;
   }
   if (S->s && S->m) num_events_project_rates(S->s, &S->w, t, x, x + S->n);
+  int k1 = k0 + (ev ? (int)ev->nev : 0);
   if (S->fr) /* after the resets: a coordinate at rest stays at rest */
-    S->stats->friction_switches += num_friction_switch(
-        S->fr, &S->w, info + k0 + (ev ? ev->nev : 0), t, x, x + S->n);
+    S->stats->friction_switches += num_friction_switch(S->fr, &S->w, info + k1, t, x, x + S->n);
+  if (S->fr) k1 += 2 * (int)S->o->friction->nf;
+  if (S->ct) {
+    double h = 0;
+    if (num_is_erk(S->integ)) ERKStepGetLastStep(S->mem, &h);
+    else CVodeGetLastStep(S->mem, &h);
+    num_contact_switch(S->ct, &S->w, info + k1, t, fabs(h), x, x + S->n, &S->stats->impacts,
+                       &S->stats->liftoffs);
+  }
   double dE = energy_at(S, t, x) - E0;
   S->w_jump += dE;
   S->stats->event_work += dE;
@@ -646,7 +682,13 @@ static lg_status integrate(sim *S, double *x0, num_sim_output out, void *ud) {
   if (S->o->aux && num_aux_work_init(S->o->aux, &S->aw) != LG_OK) return st;
   S->nroots = (S->o->aux && S->o->aux->event ? 1 : 0) +
               (S->o->events ? (int)S->o->events->nev : 0) +
-              (S->o->friction && S->s ? 2 * (int)S->o->friction->nf : 0);
+              (S->o->friction && S->s ? 2 * (int)S->o->friction->nf : 0) +
+              (S->o->contact && S->s ? (int)S->o->contact->K : 0);
+  if (S->o->contact && S->s) {
+    S->fn = lg_calloc(S->o->contact->K + 1, sizeof *S->fn);
+    if (!S->fn || !(S->ct = num_contact_run_new(S->o->contact, S->s, S->o->atol))) goto done;
+    num_contact_start(S->ct, &S->w, S->o->t0, x0, x0 + S->n);
+  }
   if (S->o->friction && S->s) {
     if (!(S->fr = num_friction_run_new(S->o->friction, S->s))) goto done;
     num_friction_start(S->fr, &S->w, S->o->t0, x0, x0 + S->n);
@@ -681,6 +723,10 @@ done:
   lg_free(S->evw);
   num_friction_run_free(S->fr);
   S->fr = NULL;
+  num_contact_run_free(S->ct);
+  S->ct = NULL;
+  lg_free(S->fn);
+  S->fn = NULL;
   return st;
 }
 
@@ -694,7 +740,7 @@ static void init_stats(num_sim_stats *st, const num_sim_opts *o, num_integrator 
 
 lg_status num_simulate(const num_system *s, const num_sim_opts *o, double *q, double *qd,
                        num_sim_output out, void *ud, num_sim_stats *stats, lg_diag *diag) {
-  if (o->integrator == NUM_INT_IDA && s->m && !o->friction) /* friction: BDF */
+  if (o->integrator == NUM_INT_IDA && s->m && !o->friction && !o->contact) /* else BDF */
     return num_simulate_ida(s, o, q, qd, out, ud, stats, diag);
   size_t n = s->n, m = s->m;
   int projects = m && o->stabilize == NUM_STAB_PROJECT;

@@ -1,0 +1,72 @@
+/* lg_api_contact.c - the model's `contact` statements (MODEL-FORMAT 1.1)
+ * compiled for lg_simulate once per system, under its lock, over
+ * Lagrange's state (Kane's method without speeds of its own integrates
+ * the same state); a start below a plane is an error at its statement. */
+#include "lg_api_internal.h"
+
+#include <string.h>
+
+void api_contact_free(lg_system *s) {
+  if (!s) return;
+  num_contact_free(s->contact);
+  s->contact = NULL;
+  s->contact_built = 0;
+}
+
+static lg_status refuse(const lg_system *s, const lang_contact *c, const char *what,
+                        const char *hint, lg_diag *d) {
+  lg_diag_set(d, LG_ERR_MODEL, s->lm->file, c->line, c->col, "%s", what);
+  lg_diag_hint(d, "%s", hint);
+  return LG_ERR_MODEL;
+}
+
+static lg_status build(lg_system *s, lg_diag *d) {
+  const lang_model *lm = s->lm;
+  const lang_contact *c0 = &lm->contacts[0];
+  if (s->ks)
+    return refuse(s, c0, "contact is not supported yet under Kane's method with speeds of its own",
+                  "simulate with `method` lagrange, or under Kane's method without 'speeds'", d);
+  if (lm->nfrictions)
+    return refuse(s, c0, "contact and 'friction x:' in one model are not supported yet",
+                  "simulate the contact without the coordinate's friction", d);
+  for (size_t i = 0; i < lm->ncontacts; i++)
+    if (lm->contacts[i].mu && !sym_is_zero(lm->contacts[i].mu))
+      return refuse(s, &lm->contacts[i], "friction in contact is not supported yet (only "
+                    "frictionless contact)", "write the contact without 'friction mu', or "
+                    "with friction 0", d);
+  num_contact_def *defs = lg_calloc(lm->ncontacts, sizeof *defs);
+  if (!defs) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < lm->ncontacts; i++)
+    defs[i] = (num_contact_def){lm->contacts[i].g, lm->contacts[i].e, lm->contacts[i].mu};
+  lg_status st = num_contact_build(lm->mech, s->kane_eom ? s->kane_eom : s->eom, defs,
+                                   lm->ncontacts, s->dummy, s->ndummy, &s->contact, d);
+  lg_free(defs);
+  return st;
+}
+
+lg_status api_sim_contact(const lg_system *s, const num_contact **out, lg_diag *d) {
+  *out = NULL;
+  if (!s->lm->ncontacts) return LG_OK;
+  lg_system *mut = (lg_system *)s;
+  lg_status st = LG_OK;
+  pthread_mutex_lock(&mut->lock);
+  if (!mut->contact_built) {
+    st = build(mut, d);
+    mut->contact_built = st == LG_OK;
+  }
+  *out = mut->contact;
+  pthread_mutex_unlock(&mut->lock);
+  return st;
+}
+
+lg_status api_contact_check(const lg_system *s, const num_contact *ct, double t,
+                            const double *q, const double *qd, double atol, lg_diag *d) {
+  size_t below = 0;
+  lg_status st = num_contact_check(ct, t, q, qd, atol, &below);
+  if (st != LG_ERR_MODEL) return st;
+  return refuse(s, &s->lm->contacts[below], "the contact's point starts below its plane",
+                "start with the point on or above the plane (g = dot(pos(P) - pos(O), n) >= 0)",
+                d);
+}
+
+size_t lg_ncontacts(const lg_system *s) { return s ? s->lm->ncontacts : 0; }
