@@ -1,0 +1,272 @@
+"""Contact with a plane (`contact P plane O n restitution e`, MODEL-FORMAT
+1.1, frictionless), through the command and Python, under both methods
+and several integrators, against closed forms:
+
+- a ball bouncing (tests/cli/contact/ball.lag): impact times t_k and apex
+  heights h0 e^(2k) to 1e-8, E - W conserved; the impacts accumulate and
+  the ball rests in persistent contact before t_inf = sqrt(2 h0/g)(1 + e)/
+  (1 - e) with a bounded number of events, then fn = m g;
+- e = 0: lands and stays, fn = m g;
+- a tilted plane with an unnormalized normal (tilted.lag), a rising floor
+  (elevator.lag: the plane's point moves with t), a rod falling flat onto
+  one end (rod.lag: the impulse equations' closed form), a lift-off when
+  a growing pull cancels the normal force (lift.lag);
+- Python's simulate gives the command's rows bit for bit;
+- errors at line:col.
+
+Ends "N passed, N failed"."""
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+try:
+    import numpy as np
+except ImportError:
+    os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import lagrange  # noqa: E402
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "lagrange")
+DIR = os.path.join(ROOT, "tests", "cli", "contact")
+BALL, ROD, ELEVATOR, TILTED, LIFT = (os.path.join(DIR, f + ".lag") for f in
+                                     ("ball", "rod", "elevator", "tilted", "lift"))
+TOL = ["--rtol", "1e-10", "--atol", "1e-12"]
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL " + what)
+
+
+def run(*args):
+    return subprocess.run([BIN, *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def csv(text):
+    lines = text.strip().splitlines()
+    return lines[0].split(","), np.array([[float(x) for x in ln.split(",")] for ln in lines[1:]])
+
+
+def pairs(a):
+    """Indices i with a[i, 0] == a[i + 1, 0]: the rows before and after an event."""
+    return [i for i in range(len(a) - 1) if a[i, 0] == a[i + 1, 0]]
+
+
+def model_file(text):
+    f = tempfile.NamedTemporaryFile("w", suffix=".lag", delete=False)
+    f.write(text)
+    f.close()
+    return f.name
+
+
+def simulate(path, what, *args):
+    r = run("simulate", path, *TOL, *args)
+    if r.returncode != 0:
+        check(False, f"{what}: {r.stderr.strip()[-300:]}")
+        return None, None, r
+    hdr, a = csv(r.stdout)
+    return hdr, a, r
+
+
+def ball(method, integ):
+    what = f"ball --method {method} --integrator {integ}"
+    hdr, a, r = simulate(BALL, what, "--method", method, "--integrator", integ)
+    if a is None:
+        return
+    m, g, e, h0 = 2.0, 9.81, 0.8, 1.0
+    y, yd, E, W, fn = (hdr.index(c) for c in ("y", "y'", "E", "W", "contact1_fn"))
+    check(hdr[-1] == "contact1_fn" and hdr[hdr.index("W") + 1] == "contact1_fn",
+          f"{what}: columns {hdr}")
+    ev = pairs(a)
+    v, tk = math.sqrt(2 * g * h0), math.sqrt(2 * h0 / g)
+    tinf = math.sqrt(2 * h0 / g) * (1 + e) / (1 - e)
+    checked = 0
+    for k, i in enumerate(ev):
+        if v * v / (2 * g) < 1e-6:  # the first bounces, down to a micrometre
+            break
+        check(abs(a[i, 0] - tk) < 1e-8, f"{what}: impact {k} at {a[i, 0]!r}, expected {tk!r}")
+        check(abs(a[i, y]) < 1e-9 and a[i, yd] < 0, f"{what}: impact {k} at y = {a[i, y]}")
+        apex = a[i + 1, yd] ** 2 / (2 * g)
+        check(abs(apex - h0 * e ** (2 * (k + 1))) < 1e-8,
+              f"{what}: apex {k + 1} = {apex!r}, expected {h0 * e ** (2 * (k + 1))!r}")
+        v *= e
+        tk += 2 * v / g
+        checked += 1
+    check(checked >= 25, f"{what}: only {checked} impacts compared")
+    check(10 < len(ev) < 100 and a[ev[-1], 0] < tinf, f"{what}: {len(ev)} events, last at "
+          f"{a[ev[-1], 0] if ev else None} (t_inf {tinf})")
+    rest = a[ev[-1] + 1:] if ev else a[:0]
+    check(len(rest) > 100 and np.all(np.abs(rest[:, y]) < 1e-9) and np.all(rest[:, yd] == 0) and
+          np.all(np.abs(rest[:, fn] - m * g) < 1e-9), f"{what}: not resting with fn = m g")
+    check(np.all(a[:ev[-1] + 1, fn] == 0), f"{what}: fn nonzero while bouncing")
+    bal = a[:, E] - a[:, W]
+    check(np.max(np.abs(bal - bal[0])) < 1e-8, f"{what}: E - W drifts {np.max(np.abs(bal - bal[0]))}")
+    check(f"{len(ev)} events ({len(ev)} impacts, 0 lift-offs" in r.stderr, f"{what}: {r.stderr}")
+
+
+def plastic():
+    path = model_file(open(BALL).read().replace("e = 0.8", "e = 0"))
+    for method in ("lagrange", "kane"):
+        what = f"e = 0 --method {method}"
+        hdr, a, r = simulate(path, what, "--method", method)
+        if a is None:
+            continue
+        ev = pairs(a)
+        t1 = math.sqrt(2 / 9.81)
+        check(len(ev) == 1 and abs(a[ev[0], 0] - t1) < 1e-8, f"{what}: events {ev}")
+        after = a[ev[0] + 1:]
+        check(np.all(np.abs(after[:, 2]) < 1e-9) and np.all(after[:, 4] == 0) and
+              np.all(np.abs(after[:, -1] - 2 * 9.81) < 1e-9) and np.all(np.abs(after[:, 3] - 0.3) < 1e-12),
+              f"{what}: does not stay with fn = m g")
+    os.unlink(path)
+
+
+def tilted():
+    g, e, b = 9.81, 0.6, 0.3
+    t1 = math.sqrt(2 / g)
+    v0 = g * t1
+    n = np.array([-math.sin(b), math.cos(b)])
+    vp = np.array([0, -v0]) + (1 + e) * v0 * math.cos(b) * n
+    for method in ("lagrange", "kane"):
+        what = f"tilted --method {method}"
+        hdr, a, r = simulate(TILTED, what, "--method", method)
+        if a is None:
+            continue
+        ev = pairs(a)
+        check(len(ev) == 1 and abs(a[ev[0], 0] - t1) < 1e-8, f"{what}: events {ev}")
+        if ev:
+            got = a[ev[0] + 1, 3:5]
+            check(np.max(np.abs(got - vp)) < 1e-8, f"{what}: after {got}, expected {vp}")
+
+
+def elevator():
+    g, e, u, h = 9.81, 0.7, 0.5, 1.0
+    t1 = (-u + math.sqrt(u * u + 2 * g * h)) / g
+    for integ in ("dopri", "bdf"):
+        what = f"elevator --integrator {integ}"
+        hdr, a, r = simulate(ELEVATOR, what, "--integrator", integ)
+        if a is None:
+            continue
+        ev = pairs(a)
+        check(len(ev) == 1 and abs(a[ev[0], 0] - t1) < 1e-8, f"{what}: events {ev}")
+        if ev:
+            check(abs(a[ev[0] + 1, 2] - (u + e * (g * t1 + u))) < 1e-8,
+                  f"{what}: y' after {a[ev[0] + 1, 2]}")
+
+
+def rod():
+    m, l, g, e, h = 1.5, 0.8, 9.81, 0.5, 0.5
+    t1 = math.sqrt(2 * h / g)
+    v0 = g * t1
+    for method in ("lagrange", "kane"):
+        for integ in ("dopri", "bdf"):
+            what = f"rod --method {method} --integrator {integ}"
+            hdr, a, r = simulate(ROD, what, "--method", method, "--integrator", integ)
+            if a is None:
+                continue
+            ev = pairs(a)
+            check(len(ev) >= 1 and abs(a[ev[0], 0] - t1) < 1e-8, f"{what}: events {ev}")
+            if not ev:
+                continue
+            yd, thd = hdr.index("y'"), hdr.index("th'")
+            i = ev[0] + 1
+            check(abs(a[i, yd] - (-v0 + (1 + e) * v0 / 4)) < 1e-8 and
+                  abs(a[i, thd] - 3 * (1 + e) * v0 / (2 * l)) < 1e-8,
+                  f"{what}: after ({a[i, yd]}, {a[i, thd]})")
+            bal = a[:, hdr.index("E")] - a[:, hdr.index("W")]
+            loss = a[i, hdr.index("W")]
+            # the impact's loss: T- - T+
+            tm = 0.5 * m * v0 ** 2
+            vy, w = a[i, yd], a[i, thd]
+            tp = 0.5 * m * vy ** 2 + 0.5 * m * l ** 2 / 12 * w ** 2
+            check(np.max(np.abs(bal - bal[0])) < 1e-8 and abs(loss - (tp - tm)) < 1e-8,
+                  f"{what}: W {loss}, expected {tp - tm}")
+
+
+def lift():
+    m, g, A = 2.0, 9.81, 7.0
+    ts = m * g / A
+    for method in ("lagrange", "kane"):
+        what = f"lift --method {method}"
+        hdr, a, r = simulate(LIFT, what, "--method", method)
+        if a is None:
+            continue
+        ev = pairs(a)
+        check(len(ev) == 1 and abs(a[ev[0], 0] - ts) < 1e-8 and "1 lift-off" in r.stderr,
+              f"{what}: events {ev}")
+        t = a[:, 0]
+        before = t < ts - 1e-9
+        check(np.max(np.abs(a[before, -1] - (m * g - A * t[before]))) < 1e-9,
+              f"{what}: fn != m g - a t before the lift-off")
+        d = np.maximum(t - ts, 0)
+        err = np.max(np.abs(a[:, 1] - A * d ** 3 / (6 * m)))
+        check(err < 1e-8, f"{what}: off y = a (t - t*)^3 / (6m) by {err}")
+
+
+def parity():
+    for path in (BALL, ROD):
+        for method in ("lagrange", "kane"):
+            what = f"parity {os.path.basename(path)} --method {method}"
+            r = run("simulate", path, "--method", method, *TOL)
+            hdr, a = csv(r.stdout)
+            s = lagrange.load(path, method=method).simulate(rtol=1e-10, atol=1e-12)
+            cols = [h for h in hdr if h in s]
+            b = np.array([s[h] for h in cols]).T
+            a = a[:, [hdr.index(h) for h in cols]]
+            check(len(cols) == len(hdr) and a.shape == b.shape and np.array_equal(a, b),
+                  f"{what}: the command and the library differ")
+            check(s.stats["impacts"] == len(pairs(a)), f"{what}: stats {s.stats['impacts']}")
+
+
+BASE = """coordinates y
+parameters m = 1, g = 9.81
+frame N
+point O
+point P = O + y*N.y
+particle P mass m
+gravity -g*N.y
+initial y = 1
+"""
+
+
+def errors():
+    cases = [("contact Q plane O N.y restitution 1\n", "9:9", "unknown name 'Q'"),
+             ("contact P plane m N.y restitution 1\n", "9:17", "not one"),
+             ("contact P O N.y restitution 1\n", "9:11", "'plane'"),
+             ("contact P plane O N.y e 1\n", "9:23", "'restitution'"),
+             ("contact P plane O N.y restitution 1 friction 0.3\n", "9:1",
+              "friction in contact is not supported yet"),
+             ("contact P plane O N.y restitution 1\ninitial y = -0.1\n", "9:1",
+              "starts below its plane")]
+    for text, pos, msg in cases:
+        path = model_file(BASE + text)
+        r = run("simulate", path)
+        check(r.returncode != 0 and f"{path}:{pos}" in r.stderr and msg in r.stderr,
+              f"error for {text.strip()!r}: {r.stderr.strip()}")
+        os.unlink(path)
+    path = model_file(BASE + "contact P plane O N.y restitution 1 friction 0\n")
+    r = run("simulate", path)
+    check(r.returncode == 0, f"friction 0 is frictionless: {r.stderr}")
+    os.unlink(path)
+
+
+for meth in ("lagrange", "kane"):
+    for i in ("dopri", "fehlberg", "bdf", "adams", "ida"):
+        ball(meth, i)
+plastic()
+tilted()
+elevator()
+rod()
+lift()
+parity()
+errors()
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
