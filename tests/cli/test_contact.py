@@ -11,6 +11,9 @@ and several integrators, against closed forms:
   (elevator.lag: the plane's point moves with t), a rod falling flat onto
   one end (rod.lag: the impulse equations' closed form), a lift-off when
   a growing pull cancels the normal force (lift.lag);
+- a pendulum in Cartesian coordinates with its constraint striking a
+  wall (pendulum_wall.lag): the impulse keeps the constraint, x' after is
+  -e times before;
 - Python's simulate gives the command's rows bit for bit;
 - errors at line:col.
 
@@ -211,6 +214,32 @@ def lift():
         check(err < 1e-8, f"{what}: off y = a (t - t*)^3 / (6m) by {err}")
 
 
+def pendulum_wall():
+    g, l, e, th0 = 9.81, 1.0, 0.5, 1.0
+    v = math.sqrt(2 * g * l * (1 - math.cos(th0)))
+    path = os.path.join(DIR, "pendulum_wall.lag")
+    for integ in ("dopri", "bdf", "ida"):
+        what = f"pendulum at a wall --integrator {integ}"
+        hdr, a, r = simulate(path, what, "--integrator", integ)
+        if a is None:
+            continue
+        ev = pairs(a)
+        check(len(ev) == 1, f"{what}: events {ev}")
+        if not ev:
+            continue
+        x, xd, yd = (hdr.index(c) for c in ("x", "x'", "y'"))
+        i = ev[0]
+        check(abs(a[i, xd] + v) < 1e-8 and abs(a[i + 1, xd] - e * v) < 1e-8 and
+              abs(a[i + 1, yd]) < 1e-9, f"{what}: x' {a[i, xd]} -> {a[i + 1, xd]}, expected "
+              f"{-v} -> {e * v}")
+        apex = np.max(a[i + 1:, x])  # sin(th1), cos(th1) = 1 - e^2 (1 - cos(th0))
+        th1 = math.acos(1 - e * e * (1 - math.cos(th0)))
+        check(abs(apex - l * math.sin(th1)) < 1e-4, f"{what}: apex {apex}, expected "
+              f"{l * math.sin(th1)} (to the output step)")
+        check("max constraint residual" in r.stderr and np.all(a[:, hdr.index("contact1_fn")] == 0),
+              f"{what}: {r.stderr}")
+
+
 def parity():
     for path in (BALL, ROD):
         for method in ("lagrange", "kane"):
@@ -266,6 +295,7 @@ tilted()
 elevator()
 rod()
 lift()
+pendulum_wall()
 parity()
 errors()
 print(f"{passed} passed, {failed} failed")
