@@ -29,6 +29,7 @@ struct num_friction_run {
   double *level;      /* 2 nf: F_j, Fs_j at the last evaluation */
   double *in, *slots; /* the levels' tape */
   double *A, *b;      /* the augmented system */
+  double *qdd;        /* n + m: a solve's q'' and lam (guards, holding forces) */
   lapack_int *ipiv;
 };
 
@@ -101,6 +102,7 @@ void num_friction_run_free(num_friction_run *r) {
   lg_free(r->in);
   lg_free(r->slots);
   lg_free(r->A);
+  lg_free(r->qdd);
   lg_free(r->ipiv);
   lg_free(r);
 }
@@ -119,7 +121,8 @@ num_friction_run *num_friction_run_new(const num_friction *fr, const num_system 
   r->slots = lg_calloc(fr->level->nslots + 1, sizeof *r->slots);
   r->A = lg_calloc(N * N + N + 1, sizeof *r->A);
   r->ipiv = lg_calloc(N + 1, sizeof *r->ipiv);
-  if (!r->mode || !r->armed || !r->force || !r->level || !r->in || !r->slots || !r->A || !r->ipiv) {
+  r->qdd = lg_calloc(N + 1, sizeof *r->qdd);
+  if (!r->qdd || !r->mode || !r->armed || !r->force || !r->level || !r->in || !r->slots || !r->A || !r->ipiv) {
     num_friction_run_free(r);
     return NULL;
   }
@@ -205,13 +208,8 @@ static double hold_force(num_friction_run *r, num_work *w, size_t j, double t, c
                          const double *qd, int *ok) {
   int keep = r->mode[j];
   r->mode[j] = 0;
-  double *qdd = lg_calloc(r->s->n + r->s->m + 1, sizeof *qdd);
-  *ok = qdd != NULL;
-  if (*ok) {
-    num_evaluate_dynamics(r->s, w, t, q, qd);
-    *ok = num_friction_accel(r, w, t, q, qd, qdd, qdd + r->s->n) == LG_OK;
-  }
-  lg_free(qdd);
+  num_evaluate_dynamics(r->s, w, t, q, qd);
+  *ok = num_friction_accel(r, w, t, q, qd, r->qdd, r->qdd + r->s->n) == LG_OK;
   r->mode[j] = keep;
   return r->force[j];
 }
@@ -244,11 +242,9 @@ void num_friction_guards(num_friction_run *r, num_work *w, double t, const doubl
   int stuck = 0;
   for (size_t j = 0; j < fr->nf; j++) stuck |= r->mode[j] == 0;
   if (stuck) {
-    double *qdd = lg_calloc(r->s->n + r->s->m + 1, sizeof *qdd);
     num_evaluate_dynamics(r->s, w, t, q, qd);
-    if (!qdd || num_friction_accel(r, w, t, q, qd, qdd, qdd + r->s->n) != LG_OK)
+    if (num_friction_accel(r, w, t, q, qd, r->qdd, r->qdd + r->s->n) != LG_OK)
       for (size_t j = 0; j < fr->nf; j++) r->force[j] = NAN;
-    lg_free(qdd);
   }
   for (size_t j = 0; j < fr->nf; j++) {
     if (r->mode[j]) {
