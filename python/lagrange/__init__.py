@@ -770,7 +770,8 @@ class Model(_eval.Core):
         cols = (["t"] + self.coordinates + [c + "'" for c in self.coordinates]
                 + ["T", "V", "E"] + ["C%d" % (i + 1) for i in range(m)] + ["W"]
                 + ["lam%d" % (i + 1) for i in range(m)]
-                + ["contact%d_fn" % (i + 1) for i in range(lib.lg_ncontacts(owner.ptr))]
+                + [lib.lg_contact_column(owner.ptr, i).decode()
+                   for i in range(lib.lg_ncontact_columns(owner.ptr))]
                 + out_names)
         data = np.array(rows, dtype=float).reshape(len(rows), len(cols))
         s = Simulation((c, data[:, i].copy()) for i, c in enumerate(cols))

@@ -194,7 +194,8 @@ _SIG = {
     "lg_scene_many": (ctypes.c_int, [_P, _S, _A, _A, _A, _A, _DP]),
     "lg_output_select": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t),
                                         _S, ctypes.POINTER(ctypes.c_size_t), _DP]),
-    "lg_noutputs": (_S, [_P]), "lg_ncontacts": (_S, [_P]), "lg_output_name": (ctypes.c_char_p, [_P, _S]),
+    "lg_noutputs": (_S, [_P]), "lg_ncontact_columns": (_S, [_P]),
+    "lg_contact_column": (ctypes.c_char_p, [_P, _S]), "lg_output_name": (ctypes.c_char_p, [_P, _S]),
     "lg_eval_outputs": (ctypes.c_int, [_P, ctypes.c_double, _A, _A, _A, _A, _DP]),
 }
 for _name, (_res, _args) in _SIG.items():

@@ -399,8 +399,8 @@ typedef struct lg_sim_point {
   const double *outputs;      /* noutputs values: the selected output columns
                                  (lg_sim_options.outputs), or NULL */
   size_t noutputs;
-  const double *contact;      /* ncontact normal forces (the CSV's contactK_fn,
-                                 0 while open), NULL without contacts */
+  const double *contact;      /* ncontact values: the contact columns
+                                 (lg_contact_column), NULL without contacts */
   size_t ncontact;
 } lg_sim_point;
 
@@ -845,10 +845,13 @@ LAGRANGE_API lg_status lg_work_simulate(lg_work *w, const lg_sim_options *o, con
                                         lg_sim_stats *stats, lg_diag *diag);
 
 /* ---- contact and friction (issue 25) ---- */
-/* The model's `contact` statements: each adds the CSV column contactK_fn
- * (K from 1) after the multipliers and before the outputs, its normal
- * force (lg_sim_point.contact). */
-LAGRANGE_API size_t lg_ncontacts(const lg_system *s);
+/* The model's `contact` statements' CSV columns, after the multipliers and
+ * before the outputs: contactK_fn (K from 1: the normal force, 0 while
+ * open) and, with friction, contactK_ft (the friction force along the
+ * tangent n x N.z); lg_sim_point.contact holds their values.
+ * lg_contact_column: NULL when i is out of range. */
+LAGRANGE_API size_t lg_ncontact_columns(const lg_system *s);
+LAGRANGE_API const char *lg_contact_column(const lg_system *s, size_t i);
 
 /* Frees a string the library returned; NULL does nothing. */
 LAGRANGE_API void lg_string_free(char *s);

@@ -29,15 +29,11 @@ static lg_status build(lg_system *s, lg_diag *d) {
   if (lm->nfrictions)
     return refuse(s, c0, "contact and 'friction x:' in one model are not supported yet",
                   "simulate the contact without the coordinate's friction", d);
-  for (size_t i = 0; i < lm->ncontacts; i++)
-    if (lm->contacts[i].mu && !sym_is_zero(lm->contacts[i].mu))
-      return refuse(s, &lm->contacts[i], "friction in contact is not supported yet (only "
-                    "frictionless contact)", "write the contact without 'friction mu', or "
-                    "with friction 0", d);
   num_contact_def *defs = lg_calloc(lm->ncontacts, sizeof *defs);
   if (!defs) return LG_ERR_NOMEM;
   for (size_t i = 0; i < lm->ncontacts; i++)
-    defs[i] = (num_contact_def){lm->contacts[i].g, lm->contacts[i].e, lm->contacts[i].mu};
+    defs[i] = (num_contact_def){lm->contacts[i].g, lm->contacts[i].e, lm->contacts[i].mu,
+                                lm->contacts[i].vt};
   lg_status st = num_contact_build(lm->mech, s->kane_eom ? s->kane_eom : s->eom, defs,
                                    lm->ncontacts, s->dummy, s->ndummy, &s->contact, d);
   lg_free(defs);
@@ -69,4 +65,18 @@ lg_status api_contact_check(const lg_system *s, const num_contact *ct, double t,
                 d);
 }
 
-size_t lg_ncontacts(const lg_system *s) { return s ? s->lm->ncontacts : 0; }
+size_t lg_ncontact_columns(const lg_system *s) {
+  size_t c = 0;
+  for (size_t k = 0; s && k < s->lm->ncontacts; k++) c += s->lm->contacts[k].vt ? 2 : 1;
+  return c;
+}
+
+const char *lg_contact_column(const lg_system *s, size_t i) {
+  for (size_t k = 0; s && k < s->lm->ncontacts; k++) {
+    const lang_contact *c = &s->lm->contacts[k];
+    if (i == 0) return c->fn_name;
+    if (c->vt && i == 1) return c->ft_name;
+    i -= c->vt ? 2 : 1;
+  }
+  return NULL;
+}

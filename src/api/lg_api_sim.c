@@ -409,7 +409,7 @@ static const num_lin *sim_jacobian(const lg_system *s) {
 static int relay_point(void *ud, const num_sim_point *p) {
   const sim_call *c = ud;
   lg_sim_point pt = {p->t, p->q, p->qd, p->T, p->V, p->E, p->W, p->C, NULL, NULL, 0,
-                     p->fn, p->fn ? c->s->lm->ncontacts : 0};
+                     p->fn, p->fn ? lg_ncontact_columns(c->s) : 0};
   if (c->sc) { /* the multipliers and outputs at the point's state */
     const lg_system *s = c->s;
     lg_diag local;

@@ -134,7 +134,7 @@ static void header(FILE *f, const lg_system *s, const size_t *cols, size_t ncols
   for (size_t r = 0; r < m; r++) fprintf(f, ",C%zu", r + 1);
   fputs(",W", f);
   for (size_t r = 0; r < m; r++) fprintf(f, ",lam%zu", r + 1);
-  for (size_t k = 0; k < lg_ncontacts(s); k++) fprintf(f, ",contact%zu_fn", k + 1);
+  for (size_t k = 0; k < lg_ncontact_columns(s); k++) fprintf(f, ",%s", lg_contact_column(s, k));
   for (size_t k = 0; k < ncols; k++) fprintf(f, ",%s", lg_output_name(s, cols[k]));
   putc('\n', f);
 }

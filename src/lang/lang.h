@@ -65,7 +65,12 @@ typedef struct lang_friction {
  * friction coefficient mu (NULL when not written), in the model's context. */
 typedef struct lang_contact {
   const sym_node *g, *e, *mu;
+  /* with friction (mu written and not 0): the tangential velocity
+   * dot(vel(P) - vel(O), n x N.z / |n|) of a planar contact (n and the
+   * relative velocity in the inertial frame's xy-plane); else NULL */
+  const sym_node *vt;
   int line, col;
+  char fn_name[32], ft_name[32]; /* its CSV columns: contactK_fn, contactK_ft */
 } lang_contact;
 
 typedef struct lang_model {

@@ -5,6 +5,8 @@
  * the run's parameter values). */
 #include "lang_sema.h"
 
+#include <stdio.h>
+
 lg_status sema_friction(sema *S, const lang_stmt *st) {
   const lang_ident *id = &st->u.element.a;
   sema_entry *en = sema_lookup(S, id->text);
@@ -58,7 +60,9 @@ lg_status sema_contact(sema *S, const lang_stmt *st) {
   S->rule = SEMA_RULE_NO_ACCEL;
   S->rule_what = "the plane's normal";
   if (!sema_vector(S, st->u.contact.n, "the plane's normal", &n)) return LG_ERR_MODEL;
-  lang_contact ct = {NULL, NULL, NULL, st->line, st->col};
+  lang_contact ct = {NULL, NULL, NULL, NULL, st->line, st->col, "", ""};
+  snprintf(ct.fn_name, sizeof ct.fn_name, "contact%zu_fn", S->out->ncontacts + 1);
+  snprintf(ct.ft_name, sizeof ct.ft_name, "contact%zu_ft", S->out->ncontacts + 1);
   S->rule_what = "a restitution coefficient";
   if (!(ct.e = sema_scalar(S, st->u.contact.e, "a restitution coefficient"))) return LG_ERR_MODEL;
   S->rule_what = "a friction coefficient";
@@ -69,6 +73,21 @@ lg_status sema_contact(sema *S, const lang_stmt *st) {
   const sym_node *len = mech_vec_norm(m, n);
   const sym_node *d = mech_vec_dot(m, mech_vec_sub(m, mech_point_pos(m, p), mech_point_pos(m, o)), n);
   if (!len || !d || !(ct.g = sym_div(S->c, d, len))) return sema_nomem(S), LG_ERR_NOMEM;
+  if (ct.mu && !sym_is_zero(ct.mu)) { /* planar friction: the tangent n x N.z */
+    mech_vec z = mech_vec_unit(m, 0, 2);
+    mech_vec v = mech_vec_sub(m, mech_point_vel(m, p), mech_point_vel(m, o));
+    const sym_node *nz = mech_vec_dot(m, n, z), *vz = mech_vec_dot(m, v, z);
+    if (!nz || !vz) return sema_nomem(S), LG_ERR_NOMEM;
+    if (!sym_is_zero(sym_simplify(S->c, nz)) || !sym_is_zero(sym_simplify(S->c, vz))) {
+      sema_fail(S, st->line, st->col, "friction in a contact out of the inertial frame's "
+                "xy-plane (the 3D friction cone) is not supported yet");
+      lg_diag_hint(S->diag, "a planar model (motion and normal in the x-y plane of the first "
+                            "frame), or a frictionless contact");
+      return LG_ERR_MODEL;
+    }
+    const sym_node *vt = mech_vec_dot(m, v, mech_vec_cross(m, n, z));
+    if (!vt || !(ct.vt = sym_div(S->c, vt, len))) return sema_nomem(S), LG_ERR_NOMEM;
+  }
   lang_model *lm = S->out;
   if (!LG_PUSH(lm->contacts, lm->ncontacts, lm->contacts_cap, ct))
     return sema_nomem(S), LG_ERR_NOMEM;

@@ -261,9 +261,10 @@ int num_friction_mode(const num_friction_run *r, size_t j);
  * persistent contact with the normal force as a multiplier, lift-off; one
  * tape over [t, q, q', params] of each contact's g, g', -g''(q''=0), e,
  * mu and dg/dq. Immutable after the build (params the caller's). */
-typedef struct num_contact_def { const sym_node *g, *e, *mu; } num_contact_def;
+typedef struct num_contact_def { const sym_node *g, *e, *mu, *vt; } num_contact_def;
 typedef struct num_contact {
   size_t K, n, np;
+  unsigned char *fric;  /* K: with friction (a tangential velocity vt) */
   const double *params;
   sym_tape *tape;
 } num_contact;
@@ -284,17 +285,22 @@ void num_contact_start(num_contact_run *r, num_work *w, double t, const double *
 /* q'' and lam with the closed contacts' rows, after num_evaluate_dynamics. */
 lg_status num_contact_accel(num_contact_run *r, num_work *w, double t, const double *q,
                             const double *qd, double *qdd, double *lam);
-/* K guards, each firing on a downward crossing (g open, fn closed). */
+/* 3 K guards, each firing on a downward crossing: g open, fn closed;
+ * then friction's two in closed contact (s vt slipping, mu fn -+ ft
+ * sticking; 1 otherwise). */
 void num_contact_guards(num_contact_run *r, num_work *w, double t, const double *q,
                         const double *qd, double *g);
-/* The fired contacts (fired[K]) switch: impacts (q' changed), closings,
+/* The fired contacts (fired[3 K]) switch: impacts (q' changed), closings,
  * lift-offs (counted); h is the integrator's last step (a rebound's flight
  * shorter than a few closes the contact); returns how many fired. */
 int num_contact_switch(num_contact_run *r, num_work *w, const int *fired, double t,
-                       double h, const double *q, double *qd, long *impacts, long *liftoffs);
-/* fn[K]: the normal forces at the state (0 where open). */
+                       double h, const double *q, double *qd, long *impacts, long *liftoffs,
+                       long *slips);
+/* The CSV's contact columns at the state: each contact's fn, and ft with
+ * friction (0 where open); num_contact_ncolumns of them. */
 void num_contact_forces(num_contact_run *r, num_work *w, double t, const double *q,
-                        const double *qd, double *fn);
+                        const double *qd, double *out);
+size_t num_contact_ncolumns(const num_contact *ct);
 
 /* ---- outputs (num_outputs.c) ----------------------------------------------------------
  * The model's outputs (mech_noutputs, in order) as one tape over

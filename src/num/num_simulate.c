@@ -288,7 +288,7 @@ static void root_directions(const sim *S, int *dir) {
   if (S->o->aux && S->o->aux->event) dir[k++] = 0;
   for (size_t i = 0; S->o->events && i < S->o->events->nev; i++) dir[k++] = S->o->events->dir[i];
   for (size_t i = 0; S->fr && i < 2 * S->o->friction->nf; i++) dir[k++] = -1;
-  for (size_t i = 0; S->ct && i < S->o->contact->K; i++) dir[k++] = -1;
+  for (size_t i = 0; S->ct && i < 3 * S->o->contact->K; i++) dir[k++] = -1;
 }
 
 /* Interpolated output: Dormand-Prince on an ODE that is not projected
@@ -620,7 +620,7 @@ static int at_events(sim *S, double t, loop_state *L) {
     if (num_is_erk(S->integ)) ERKStepGetLastStep(S->mem, &h);
     else CVodeGetLastStep(S->mem, &h);
     num_contact_switch(S->ct, &S->w, info + k1, t, fabs(h), x, x + S->n, &S->stats->impacts,
-                       &S->stats->liftoffs);
+                       &S->stats->liftoffs, &S->stats->friction_switches);
   }
   double dE = energy_at(S, t, x) - E0;
   S->w_jump += dE;
@@ -683,9 +683,9 @@ static lg_status integrate(sim *S, double *x0, num_sim_output out, void *ud) {
   S->nroots = (S->o->aux && S->o->aux->event ? 1 : 0) +
               (S->o->events ? (int)S->o->events->nev : 0) +
               (S->o->friction && S->s ? 2 * (int)S->o->friction->nf : 0) +
-              (S->o->contact && S->s ? (int)S->o->contact->K : 0);
+              (S->o->contact && S->s ? 3 * (int)S->o->contact->K : 0);
   if (S->o->contact && S->s) {
-    S->fn = lg_calloc(S->o->contact->K + 1, sizeof *S->fn);
+    S->fn = lg_calloc(num_contact_ncolumns(S->o->contact) + 1, sizeof *S->fn);
     if (!S->fn || !(S->ct = num_contact_run_new(S->o->contact, S->s, S->o->atol))) goto done;
     num_contact_start(S->ct, &S->w, S->o->t0, x0, x0 + S->n);
   }

@@ -1,5 +1,5 @@
-"""Contact with a plane (`contact P plane O n restitution e`, MODEL-FORMAT
-1.1, frictionless), through the command and Python, under both methods
+"""Contact with a plane (`contact P plane O n restitution e [friction
+mu]`, MODEL-FORMAT 1.1; friction in planar models), through the command and Python, under both methods
 and several integrators, against closed forms:
 
 - a ball bouncing (tests/cli/contact/ball.lag): impact times t_k and apex
@@ -14,6 +14,11 @@ and several integrators, against closed forms:
 - a pendulum in Cartesian coordinates with its constraint striking a
   wall (pendulum_wall.lag): the impulse keeps the constraint, x' after is
   -e times before;
+- friction in planar contact: a block launched on the floor (slide.lag)
+  decelerates at mu g and sticks at v0/(mu g); on an incline
+  (incline_contact.lag) it sticks when tan(alpha) < mu, else slides at
+  g (sin(alpha) - mu cos(alpha)); an impact with friction (skid.lag) keeps
+  vx - mu (1 + e)|vy|, or stops the skid when that is enough;
 - Python's simulate gives the command's rows bit for bit;
 - errors at line:col.
 
@@ -240,8 +245,62 @@ def pendulum_wall():
               f"{what}: {r.stderr}")
 
 
+def friction():
+    g = 9.81
+    path = os.path.join(DIR, "slide.lag")
+    m, mu, v0 = 2.0, 0.4, 3.0
+    ts = v0 / (mu * g)
+    for method in ("lagrange", "kane"):
+        for integ in ("dopri", "bdf"):
+            what = f"slide --method {method} --integrator {integ}"
+            hdr, a, r = simulate(path, what, "--method", method, "--integrator", integ)
+            if a is None:
+                continue
+            ev = pairs(a)
+            check(len(ev) == 1 and abs(a[ev[0], 0] - ts) < 1e-8, f"{what}: events {ev}")
+            t = a[:, 0]
+            tt = np.minimum(t, ts)
+            err = np.max(np.abs(a[:, 1] - (v0 * tt - mu * g * tt ** 2 / 2)))
+            check(err < 1e-8, f"{what}: off x = v0 t - mu g t^2/2 by {err}")
+            fn, ft = hdr.index("contact1_fn"), hdr.index("contact1_ft")
+            check(np.all(np.abs(a[:, fn] - m * g) < 1e-9), f"{what}: fn != m g")
+            sliding = np.arange(len(a)) <= ev[0] if ev else t < ts
+            check(np.all(np.abs(a[sliding, ft] + mu * m * g) < 1e-9) and
+                  np.all(np.abs(a[~sliding, ft]) < 1e-9), f"{what}: ft")
+            bal = a[:, hdr.index("E")] - a[:, hdr.index("W")]
+            check(np.max(np.abs(bal - bal[0])) < 1e-8, f"{what}: E - W drifts")
+    path = os.path.join(DIR, "incline_contact.lag")
+    al = 0.5
+    for mu, slides in ((0.3, True), (0.6, False)):
+        what = f"incline in contact mu = {mu}"
+        hdr, a, r = simulate(path, what, "--set", f"mu={mu}")
+        if a is None:
+            continue
+        acc = g * (math.sin(al) - mu * math.cos(al)) if slides else 0
+        sv = acc * a[:, 0] ** 2 / 2
+        err = max(np.max(np.abs(a[:, 1] - sv * math.cos(al))),
+                  np.max(np.abs(a[:, 2] + sv * math.sin(al))))
+        check(err < 1e-8 and not pairs(a), f"{what}: off the closed form by {err}")
+        ft = a[:, hdr.index("contact1_ft")]
+        want = -mu * g * math.cos(al) if slides else -g * math.sin(al)
+        check(np.all(np.abs(ft - want) < 1e-9), f"{what}: ft {ft[0]}, expected {want}")
+    path = os.path.join(DIR, "skid.lag")
+    e, vx = 0.5, 2.0
+    vy = g * math.sqrt(2 / g)
+    for mu in (0.2, 1.0):
+        what = f"skid mu = {mu}"
+        hdr, a, r = simulate(path, what, "--set", f"mu={mu}")
+        if a is None:
+            continue
+        ev = pairs(a)
+        want = max(vx - mu * (1 + e) * vy, 0)
+        check(len(ev) >= 1 and abs(a[ev[0] + 1, 3] - want) < 1e-8 and
+              abs(a[ev[0] + 1, 4] - e * vy) < 1e-8,
+              f"{what}: after ({a[ev[0] + 1, 3]}, {a[ev[0] + 1, 4]}), expected ({want}, {e * vy})")
+
+
 def parity():
-    for path in (BALL, ROD):
+    for path in (BALL, ROD, os.path.join(DIR, "slide.lag")):
         for method in ("lagrange", "kane"):
             what = f"parity {os.path.basename(path)} --method {method}"
             r = run("simulate", path, "--method", method, *TOL)
@@ -252,7 +311,8 @@ def parity():
             a = a[:, [hdr.index(h) for h in cols]]
             check(len(cols) == len(hdr) and a.shape == b.shape and np.array_equal(a, b),
                   f"{what}: the command and the library differ")
-            check(s.stats["impacts"] == len(pairs(a)), f"{what}: stats {s.stats['impacts']}")
+            check(s.stats["impacts"] + s.stats["friction_switches"] == len(pairs(a)),
+                  f"{what}: stats {s.stats['impacts']}")
 
 
 BASE = """coordinates y
@@ -271,8 +331,8 @@ def errors():
              ("contact P plane m N.y restitution 1\n", "9:17", "not one"),
              ("contact P O N.y restitution 1\n", "9:11", "'plane'"),
              ("contact P plane O N.y e 1\n", "9:23", "'restitution'"),
-             ("contact P plane O N.y restitution 1 friction 0.3\n", "9:1",
-              "friction in contact is not supported yet"),
+             ("contact P plane O N.y+N.z restitution 1 friction 0.3\n", "9:1",
+              "the 3D friction cone"),
              ("contact P plane O N.y restitution 1\ninitial y = -0.1\n", "9:1",
               "starts below its plane")]
     for text, pos, msg in cases:
@@ -281,10 +341,14 @@ def errors():
         check(r.returncode != 0 and f"{path}:{pos}" in r.stderr and msg in r.stderr,
               f"error for {text.strip()!r}: {r.stderr.strip()}")
         os.unlink(path)
-    path = model_file(BASE + "contact P plane O N.y restitution 1 friction 0\n")
-    r = run("simulate", path)
-    check(r.returncode == 0, f"friction 0 is frictionless: {r.stderr}")
-    os.unlink(path)
+    for mu in ("0", "0.3"):  # no tangential motion: friction changes nothing
+        path = model_file(BASE + f"contact P plane O N.y restitution 1 friction {mu}\n")
+        r = run("simulate", path, *TOL)
+        hdr, a = csv(r.stdout)
+        check(r.returncode == 0 and len(pairs(a)) == 11 and np.max(a[:, 1]) < 1 + 1e-9 and
+              np.min(a[:, 1]) > -1e-9, f"friction {mu} without tangential motion: {r.stderr}")
+        check(hdr[-1] == ("contact1_ft" if mu != "0" else "contact1_fn"), f"columns {hdr}")
+        os.unlink(path)
 
 
 for meth in ("lagrange", "kane"):
@@ -296,6 +360,7 @@ elevator()
 rod()
 lift()
 pendulum_wall()
+friction()
 parity()
 errors()
 print(f"{passed} passed, {failed} failed")

@@ -1,5 +1,5 @@
 /* test_api_contact.c - lg_simulate with `contact` and `friction`
- * (MODEL-FORMAT 1.1): lg_ncontacts, lg_sim_point.contact (the normal
+ * (MODEL-FORMAT 1.1): lg_ncontact_columns and lg_contact_column, lg_sim_point.contact (the normal
  * force, 0 while open, m g at rest), lg_sim_stats.impacts, liftoffs and
  * friction_switches; the Coulomb oscillator's stop in the band; a system
  * simulated twice gives the same points (the compiled tapes are kept);
@@ -58,7 +58,7 @@ static lg_system *derive(const char *name, const char *text, lg_method method) {
 static void test_drop(lg_method method) {
   lg_system *s = derive("drop.lag", DROP, method);
   if (!s) return;
-  CHECK(lg_ncontacts(s) == 1);
+  CHECK(lg_ncontact_columns(s) == 1 && !strcmp(lg_contact_column(s, 0), "contact1_fn") && !lg_contact_column(s, 1));
   lg_sim_options o;
   lg_sim_options_default(s, &o);
   o.rtol = 1e-10;
@@ -94,7 +94,7 @@ static void test_drop(lg_method method) {
 static void test_coulomb(lg_method method) {
   lg_system *s = derive("coulomb.lag", COULOMB, method);
   if (!s) return;
-  CHECK(lg_ncontacts(s) == 0);
+  CHECK(lg_ncontact_columns(s) == 0 && !lg_contact_column(s, 0));
   lg_sim_options o;
   lg_sim_options_default(s, &o);
   o.rtol = 1e-10;
