@@ -202,10 +202,11 @@ static void summary(const cli_opts *o, const lg_system *s, const lg_sim_stats *s
   char b[LG_DOUBLE_CHARS];
   if (tty) fputs("\r                                              \r", stderr);
   if (st->events && (st->impacts || st->liftoffs))
-    fprintf(stderr, "%s: %ld event%s (%ld impact%s, %ld lift-off%s; the energy impacts and "
-                    "resets changed, in W: %.6g)\n", o->model, st->events,
-            st->events == 1 ? "" : "s", st->impacts, st->impacts == 1 ? "" : "s",
-            st->liftoffs, st->liftoffs == 1 ? "" : "s", st->event_work);
+    fprintf(stderr, "%s: %ld event%s (%ld impact%s, %ld lift-off%s, %ld friction switch%s; "
+                    "the energy impacts and resets changed, in W: %.6g)\n", o->model,
+            st->events, st->events == 1 ? "" : "s", st->impacts, st->impacts == 1 ? "" : "s",
+            st->liftoffs, st->liftoffs == 1 ? "" : "s", st->friction_switches,
+            st->friction_switches == 1 ? "" : "es", st->event_work);
   else if (st->events && st->friction_switches)
     fprintf(stderr, "%s: %ld event%s (%ld friction switch%s between stick and slip; the "
                     "energy resets changed, in W: %.6g)\n", o->model, st->events,
