@@ -341,6 +341,18 @@ def errors():
         check(r.returncode != 0 and f"{path}:{pos}" in r.stderr and msg in r.stderr,
               f"error for {text.strip()!r}: {r.stderr.strip()}")
         os.unlink(path)
+    path = model_file(BASE.replace("coordinates y", "coordinates y\nspeeds u")
+                      .replace("initial y = 1", "kinematics y' = u\ninitial y = 1") +
+                      "contact P plane O N.y restitution 1\n")
+    r = run("simulate", path, "--method", "kane")
+    check(r.returncode != 0 and f"{path}:11:1" in r.stderr and "Kane's method" in r.stderr,
+          f"contact under Kane's speeds: {r.stderr.strip()}")
+    os.unlink(path)
+    path = model_file(BASE + "friction y: 1\ncontact P plane O N.y restitution 1\n")
+    r = run("simulate", path)
+    check(r.returncode != 0 and f"{path}:10:1" in r.stderr and "in one model" in r.stderr,
+          f"contact and friction: {r.stderr.strip()}")
+    os.unlink(path)
     for mu in ("0", "0.3"):  # no tangential motion: friction changes nothing
         path = model_file(BASE + f"contact P plane O N.y restitution 1 friction {mu}\n")
         r = run("simulate", path, *TOL)
