@@ -325,7 +325,8 @@ static double energy_at(dae *D, double t, const double *Y) {
 }
 
 /* A root (see num_simulate.c, at_events): 1 ends the run, 0 goes on
- * from the reset state (IDA restarted at consistent y, y'). */
+ * from the reset state (IDA restarted at consistent y, y'); -2: the reset
+ * broke a constraint (diag at its `when`), -1: IDA could not restart. */
 static int at_events(dae *D, ida_run *I, double t, num_sim_output out, void *ud,
                      num_sim_stats *st, double *ref, int *have_ref, lg_diag *diag) {
   int *info = D->fired, k0 = D->o->aux && D->o->aux->event ? 1 : 0;
@@ -348,10 +349,17 @@ static int at_events(dae *D, ida_run *I, double t, num_sim_output out, void *ud,
     return 1;
   }
   double E0 = energy_at(D, t, Y), Wnow = D->work ? Y[D->N - 1] : 0;
-  num_events_project_rates(D->s, &D->w, t, q, q + n);
   lg_diag d;
   lg_diag_clear(&d);
-  lg_status r = initial_values(D, t, q, q + n, I, st, &d);
+  lg_status r = num_events_consistent(D->s, &D->w, D->o->events, info + k0, t, q, q + n,
+                                      D->o->events_project, &d);
+  if (r != LG_OK) { /* the reset's own error, at its `when` */
+    lg_free(q);
+    st->t_end = t;
+    *diag = d;
+    return -2;
+  }
+  r = initial_values(D, t, q, q + n, I, st, &d);
   lg_free(q);
   if (r != LG_OK) {
     *diag = d;
@@ -378,6 +386,7 @@ static lg_status march(dae *D, const num_sim_opts *o, ida_run *I, num_sim_output
     if (flag < 0) return ida_failure(D, I, st, t, flag, h, &b, diag);
     if (flag == IDA_ROOT_RETURN) {
       int r = at_events(D, I, t, out, ud, st, &ref, &have_ref, diag);
+      if (r == -2) return diag->status;
       if (r < 0) {
         num_fail(diag, st, t, diag->message, NULL);
         return LG_ERR_NUMERIC;

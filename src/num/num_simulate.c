@@ -61,6 +61,7 @@ struct sim {
   N_Vector y;
   num_rhs_fn jit;               /* the compiled right-hand side, once there is one */
   double *evw;                  /* the events' scratch, then their root flags */
+  double *evqd;                 /* Kane: q' = k(q, u) for the events (n) */
   int *fired;
   int nroots;                   /* stop_when's g (when there is one), then the events' */
   double w_jump;                /* the energy resets changed (added to W) */
@@ -225,12 +226,21 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud) {
   return S->f(S, t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
 }
 
+/* The rates the events see: Lagrange's q' is in x; Kane's is k(q, u),
+ * into S->evqd. */
+static double *event_rates(sim *S, double t, double *x) {
+  if (!S->ks) return x + S->n;
+  num_kane_observe(S->ks, S->scratch, t, x);
+  memcpy(S->evqd, S->scratch + S->ks->o_out + S->ks->o_kq, S->n * sizeof *S->evqd);
+  return S->evqd;
+}
+
 static int root(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
   sim *S = ud;
-  const double *x = N_VGetArrayPointer(y);
+  double *x = N_VGetArrayPointer(y);
   int k = 0;
   if (S->o->aux && S->o->aux->event) g[k++] = num_aux_event(S->o->aux, &S->aw, t, x, x + S->n);
-  if (S->o->events) num_events_guards(S->o->events, S->evw, t, x, x + S->n, g + k);
+  if (S->o->events) num_events_guards(S->o->events, S->evw, t, x, event_rates(S, t, x), g + k);
   for (int i = 0; i < S->nroots; i++)
     if (!isfinite(g[i])) return 1;
   return 0;
@@ -535,10 +545,24 @@ static double energy_at(sim *S, double t, const double *x) {
   return ob.T + ob.V;
 }
 
+/* The state after the resets made consistent (num_events_consistent;
+ * Kane's through the caller, who also takes u from q'). */
+static lg_status after_resets(sim *S, const int *fired, double t, double *x, double *qd,
+                              lg_diag *d) {
+  if (!S->ks)
+    return S->s ? num_events_consistent(S->s, &S->w, S->o->events, fired, t, x, qd,
+                                        S->o->events_project, d)
+                : LG_OK;
+  if (S->o->kane_reset)
+    return S->o->kane_reset(S->o->kane_reset_ud, fired, t, x, qd, x + S->n, d);
+  lg_diag_set(d, LG_ERR_USAGE, NULL, 0, 0, "events under Kane's method need kane_reset");
+  return LG_ERR_USAGE;
+}
+
 /* A root: stop_when's ends the run (1); the model's events fire as one
- * group: the row before, then a stop (1) or the resets, the rates made
+ * group: the row before, then a stop (1) or the resets, the state made
  * consistent with the constraints, the energy change into W, a restart
- * and the row after (0; -1: the caller stops). */
+ * and the row after (0; 2: an error in S->diag, the run ends). */
 static int at_events(sim *S, double t, loop_state *L) {
   int *info = S->fired;
   if (num_is_erk(S->integ)) ERKStepGetRootInfo(S->mem, info);
@@ -553,12 +577,18 @@ static int at_events(sim *S, double t, loop_state *L) {
   const num_events *ev = S->o->events;
   S->stats->events++;
   if (emit(S, t, L)) return 1;
-  double E0 = energy_at(S, t, x);
-  if (num_events_fire(ev, S->evw, info + k0, t, x, x + S->n)) {
+  double E0 = energy_at(S, t, x), *qd = event_rates(S, t, x);
+  if (num_events_fire(ev, S->evw, info + k0, t, x, qd)) {
     S->stats->stopped = 1;
     return 1;
   }
-  if (S->s && S->m) num_events_project_rates(S->s, &S->w, t, x, x + S->n);
+  lg_diag d;
+  lg_diag_clear(&d);
+  if (after_resets(S, info + k0, t, x, qd, &d) != LG_OK) {
+    S->stats->t_end = t;
+    *S->diag = d;
+    return 2;
+  }
   double dE = energy_at(S, t, x) - E0;
   S->w_jump += dE;
   S->stats->event_work += dE;
@@ -589,7 +619,9 @@ static lg_status run(sim *S, loop_state *L) {
     if (flag < 0 || S->failed || !state_finite(S) || collapsed)
       return failure(S, t, flag, h, &b);
     if (at_root(S, flag)) {
-      if (at_events(S, t, L)) break;
+      int r = at_events(S, t, L);
+      if (r == 2) return S->diag->status;
+      if (r) break;
       continue;
     }
     if (S->project && S->project(S, t, x)) {
@@ -621,7 +653,8 @@ static lg_status integrate(sim *S, double *x0, num_sim_output out, void *ud) {
               (S->o->events ? (int)S->o->events->nev : 0);
   S->fired = lg_calloc(2 * (size_t)S->nroots + 1, sizeof *S->fired);
   S->evw = S->o->events ? lg_calloc(num_events_work_size(S->o->events), sizeof *S->evw) : NULL;
-  if (!S->fired || (S->o->events && !S->evw)) goto done;
+  S->evqd = S->o->events && S->ks ? lg_calloc(S->n + 1, sizeof *S->evqd) : NULL;
+  if (!S->fired || (S->o->events && !S->evw) || (S->o->events && S->ks && !S->evqd)) goto done;
   if (SUNContext_Create(NULL, &S->ctx) != 0) goto done;
   S->y = N_VNew_Serial((sunindextype)S->dim, S->ctx);
   if (!S->y) goto done;
@@ -647,6 +680,7 @@ done:
   num_aux_work_free(&S->aw);
   lg_free(S->fired);
   lg_free(S->evw);
+  lg_free(S->evqd);
   return st;
 }
 
