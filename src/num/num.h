@@ -224,6 +224,10 @@ lg_status num_events_project_rates(const num_system *s, num_work *w, double t,
  * mass-matrix metric if project is nonzero, else LG_ERR_MODEL at that
  * event's line:col (no file) naming the row; residuals below 1e-9 are
  * projected silently. Then the rates (num_events_project_rates). */
+/* An event within this of an output time t takes that row's place (the
+ * pair of rows at the event instead of the plain row): min(rtol, 1e-9) *
+ * (|t| + dt), the event time's own accuracy at tight tolerances. */
+double num_events_grid_tol(double rtol, double t, double dt);
 lg_status num_events_consistent(const num_system *s, num_work *w, const num_events *ev,
                                 const int *fired, double t, double *q, double *qd,
                                 int project, lg_diag *diag);

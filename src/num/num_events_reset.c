@@ -120,3 +120,7 @@ lg_status num_events_consistent(const num_system *s, num_work *w, const num_even
   }
   return LG_OK;
 }
+
+double num_events_grid_tol(double rtol, double t, double dt) {
+  return fmin(rtol, 1e-9) * (fabs(t) + fabs(dt));
+}

@@ -373,6 +373,14 @@ static int at_events(dae *D, ida_run *I, double t, num_sim_output out, void *ud,
   return deliver(D, t, Y, out, ud, st, ref, have_ref) ? 1 : 0;
 }
 
+/* The row held back at held_t (when *on), now written. */
+static int flush(dae *D, int *on, double held_t, const double *held, num_sim_output out,
+                 void *ud, num_sim_stats *st, double *ref, int *have_ref) {
+  if (!*on) return 0;
+  *on = 0;
+  return deliver(D, held_t, held, out, ud, st, ref, have_ref);
+}
+
 static lg_status march(dae *D, const num_sim_opts *o, ida_run *I, num_sim_output out,
                        void *ud, num_sim_stats *st, lg_diag *diag) {
   const double *Y = N_VGetArrayPointer(I->y);
@@ -380,25 +388,51 @@ static lg_status march(dae *D, const num_sim_opts *o, ida_run *I, num_sim_output
   int have_ref = 0;
   num_budget b = {0, t, 1, o->max_steps, 0};
   if (deliver(D, t, Y, out, ud, st, &ref, &have_ref)) return LG_OK;
-  for (long k = 1; t < o->tf - 1e-12 * fabs(o->tf); k++) {
+  /* with events a row waits until IDA has moved on: an event within
+   * num_events_grid_tol of it takes its place (see num_simulate.c) */
+  double *held = D->nroots ? lg_malloc(D->N * sizeof *held) : NULL, held_t = 0;
+  int held_on = 0, stop = 0;
+  lg_status ret = D->nroots && !held ? LG_ERR_NOMEM : LG_OK;
+  for (long k = 1; ret == LG_OK && !stop && t < o->tf - 1e-12 * fabs(o->tf); k++) {
     double tout = fmin(o->t0 + (double)k * o->dt, o->tf);
     int flag = solve_to(I, tout, &t, &b, &h, o->tf);
-    if (flag < 0) return ida_failure(D, I, st, t, flag, h, &b, diag);
+    if (flag < 0) {
+      (void)flush(D, &held_on, held_t, held, out, ud, st, &ref, &have_ref);
+      ret = ida_failure(D, I, st, t, flag, h, &b, diag);
+      break;
+    }
     if (flag == IDA_ROOT_RETURN) {
+      if (held_on && fabs(t - held_t) <= num_events_grid_tol(o->rtol, held_t, o->dt))
+        held_on = 0; /* the event's rows take the output row's place */
+      if (flush(D, &held_on, held_t, held, out, ud, st, &ref, &have_ref)) break;
       int r = at_events(D, I, t, out, ud, st, &ref, &have_ref, diag);
-      if (r == -2) return diag->status;
-      if (r < 0) {
+      if (r == -2) ret = diag->status;
+      else if (r < 0) {
         num_fail(diag, st, t, diag->message, NULL);
-        return LG_ERR_NUMERIC;
+        ret = LG_ERR_NUMERIC;
       }
-      if (r) break;
-      k--; /* the same output time next */
+      stop = r != 0;
+      if (fabs(t - tout) > num_events_grid_tol(o->rtol, tout, o->dt))
+        k--; /* the same output time next, unless the event took its place */
+      else if (tout >= o->tf)
+        stop = 1; /* it took the last row's: the run ends here */
       continue;
     }
-    if (deliver(D, t, Y, out, ud, st, &ref, &have_ref)) break;
+    if (flush(D, &held_on, held_t, held, out, ud, st, &ref, &have_ref)) break;
+    if (held) {
+      memcpy(held, Y, D->N * sizeof *held);
+      held_t = t;
+      held_on = 1;
+    } else if (deliver(D, t, Y, out, ud, st, &ref, &have_ref)) {
+      break;
+    }
   }
-  st->t_end = t;
-  return LG_OK;
+  if (ret == LG_OK) {
+    (void)flush(D, &held_on, held_t, held, out, ud, st, &ref, &have_ref);
+    st->t_end = t;
+  }
+  lg_free(held);
+  return ret;
 }
 
 static lg_status run(dae *D, const num_sim_opts *o, double *q, double *qd,

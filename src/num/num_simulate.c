@@ -62,6 +62,8 @@ struct sim {
   num_rhs_fn jit;               /* the compiled right-hand side, once there is one */
   double *evw;                  /* the events' scratch, then their root flags */
   double *evqd;                 /* Kane: q' = k(q, u) for the events (n) */
+  double *held, held_t;         /* an output row not yet written (dim; flush_held) */
+  int held_on;
   int *fired;
   int nroots;                   /* stop_when's g (when there is one), then the events' */
   double w_jump;                /* the energy resets changed (added to W) */
@@ -406,9 +408,8 @@ typedef struct loop_state {
   int have_ref;
 } loop_state;
 
-static int emit(sim *S, double t, loop_state *L) {
+static int emit_at(sim *S, double t, const double *x, loop_state *L) {
   observation ob;
-  const double *x = N_VGetArrayPointer(S->y);
   S->observe(S, t, x, &ob);
   num_sim_point p = {t, ob.q, ob.qd, ob.T, ob.V, ob.T + ob.V, 0, ob.C};
   if (S->o->aux) num_aux_power(S->o->aux, &S->aw, t, x, x + S->n, NULL, &p.E, NULL);
@@ -416,6 +417,19 @@ static int emit(sim *S, double t, loop_state *L) {
   p.W += S->w_jump;
   num_tally(S->stats, &p, ob.Cd, S->m, &L->ref, &L->have_ref);
   return L->out ? L->out(L->ud, &p) : 0;
+}
+
+static int emit(sim *S, double t, loop_state *L) {
+  return emit_at(S, t, N_VGetArrayPointer(S->y), L);
+}
+
+/* With events an output row waits (in S->held) until the integrator has
+ * moved on: an event found within num_events_grid_tol of it takes its
+ * place (MODEL-FORMAT 1.1). Returns the callback's stop. */
+static int flush_held(sim *S, loop_state *L) {
+  if (!S->held_on) return 0;
+  S->held_on = 0;
+  return emit_at(S, S->held_t, S->held, L);
 }
 
 static int state_finite(const sim *S) {
@@ -616,12 +630,21 @@ static lg_status run(sim *S, loop_state *L) {
     int flag = step_to(S, tout, &t, &b, &h);
     int collapsed = flag == COLLAPSED;
     if (collapsed) flag = 0;
-    if (flag < 0 || S->failed || !state_finite(S) || collapsed)
+    if (flag < 0 || S->failed || !state_finite(S) || collapsed) {
+      flush_held(S, L);
       return failure(S, t, flag, h, &b);
+    }
     if (at_root(S, flag)) {
+      if (S->held_on && fabs(t - S->held_t) <= num_events_grid_tol(o->rtol, S->held_t, o->dt))
+        S->held_on = 0; /* the event's rows take the output row's place */
+      if (flush_held(S, L)) break;
       int r = at_events(S, t, L);
       if (r == 2) return S->diag->status;
       if (r) break;
+      if (fabs(t - tout) <= num_events_grid_tol(o->rtol, tout, o->dt)) { /* likewise */
+        if (tout >= o->tf) break; /* the last row's: the run ends here */
+        k++;
+      }
       continue;
     }
     if (S->project && S->project(S, t, x)) {
@@ -629,9 +652,17 @@ static lg_status run(sim *S, loop_state *L) {
     }
     if (t >= tout - 1e-12 * fmax(1, fabs(tout))) {
       k++;
-      if (emit(S, t, L)) break;
+      if (flush_held(S, L)) break;
+      if (S->held) {
+        memcpy(S->held, x, S->dim * sizeof *x);
+        S->held_t = t;
+        S->held_on = 1;
+      } else if (emit(S, t, L)) {
+        break;
+      }
     }
   }
+  flush_held(S, L);
   st->t_end = t;
   return LG_OK;
 }
@@ -654,7 +685,10 @@ static lg_status integrate(sim *S, double *x0, num_sim_output out, void *ud) {
   S->fired = lg_calloc(2 * (size_t)S->nroots + 1, sizeof *S->fired);
   S->evw = S->o->events ? lg_calloc(num_events_work_size(S->o->events), sizeof *S->evw) : NULL;
   S->evqd = S->o->events && S->ks ? lg_calloc(S->n + 1, sizeof *S->evqd) : NULL;
-  if (!S->fired || (S->o->events && !S->evw) || (S->o->events && S->ks && !S->evqd)) goto done;
+  S->held = S->nroots ? lg_calloc(S->dim + 1, sizeof *S->held) : NULL;
+  if (!S->fired || (S->o->events && !S->evw) || (S->o->events && S->ks && !S->evqd) ||
+      (S->nroots && !S->held))
+    goto done;
   if (SUNContext_Create(NULL, &S->ctx) != 0) goto done;
   S->y = N_VNew_Serial((sunindextype)S->dim, S->ctx);
   if (!S->y) goto done;
@@ -681,6 +715,7 @@ done:
   lg_free(S->fired);
   lg_free(S->evw);
   lg_free(S->evqd);
+  lg_free(S->held);
   return st;
 }
 

@@ -12,6 +12,8 @@ under both methods and every integrator family:
 - under Kane's method with speeds of its own (top_kick.lag, disk_kick.lag,
   pendulum_kick.lag): guards and resets in q and q', the same event times
   and rows after them as under Lagrange's method (1e-8);
+- an event at an output time (grid_bounce.lag, grid_slide.lag) takes that
+  row's place: two rows there, none beside them;
 - Python's simulate gives the command's rows bit for bit;
 - errors at line:col for a malformed `when`.
 
@@ -35,6 +37,8 @@ BOUNCE = os.path.join(ROOT, "tests", "cli", "events", "bounce.lag")
 KICK = os.path.join(ROOT, "tests", "cli", "events", "pendulum_kick.lag")
 TOP = os.path.join(ROOT, "tests", "cli", "events", "top_kick.lag")
 DISK = os.path.join(ROOT, "tests", "cli", "events", "disk_kick.lag")
+GRID = os.path.join(ROOT, "tests", "cli", "events", "grid_bounce.lag")
+SLIDE = os.path.join(ROOT, "tests", "cli", "events", "grid_slide.lag")
 TOL = ["--rtol", "1e-10", "--atol", "1e-12"]
 passed = failed = 0
 
@@ -220,9 +224,44 @@ def kane_own_state():
     os.unlink(path)
 
 
+def on_grid():
+    """An event at an output time takes that row's place: two rows at the
+    impact (before, after), no plain row beside them, every other output
+    time once."""
+    cases = [(GRID, ("lagrange", "kane"), ("dopri", "bdf", "adams", "fehlberg"), [0.5], 0.9),
+             (SLIDE, ("lagrange",), ("ida", "bdf", "dopri"), [0.5], 0.65)]
+    for path, methods, integs, impacts, tf in cases:
+        for method in methods:
+            for integ in integs:
+                what = f"{os.path.basename(path)} --method {method} --integrator {integ}"
+                r = run("simulate", path, "--method", method, "--integrator", integ, *TOL)
+                if not check(r.returncode == 0, f"{what}: {r.stderr.strip()[-300:]}"):
+                    continue
+                hdr, a = csv(r.stdout)
+                t = a[:, 0]
+                ev = pairs(a)
+                check([round(t[i], 6) for i in ev] == impacts, f"{what}: events at {t[ev]}")
+                for ti in impacts:
+                    near = [x for x in t if abs(x - ti) < 1e-6]
+                    check(len(near) == 2 and near[0] == near[1] and abs(near[0] - ti) < 1e-9,
+                          f"{what}: rows near the impact {ti}: {near!r}")
+                grid = [k * 0.05 for k in range(int(round(tf / 0.05)) + 1)]
+                rest = [x for x in t if all(abs(x - ti) >= 1e-6 for ti in impacts)]
+                want = [g for g in grid if all(abs(g - ti) >= 1e-6 for ti in impacts)]
+                check(len(rest) == len(want) and np.abs(np.array(rest) - want).max() < 1e-12,
+                      f"{what}: the plain rows are not the output times once each: {rest}")
+                if path == SLIDE:
+                    x, y, xd, yd = (hdr.index(c) for c in ("x", "y", "x'", "y'"))
+                    i = ev[0]
+                    check(abs(a[i, yd] + 4) < 1e-8 and abs(a[i + 1, xd] - 0.4) < 1e-8 and
+                          abs(a[i + 1, yd] - 0.8) < 1e-8,
+                          f"{what}: rates at the impact {a[i]} -> {a[i + 1]}")
+
+
 def parity():
     for path, methods in ((BOUNCE, ("lagrange", "kane")), (KICK, ("lagrange", "kane")),
-                          (TOP, ("lagrange", "kane")), (DISK, ("kane",))):
+                          (TOP, ("lagrange", "kane")), (DISK, ("kane",)),
+                          (GRID, ("lagrange",)), (SLIDE, ("lagrange",))):
         for method in methods:
             r = run("simulate", path, "--method", method, *TOL)
             what = f"parity {os.path.basename(path)} --method {method}"
@@ -256,6 +295,7 @@ for m in ("lagrange", "kane"):
 stopping()
 constrained()
 kane_own_state()
+on_grid()
 parity()
 errors()
 print(f"{passed} passed, {failed} failed")
