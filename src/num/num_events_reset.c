@@ -101,8 +101,8 @@ lg_status num_events_consistent(const num_system *s, num_work *w, const num_even
                 "at t = %.10g this event's reset moves the coordinates off constraint C%d "
                 "(|C%d| = %.3g after it)", t, row + 1, row + 1, worst);
     lg_diag_hint(diag, "assign the other coordinates too so that the constraint still "
-                       "holds, or simulate with `project` (--project) to move the "
-                       "positions back onto it");
+                       "holds, or simulate with `project` to move the positions back "
+                       "onto it");
     return LG_ERR_MODEL;
   }
   if (i >= 0 && worst > POSITION_TOL && project_positions(s, w, t, q, qd) != LG_OK) {
