@@ -369,6 +369,11 @@ static int at_events(dae *D, ida_run *I, double t, num_sim_output out, void *ud,
   double dE = energy_at(D, t, Y) - E0;
   D->w_jump += dE;
   st->event_work += dE;
+  long nst = 0, nre = 0; /* IDAReInit zeroes the counters: keep them */
+  IDAGetNumSteps(I->mem, &nst);
+  IDAGetNumResEvals(I->mem, &nre);
+  st->steps += nst;
+  st->rhs_evals += nre;
   IDAReInit(I->mem, t, I->y, I->yp);
   return deliver(D, t, Y, out, ud, st, ref, have_ref) ? 1 : 0;
 }
@@ -449,8 +454,8 @@ static lg_status run(dae *D, const num_sim_opts *o, double *q, double *qd,
     long nst = 0, nre = 0;
     IDAGetNumSteps(I.mem, &nst);
     IDAGetNumResEvals(I.mem, &nre);
-    stats->steps = nst;
-    stats->rhs_evals = nre;
+    stats->steps += nst;
+    stats->rhs_evals += nre;
     memcpy(q, N_VGetArrayPointer(I.y), D->s->n * sizeof *q);
     memcpy(qd, N_VGetArrayPointer(I.y) + D->s->n, D->s->n * sizeof *qd);
   }

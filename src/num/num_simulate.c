@@ -64,6 +64,7 @@ struct sim {
   double *evqd;                 /* Kane: q' = k(q, u) for the events (n) */
   double *held, held_t;         /* an output row not yet written (dim; flush_held) */
   int held_on;
+  long base_steps, base_rhs;    /* the counters just after the last restart */
   int *fired;
   int nroots;                   /* stop_when's g (when there is one), then the events' */
   double w_jump;                /* the energy resets changed (added to W) */
@@ -387,17 +388,23 @@ static void free_integrator(sim *S) {
   S->nls = NULL;
 }
 
-static void collect_stats(sim *S, num_sim_stats *st) {
-  long nst = 0, nf = 0;
+static void counters(sim *S, long *nst, long *nf) {
+  *nst = *nf = 0;
   if (num_is_erk(S->integ)) {
-    ERKStepGetNumSteps(S->mem, &nst);
-    ERKStepGetNumRhsEvals(S->mem, &nf);
+    ERKStepGetNumSteps(S->mem, nst);
+    ERKStepGetNumRhsEvals(S->mem, nf);
   } else {
-    CVodeGetNumSteps(S->mem, &nst);
-    CVodeGetNumRhsEvals(S->mem, &nf);
+    CVodeGetNumSteps(S->mem, nst);
+    CVodeGetNumRhsEvals(S->mem, nf);
   }
-  st->steps += nst;
-  st->rhs_evals += nf;
+}
+
+/* The integrator's counts since the last restart (which may zero them). */
+static void collect_stats(sim *S, num_sim_stats *st) {
+  long nst, nf;
+  counters(S, &nst, &nf);
+  st->steps += nst - S->base_steps;
+  st->rhs_evals += nf - S->base_rhs;
 }
 
 /* ---- the loop ---------------------------------------------------------------------- */
@@ -543,8 +550,10 @@ static int at_root(sim *S, int flag) {
 
 /* The integrator restarted at (t, y) after a reset. */
 static void restart(sim *S, double t) {
+  collect_stats(S, S->stats); /* CVodeReInit zeroes the counters */
   if (num_is_erk(S->integ)) ERKStepReset(S->mem, t, S->y);
   else CVodeReInit(S->mem, t, S->y);
+  counters(S, &S->base_steps, &S->base_rhs);
 }
 
 /* E at the state x (T + V without an energy balance). */
