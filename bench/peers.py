@@ -20,6 +20,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -187,6 +188,8 @@ def random_states(R, count, seed):
                     q[b + s], qd[b + s] = a, d
                 for s in ("_x", "_y", "_z"):
                     q[b + s] = rnd.uniform(-1, 1)
+                for s in ("_x", "_y", "_z", "_e0", "_e1", "_e2", "_e3"):
+                    del tau[b + s]  # the floating joint's own inputs stay 0
         out.append((q, qd, tau))
     return out
 
@@ -244,8 +247,9 @@ def lagrange_c(lag, urdf, out, name, states):
         res.append(dict(zip(coords, v[len(coords):])))
     ops = ""
     for line in open(c):
-        if "operations in all" in line:
-            ops = line.split("(")[1].split(" operations")[0]
+        m = re.search(r"\((\d+) operations in all\)", line)
+        if m:
+            ops = m.group(1)
             break
     return fn, res, exe, sf, tgen, tcc, ops
 
