@@ -475,8 +475,34 @@ static int tree_forcing(tree *T, const six *I, const int *owner, const sym_node 
   for (size_t i = 0; ok && i < n; i++) { /* outward: twists and accelerations at q'' = 0 */
     int r = T->order[i], p = T->parent[r];
     const sym_node *qd = mech_coord(m, (size_t)r, 1);
+    /* s' (s depends on q and t only): as V_p x s when the twist moves with
+     * the parent's body (Featherstone's joint axes; checked at random
+     * values), else the derivative of s itself */
+    const sym_node *sdt[6], *sdx[6], *vp[6];
     for (int j = 0; j < 6; j++) {
-      const sym_node *sd = sym_dt(c, T->s[r][j]); /* s depends on q and t only */
+      sdt[j] = sym_dt(c, T->s[r][j]);
+      vp[j] = p < 0 ? zero : V[p][j];
+    }
+    for (int j = 0; j < 3; j++) {
+      int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+      const sym_node *const *w = vp;
+      const sym_node *const *v = vp + 3;
+      const sym_node *const *sw = T->s[r];
+      const sym_node *const *sv = T->s[r] + 3;
+      sdx[j] = sym_sub(c, sym_mul(c, w[j1], sw[j2]), sym_mul(c, w[j2], sw[j1]));
+      sdx[3 + j] = sym_addv(c, 4, (const sym_node *[]){
+          sym_mul(c, w[j1], sv[j2]), sym_neg(c, sym_mul(c, w[j2], sv[j1])),
+          sym_mul(c, v[j1], sw[j2]), sym_neg(c, sym_mul(c, v[j2], sw[j1]))});
+    }
+    int rigid = 1;
+    for (int s = 0; rigid && s < NSAMPLE; s++) {
+      double a[6], b2[6];
+      rigid = values(T, sdt, 6, s, a) && values(T, sdx, 6, s, b2);
+      for (int j = 0; rigid && j < 6; j++)
+        rigid = fabs(a[j] - b2[j]) <= 1e-9 * (1 + scale_of(a, 6));
+    }
+    for (int j = 0; j < 6; j++) {
+      const sym_node *sd = rigid ? sdx[j] : sdt[j];
       V[r][j] = let(T, sym_add(c, p < 0 ? zero : V[p][j], sym_mul(c, T->s[r][j], qd)));
       A[r][j] = let(T, sym_add(c, p < 0 ? base[j] : A[p][j], sym_mul(c, sd, qd)));
       F[r][j] = zero;
