@@ -57,11 +57,22 @@ typedef struct tree {
   int *parent, *order;           /* parent coordinate (-1: root); order: parents first */
   const sym_node *(*s)[6];       /* twists (w, v_O) */
   const sym_node *(*W)[9];       /* frames.n: world DCMs, v_N = W v_f, link to link (NULL: not yet) */
+  const sym_node *(*P)[3];       /* points.n: world positions, point to point (NULL: not yet) */
   int scleronomic;               /* every carrier's velocity is sum_r twist_r q_r' */
   double *qdv;                   /* the q' at the samples: [s][r] */
+  const sym_node **excl;         /* the inputs (every order): never let-bound */
+  size_t nexcl;
   lg_diag *diag;
   const char *file;
 } tree;
+
+/* e as a let-bound atom (sym_let): the recursion's quantities of one link
+ * stay one term in the next link's, instead of sums flattened over every
+ * link above (or below), whose cost grew with n. Inputs are substituted
+ * into the equations afterwards, so nothing holding one is bound. */
+static const sym_node *let(tree *T, const sym_node *e) {
+  return sym_let(T->c, e, T->nexcl, T->excl);
+}
 
 /* ---- values at random atoms ------------------------------------------------------------ */
 typedef struct sample { uint64_t seed; } sample;
@@ -115,7 +126,10 @@ static const sym_node *const *world_dcm(tree *T, int f) {
   const sym_node *const *L = mech_dcm_get(m, base <= 0 || root != 0 ? 0 : base, f);
   if (!L) return NULL;
   if (base <= 0 || root != 0) { /* the step from the inertial frame itself */
-    memcpy(T->W[f], L, sizeof T->W[f]);
+    const sym_node *Wf[9];
+    for (int i = 0; i < 9; i++)
+      if (!(Wf[i] = let(T, L[i]))) return NULL;
+    memcpy(T->W[f], Wf, sizeof Wf);
     return T->W[f];
   }
   const sym_node *Lc[9];
@@ -125,9 +139,9 @@ static const sym_node *const *world_dcm(tree *T, int f) {
   const sym_node *Wf[9];
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++)
-      Wf[3 * i + j] = sym_addv(T->c, 3, (const sym_node *[]){sym_mul(T->c, P[3 * i], Lc[j]),
+      Wf[3 * i + j] = let(T, sym_addv(T->c, 3, (const sym_node *[]){sym_mul(T->c, P[3 * i], Lc[j]),
                                                             sym_mul(T->c, P[3 * i + 1], Lc[3 + j]),
-                                                            sym_mul(T->c, P[3 * i + 2], Lc[6 + j])});
+                                                            sym_mul(T->c, P[3 * i + 2], Lc[6 + j])}));
   for (int i = 0; i < 9; i++)
     if (!Wf[i]) return NULL;
   memcpy(T->W[f], Wf, sizeof Wf);
@@ -158,6 +172,31 @@ static int world(tree *T, mech_vec a, const sym_node **out) {
   return ok;
 }
 
+/* A point's world position, as the point it was written from plus the
+ * offset between them (pos - pos_from, the same vector), bound: the k-th
+ * link's position is one sum over its own offset, not over every link
+ * above it. */
+static int world_pos(tree *T, int point, const sym_node **out) {
+  mech_model *m = T->m;
+  if (T->P[point][0]) {
+    memcpy(out, T->P[point], 3 * sizeof *out);
+    return 1;
+  }
+  int from = mech_point_from(m, (size_t)point);
+  const sym_node *x[3];
+  if (from < 0 || from >= point) {
+    if (!world(T, mech_point_pos(m, point), x)) return 0;
+  } else {
+    const sym_node *b[3], *d[3];
+    mech_vec off = mech_vec_sub(m, mech_point_pos(m, point), mech_point_pos(m, from));
+    if (!world_pos(T, from, b) || !world(T, off, d)) return 0;
+    for (int i = 0; i < 3; i++) x[i] = sym_add(T->c, b[i], d[i]);
+  }
+  for (int i = 0; i < 3; i++)
+    if (!(out[i] = T->P[point][i] = let(T, x[i]))) return 0;
+  return 1;
+}
+
 /* ---- the carriers and their partial velocities ------------------------------------------------ */
 static int add_carrier(tree *T, carrier *k, int point, int frame, const sym_node *mass,
                        const sym_node *const *I) {
@@ -170,7 +209,7 @@ static int add_carrier(tree *T, carrier *k, int point, int frame, const sym_node
   k->ww = lg_arena_alloc(&m->arena, NSAMPLE * T->n * 3 * sizeof *k->ww);
   k->pv = lg_arena_alloc(&m->arena, NSAMPLE * 3 * sizeof *k->pv);
   if (!k->v || !k->w || !k->vv || !k->ww || !k->pv) return 0;
-  if (!world(T, mech_point_pos(m, point), k->p)) return 0;
+  if (!world_pos(T, point, k->p)) return 0;
   mech_vec v = mech_point_vel(m, point), w = k->body ? mech_frame_angvel(m, frame) : mech_vec_zero();
   for (size_t r = 0; r < T->n; r++) {
     const sym_node *qd = mech_coord(m, r, 1);
@@ -436,10 +475,36 @@ static int tree_forcing(tree *T, const six *I, const int *owner, const sym_node 
   for (size_t i = 0; ok && i < n; i++) { /* outward: twists and accelerations at q'' = 0 */
     int r = T->order[i], p = T->parent[r];
     const sym_node *qd = mech_coord(m, (size_t)r, 1);
+    /* s' (s depends on q and t only): as V_p x s when the twist moves with
+     * the parent's body (Featherstone's joint axes; checked at random
+     * values), else the derivative of s itself */
+    const sym_node *sdt[6], *sdx[6], *vp[6];
     for (int j = 0; j < 6; j++) {
-      const sym_node *sd = sym_dt(c, T->s[r][j]); /* s depends on q and t only */
-      V[r][j] = sym_add(c, p < 0 ? zero : V[p][j], sym_mul(c, T->s[r][j], qd));
-      A[r][j] = sym_add(c, p < 0 ? base[j] : A[p][j], sym_mul(c, sd, qd));
+      sdt[j] = sym_dt(c, T->s[r][j]);
+      vp[j] = p < 0 ? zero : V[p][j];
+    }
+    for (int j = 0; j < 3; j++) {
+      int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+      const sym_node *const *w = vp;
+      const sym_node *const *v = vp + 3;
+      const sym_node *const *sw = T->s[r];
+      const sym_node *const *sv = T->s[r] + 3;
+      sdx[j] = sym_sub(c, sym_mul(c, w[j1], sw[j2]), sym_mul(c, w[j2], sw[j1]));
+      sdx[3 + j] = sym_addv(c, 4, (const sym_node *[]){
+          sym_mul(c, w[j1], sv[j2]), sym_neg(c, sym_mul(c, w[j2], sv[j1])),
+          sym_mul(c, v[j1], sw[j2]), sym_neg(c, sym_mul(c, v[j2], sw[j1]))});
+    }
+    int rigid = 1;
+    for (int s = 0; rigid && s < NSAMPLE; s++) {
+      double a[6], b2[6];
+      rigid = values(T, sdt, 6, s, a) && values(T, sdx, 6, s, b2);
+      for (int j = 0; rigid && j < 6; j++)
+        rigid = fabs(a[j] - b2[j]) <= 1e-9 * (1 + scale_of(a, 6));
+    }
+    for (int j = 0; j < 6; j++) {
+      const sym_node *sd = rigid ? sdx[j] : sdt[j];
+      V[r][j] = let(T, sym_add(c, p < 0 ? zero : V[p][j], sym_mul(c, T->s[r][j], qd)));
+      A[r][j] = let(T, sym_add(c, p < 0 ? base[j] : A[p][j], sym_mul(c, sd, qd)));
       F[r][j] = zero;
     }
   }
@@ -454,6 +519,7 @@ static int tree_forcing(tree *T, const six *I, const int *owner, const sym_node 
   }
   for (size_t i = n; ok && i-- > 0;) { /* inward: C_r = s_r . F_r */
     int r = T->order[i], p = T->parent[r];
+    for (int j = 0; j < 6; j++) F[r][j] = let(T, F[r][j]); /* every child added */
     const sym_node *tau = sym_sub(c, mech_generalized_force(m, (size_t)r),
                                   sym_diff(c, m->V, mech_coord(m, (size_t)r, 0)));
     b[r] = sym_sub(c, tau, dot6(c, T->s[r], F[r]));
@@ -505,11 +571,15 @@ static int solve(tree *T, const mech_eom *e, const sym_node **x) {
   for (size_t i = n; ok && i-- > 0;) { /* inward: leaves first */
     int r = T->order[i], p = T->parent[r];
     const sym_node *const *s = T->s[r];
-    for (int j = 0; j < 6; j++) U[r][j] = dot6(c, &IA[r].a[6 * j], s); /* IA symmetric */
-    D[r] = dot6(c, s, U[r]);
-    u[r] = sym_sub(c, b[r], dot6(c, s, pA[r]));
+    for (int j = 0; j < 6; j++) { /* every child added: bound, upper half mirrored */
+      for (int l = j; l < 6; l++) IA[r].a[6 * l + j] = IA[r].a[6 * j + l] = let(T, IA[r].a[6 * j + l]);
+      pA[r][j] = let(T, pA[r][j]);
+    }
+    for (int j = 0; j < 6; j++) U[r][j] = let(T, dot6(c, &IA[r].a[6 * j], s)); /* IA symmetric */
+    D[r] = let(T, dot6(c, s, U[r]));
+    u[r] = let(T, sym_sub(c, b[r], dot6(c, s, pA[r])));
     if (p < 0) continue;
-    const sym_node *inv = sym_powi(c, D[r], -1), *ud = sym_mul(c, u[r], inv);
+    const sym_node *inv = let(T, sym_powi(c, D[r], -1)), *ud = let(T, sym_mul(c, u[r], inv));
     for (int j = 0; j < 6; j++) {
       for (int l = 0; l < 6; l++)
         IA[p].a[6 * j + l] = sym_add(c, IA[p].a[6 * j + l],
@@ -517,12 +587,6 @@ static int solve(tree *T, const mech_eom *e, const sym_node **x) {
                                              sym_mulv(c, 3, (const sym_node *[]){U[r][j], U[r][l], inv})));
       pA[p][j] = sym_addv(c, 3, (const sym_node *[]){pA[p][j], pA[r][j], sym_mul(c, U[r][j], ud)});
     }
-  }
-  int spatial = 0; /* a twist with more than three components: a 3D tree */
-  for (size_t r = 0; r < n; r++) {
-    int nz = 0;
-    for (int j = 0; j < 6; j++) nz += !sym_is_zero(T->s[r][j]);
-    spatial |= nz > 3;
   }
   for (size_t i = 0; ok && i < n; i++) { /* outward: roots first */
     int r = T->order[i], p = T->parent[r];
@@ -534,11 +598,9 @@ static int solve(tree *T, const mech_eom *e, const sym_node **x) {
      * finding past about 24 links). Planar twists keep the plain sum:
      * their sums stay shared and the product costs more. */
     const sym_node *inv = sym_powi(c, D[r], -1);
-    x[r] = sym_mul(c, num, inv);
+    x[r] = let(T, sym_mul(c, num, inv));
     for (int j = 0; j < 6; j++)
-      a[r][j] = ap && spatial ? sym_mul(c, inv, sym_add(c, sym_mul(c, D[r], ap[j]),
-                                                      sym_mul(c, T->s[r][j], num)))
-                              : sym_add(c, ap ? ap[j] : zero, sym_mul(c, T->s[r][j], x[r]));
+      a[r][j] = let(T, sym_add(c, ap ? ap[j] : zero, sym_mul(c, T->s[r][j], x[r])));
   }
   lg_free(Ic);
   lg_free(owner);
@@ -574,10 +636,16 @@ lg_status mech_tree_accel(mech_model *m, const mech_eom *e, const char *file,
   T.s = lg_arena_alloc(&m->arena, (n + 1) * sizeof *T.s);
   const sym_node **x = lg_arena_alloc(&m->arena, (n + 1) * sizeof *x);
   T.W = lg_arena_alloc(&m->arena, (m->frames.n + 1) * sizeof *T.W);
+  T.P = lg_arena_alloc(&m->arena, (m->points.n + 1) * sizeof *T.P);
+  if (!T.P) return LG_ERR_NOMEM;
+  memset(T.P, 0, (m->points.n + 1) * sizeof *T.P);
   if (!T.cr || !T.in || !T.size || !T.parent || !T.order || !T.s || !x || !T.W) return LG_ERR_NOMEM;
   memset(T.W, 0, (m->frames.n + 1) * sizeof *T.W);
   T.qdv = lg_arena_alloc(&m->arena, (NSAMPLE * n + 1) * sizeof *T.qdv);
-  if (!T.qdv) return LG_ERR_NOMEM;
+  T.nexcl = 3 * mech_ninputs(m);
+  T.excl = lg_arena_alloc(&m->arena, (T.nexcl + 1) * sizeof *T.excl);
+  if (!T.qdv || !T.excl) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < T.nexcl; i++) T.excl[i] = mech_input(m, i / 3, (int)(i % 3));
   memset(T.cr, 0, (nc + 1) * sizeof *T.cr);
   int ok = 1;
   for (size_t i = 0; ok && i < m->particles.n; i++)

@@ -43,6 +43,7 @@ void sym_ctx_free(sym_ctx *c) {
   }
   lg_free(c->bigs);
   lg_map_free(&c->table);
+  lg_map_free(&c->lets);
   sym_memo_free(&c->diff_memo);
   sym_memo_free(&c->dt_memo);
   sym_memo_free(&c->expand_memo);

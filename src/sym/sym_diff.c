@@ -85,6 +85,19 @@ static const sym_node *deriv(sym_ctx *c, const sym_node *e, const sym_node *var)
   if (!e) return NULL;
   if (e->kind == SYM_UNDEF) return e;
   if (surely_constant(c, e, var)) return c->zero;
+  const sym_node *def = sym_let_def(c, e);
+  if (def) { /* a let's derivative: bound too (memoized below) */
+    const sym_node *r = sym_memo_get(var ? &c->diff_memo : &c->dt_memo,
+                                     var ? ((uint64_t)e->id << 32) | var->id : e->id);
+    if (r) return r;
+    r = sym_let(c, deriv(c, def, var), 0, NULL);
+    if (r && !sym_memo_put(var ? &c->diff_memo : &c->dt_memo,
+                           var ? ((uint64_t)e->id << 32) | var->id : e->id, r)) {
+      sym_set_error(c, LG_ERR_NOMEM, "out of memory");
+      return NULL;
+    }
+    return r;
+  }
   sym_memo *memo = var ? &c->diff_memo : &c->dt_memo;
   uint64_t key = var ? ((uint64_t)e->id << 32) | var->id : e->id;
   const sym_node *r = sym_memo_get(memo, key);

@@ -5,6 +5,8 @@
 #include <math.h>
 
 typedef struct eval_state {
+  sym_ctx *c;
+  sym_memo lets_done; /* let atoms evaluated (their definitions' walks are not repeated) */
   double *val;          /* by node id */
   sym_atom_value_fn fn;
   void *ud;
@@ -15,8 +17,16 @@ static double value_of(const eval_state *s, const sym_node *n) {
   return s->val[n->id];
 }
 
+static int eval_visit(void *ud, const sym_node *n);
+
 static double eval_node(eval_state *s, const sym_node *n) {
   double r, x;
+  const sym_node *def = sym_let_def(s->c, n);
+  if (def) { /* a let-bound atom: its definition, once per evaluation */
+    if (sym_memo_get(&s->lets_done, n->id)) return s->val[n->id];
+    if (!sym_postorder(def, eval_visit, s) || !sym_memo_put(&s->lets_done, n->id, n)) return NAN;
+    return s->val[def->id];
+  }
   switch (n->kind) {
   case SYM_NUM:
   case SYM_FLOAT: return sym_number_value(n);
@@ -64,12 +74,13 @@ static int eval_visit(void *ud, const sym_node *n) {
 lg_status sym_eval(sym_ctx *c, const sym_node *e, sym_atom_value_fn val,
                    void *ud, double *out, const sym_node **missing) {
   if (!c || !e) return LG_ERR_NOMEM;
-  eval_state s = {lg_malloc(c->count * sizeof(double)), val, ud, NULL};
+  eval_state s = {c, {0}, lg_malloc(c->count * sizeof(double)), val, ud, NULL};
   if (!s.val) return LG_ERR_NOMEM;
   /* numbers in exponents and coefficients are leaves the walk also visits */
   int ok = sym_postorder(e, eval_visit, &s);
   *out = ok ? s.val[e->id] : NAN;
   lg_free(s.val);
+  sym_memo_free(&s.lets_done);
   if (!ok) return LG_ERR_NOMEM;
   if (missing) *missing = s.missing;
   return s.missing ? LG_ERR_MODEL : LG_OK;
@@ -80,11 +91,12 @@ lg_status sym_eval_many(sym_ctx *c, size_t n, const sym_node *const *e, sym_atom
   if (!c) return LG_ERR_NOMEM;
   for (size_t i = 0; i < n; i++)
     if (!e[i]) return LG_ERR_NOMEM;
-  eval_state s = {lg_malloc((c->count + 1) * sizeof(double)), val, ud, NULL};
+  eval_state s = {c, {0}, lg_malloc((c->count + 1) * sizeof(double)), val, ud, NULL};
   if (!s.val) return LG_ERR_NOMEM;
   int ok = sym_postorder_many(n, e, eval_visit, &s);
   for (size_t i = 0; i < n; i++) out[i] = ok ? s.val[e[i]->id] : NAN;
   lg_free(s.val);
+  sym_memo_free(&s.lets_done);
   if (!ok) return LG_ERR_NOMEM;
   if (missing) *missing = s.missing;
   return s.missing ? LG_ERR_MODEL : LG_OK;

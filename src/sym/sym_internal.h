@@ -23,7 +23,15 @@ struct sym_ctx {
   const sym_node *zero, *one, *minus_one, *half, *undef, *time, *pi;
   lg_status error;
   const char *error_message;
+  /* sym_let: bound atom id -> its definition (sym_let.c) */
+  lg_map lets;
+  size_t nlets;
 };
+
+/* The definition bound to a sym_let atom, or NULL. */
+static inline const sym_node *sym_let_def(const sym_ctx *c, const sym_node *e) {
+  return e->kind == SYM_SYMBOL && c->nlets ? lg_map_get(&c->lets, e->id) : NULL;
+}
 
 /* Intern a node described by `tmpl` (args/coefs may point to temporary
  * arrays: they are copied). Computes hash, depth and atom mask. */

@@ -242,6 +242,12 @@ static int lower_visit(void *ud, const sym_node *e) {
   case SYM_SYMBOL:
   case SYM_COORD:
   case SYM_TIME:
+    if (!L->input_of[e->id] && sym_let_def(L->c, e)) { /* a let: its definition, once */
+      const sym_node *def = sym_let_def(L->c, e);
+      if (!sym_postorder(def, lower_visit, L)) return 0;
+      r = reg(L, def);
+      break;
+    }
     if (L->input_of[e->id]) {
       r = emit(L, (sym_instr){.op = SYM_OP_INPUT, .a = L->input_of[e->id] - 1});
     } else if (e == L->c->pi) {

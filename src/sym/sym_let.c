@@ -1,0 +1,35 @@
+/* sym_let.c - let-bound atoms: a name for an expression, kept whole.
+ *
+ * Canonical sums and products flatten: a recursion x_k = x_{k-1} + d_k
+ * written with sym_add is one sum of k terms at every k, and its cost on
+ * a tape grows with k unless the sharing of sums finds the earlier ones.
+ * An atom bound to x_{k-1} stops the flattening: x_k = atom + d_k.
+ * The atom carries its definition's atom mask and coordinate order, so
+ * that derivatives are never taken as zero by the quick tests; sym_diff
+ * and sym_dt differentiate the definition, sym_eval evaluates it, and the
+ * tape lowers it when the atom is first reached. */
+#include "sym_internal.h"
+
+#include <stdio.h>
+
+const sym_node *sym_let(sym_ctx *c, const sym_node *def, size_t nexcl,
+                        const sym_node *const *excl) {
+  if (!c || !def) return NULL;
+  if (def->kind != SYM_ADD && def->kind != SYM_MUL && def->kind != SYM_POW &&
+      def->kind != SYM_FUNC)
+    return def;
+  for (size_t i = 0; i < nexcl; i++)
+    if (excl[i] && (def->atoms & sym_atom_bit(excl[i])) && sym_has(def, excl[i])) return def;
+  char name[32];
+  snprintf(name, sizeof name, "$let%zu", c->nlets + 1);
+  const sym_node *a = sym_symbol(c, name);
+  if (!a || !lg_map_put(&c->lets, a->id, (void *)def)) {
+    sym_set_error(c, LG_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  c->nlets++;
+  sym_node *w = (sym_node *)a; /* fresh: nothing holds it yet */
+  w->atoms |= def->atoms;
+  w->max_order = def->max_order;
+  return a;
+}
