@@ -44,6 +44,7 @@ void sym_ctx_free(sym_ctx *c) {
   lg_free(c->bigs);
   lg_map_free(&c->table);
   lg_map_free(&c->lets);
+  lg_map_free(&c->let_of);
   sym_memo_free(&c->diff_memo);
   sym_memo_free(&c->dt_memo);
   sym_memo_free(&c->expand_memo);

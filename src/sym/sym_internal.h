@@ -23,8 +23,9 @@ struct sym_ctx {
   const sym_node *zero, *one, *minus_one, *half, *undef, *time, *pi;
   lg_status error;
   const char *error_message;
-  /* sym_let: bound atom id -> its definition (sym_let.c) */
-  lg_map lets;
+  /* sym_let: bound atom id -> its definition, and definition id -> its atom
+   * (sym_let.c) */
+  lg_map lets, let_of;
   size_t nlets;
 };
 

@@ -20,10 +20,16 @@ const sym_node *sym_let(sym_ctx *c, const sym_node *def, size_t nexcl,
     return def;
   for (size_t i = 0; i < nexcl; i++)
     if (excl[i] && (def->atoms & sym_atom_bit(excl[i])) && sym_has(def, excl[i])) return def;
+  /* one atom per definition: a second build of the same recursion in this
+   * context (the library's numeric system, then codegen) names it alike,
+   * so the code it generates is the same byte for byte */
+  const sym_node *old = lg_map_get(&c->let_of, def->id);
+  if (old) return old;
   char name[32];
   snprintf(name, sizeof name, "$let%zu", c->nlets + 1);
   const sym_node *a = sym_symbol(c, name);
-  if (!a || !lg_map_put(&c->lets, a->id, (void *)def)) {
+  if (!a || !lg_map_put(&c->lets, a->id, (void *)def) ||
+      !lg_map_put(&c->let_of, def->id, (void *)a)) {
     sym_set_error(c, LG_ERR_NOMEM, "out of memory");
     return NULL;
   }

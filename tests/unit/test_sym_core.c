@@ -361,6 +361,7 @@ static void test_let(void) {
   const sym_node *a = sym_let(C, s, 0, NULL);
   CHECK(a && a != s && a->kind == SYM_SYMBOL);
   CHECK(sym_let(C, x, 0, NULL) == x);                 /* an atom is its own name */
+  CHECK(sym_let(C, s, 0, NULL) == a);                 /* one atom per definition */
   const sym_node *ex[1] = {y};
   CHECK(sym_let(C, s, 1, ex) == s);                   /* bound to nothing that holds y */
   const sym_node *sum = add(a, z);                    /* not flattened: 2 terms, not 3 */
