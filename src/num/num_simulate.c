@@ -123,32 +123,19 @@ static int rhs_jit(sim *S, double t, const double *x, double *dx) {
   return -1;
 }
 
-/* With friction: the augmented solve of num_friction.c in every call (no
- * compiled right-hand side, no O(n) tree). */
-static int friction_f(sim *S, double t, const double *x, double *dx) {
+/* With friction (num_friction.c) or contacts (num_contact.c): their
+ * holding rows, or the closed contacts' rows, in every solve (no compiled
+ * right-hand side, no O(n) tree). */
+static int augmented_f(sim *S, double t, const double *x, double *dx) {
   size_t n = S->n;
   num_evaluate_dynamics(S->s, &S->w, t, x, x + n);
   if (S->o->stabilize == NUM_STAB_BAUMGARTE) baumgarte(S);
-  if (num_friction_accel(S->fr, &S->w, t, x, x + n, S->qdd, S->lam) != LG_OK) {
+  lg_status st = S->fr ? num_friction_accel(S->fr, &S->w, t, x, x + n, S->qdd, S->lam)
+                       : num_contact_accel(S->ct, &S->w, t, x, x + n, S->qdd, S->lam);
+  if (st != LG_OK) {
     lg_diag d;
-    lg_diag_set(&d, LG_ERR_NUMERIC, NULL, 0, 0, "the mass matrix with friction's holding rows is singular");
-    mark_failure(S, t, &d);
-    return -1;
-  }
-  memcpy(dx, x + n, n * sizeof *dx);
-  memcpy(dx + n, S->qdd, n * sizeof *dx);
-  add_power(S, t, x, dx);
-  return 0;
-}
-
-/* With contacts: the closed ones' rows in the solve (num_contact.c). */
-static int contact_f(sim *S, double t, const double *x, double *dx) {
-  size_t n = S->n;
-  num_evaluate_dynamics(S->s, &S->w, t, x, x + n);
-  if (S->o->stabilize == NUM_STAB_BAUMGARTE) baumgarte(S);
-  if (num_contact_accel(S->ct, &S->w, t, x, x + n, S->qdd, S->lam) != LG_OK) {
-    lg_diag d;
-    lg_diag_set(&d, LG_ERR_NUMERIC, NULL, 0, 0, "the mass matrix with the contacts' rows is singular");
+    lg_diag_set(&d, LG_ERR_NUMERIC, NULL, 0, 0, "the mass matrix with %s rows is singular",
+                S->fr ? "friction's holding" : "the contacts'");
     mark_failure(S, t, &d);
     return -1;
   }
@@ -161,8 +148,7 @@ static int contact_f(sim *S, double t, const double *x, double *dx) {
 /* Lagrange: x = [q; q'], x' = [q'; q''] with q'' from the augmented solve. */
 static int lagrange_f(sim *S, double t, const double *x, double *dx) {
   size_t n = S->n;
-  if (S->fr) return friction_f(S, t, x, dx);
-  if (S->ct) return contact_f(S, t, x, dx);
+  if (S->fr || S->ct) return augmented_f(S, t, x, dx);
   if (!S->jit && S->o->jit_poll) poll_jit(S, t);
   if (S->jit && S->o->stabilize != NUM_STAB_BAUMGARTE) {
     if (rhs_jit(S, t, x, dx)) return -1;
