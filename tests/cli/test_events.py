@@ -23,19 +23,9 @@ under both methods and every integrator family:
 Ends "N passed, N failed"."""
 import math
 import os
-import subprocess
-import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-try:
-    import numpy as np
-except ImportError:
-    os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-sys.path.insert(0, os.path.join(ROOT, "python"))
-import lagrange  # noqa: E402
-
-BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "lagrange")
+from event_harness import (ROOT, TOL, check, csv, finish, lagrange, model_file, np, pairs,
+                           run, simulate)
 BOUNCE = os.path.join(ROOT, "tests", "cli", "events", "bounce.lag")
 KICK = os.path.join(ROOT, "tests", "cli", "events", "pendulum_kick.lag")
 TOP = os.path.join(ROOT, "tests", "cli", "events", "top_kick.lag")
@@ -43,32 +33,6 @@ DISK = os.path.join(ROOT, "tests", "cli", "events", "disk_kick.lag")
 GRID = os.path.join(ROOT, "tests", "cli", "events", "grid_bounce.lag")
 SLIDE = os.path.join(ROOT, "tests", "cli", "events", "grid_slide.lag")
 TELE = os.path.join(ROOT, "tests", "cli", "events", "pendulum_teleport.lag")
-TOL = ["--rtol", "1e-10", "--atol", "1e-12"]
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL " + what)
-    return ok
-
-
-def run(*args):
-    return subprocess.run([BIN, *args], capture_output=True, text=True, cwd=ROOT)
-
-
-def csv(text):
-    lines = text.strip().splitlines()
-    return lines[0].split(","), np.array([[float(x) for x in ln.split(",")] for ln in lines[1:]])
-
-
-def pairs(a):
-    """Indices i with a[i, 0] == a[i + 1, 0]: the rows before and after an event."""
-    return [i for i in range(len(a) - 1) if a[i, 0] == a[i + 1, 0]]
 
 
 def bouncing(method, integrator):
@@ -96,13 +60,6 @@ def bouncing(method, integrator):
     bal = a[:, E] - a[:, W]
     check(np.abs(bal - bal[0]).max() < 1e-8, f"{what}: E - W drifts by {np.abs(bal - bal[0]).max()}")
     check(f"{len(expect)} events" in r.stderr, f"{what}: the summary counts the events: {r.stderr}")
-
-
-def model_file(text):
-    f = tempfile.NamedTemporaryFile("w", suffix=".lag", delete=False)
-    f.write(text)
-    f.close()
-    return f.name
 
 
 BASE = """coordinates y
@@ -340,5 +297,4 @@ on_grid()
 teleport()
 parity()
 errors()
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

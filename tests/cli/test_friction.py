@@ -19,63 +19,12 @@ every integrator family, against closed forms:
 Ends "N passed, N failed"."""
 import math
 import os
-import subprocess
-import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-try:
-    import numpy as np
-except ImportError:
-    os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-sys.path.insert(0, os.path.join(ROOT, "python"))
-import lagrange  # noqa: E402
-
-BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "lagrange")
+from event_harness import (ROOT, TOL, check, csv, finish, lagrange, model_file, np, pairs,
+                           run, simulate)
 DIR = os.path.join(ROOT, "tests", "cli", "friction")
 COULOMB, INCLINE, PUSH, SLOPE = (os.path.join(DIR, f + ".lag") for f in
                                  ("coulomb", "incline", "push", "slope_constrained"))
-TOL = ["--rtol", "1e-10", "--atol", "1e-12"]
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL " + what)
-
-
-def run(*args):
-    return subprocess.run([BIN, *args], capture_output=True, text=True, cwd=ROOT)
-
-
-def csv(text):
-    lines = text.strip().splitlines()
-    return lines[0].split(","), np.array([[float(x) for x in ln.split(",")] for ln in lines[1:]])
-
-
-def pairs(a):
-    """Indices i with a[i, 0] == a[i + 1, 0]: the rows before and after an event."""
-    return [i for i in range(len(a) - 1) if a[i, 0] == a[i + 1, 0]]
-
-
-def model_file(text):
-    f = tempfile.NamedTemporaryFile("w", suffix=".lag", delete=False)
-    f.write(text)
-    f.close()
-    return f.name
-
-
-def simulate(path, what, *args):
-    r = run("simulate", path, *TOL, *args)
-    if r.returncode != 0:
-        check(False, f"{what}: {r.stderr.strip()[-300:]}")
-        return None, None, r
-    hdr, a = csv(r.stdout)
-    return hdr, a, r
 
 
 def coulomb(method, integ):
@@ -241,5 +190,4 @@ push()
 constrained()
 parity()
 errors()
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()
