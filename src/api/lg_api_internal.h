@@ -120,6 +120,11 @@ lg_diag *api_begin(api_call *c, lg_diag *user);
  * text). */
 lg_status api_end(api_call *c, lg_status st, const char *file, int line, int col);
 
+/* The dense equations (p, f, M, the full forms) of s->eom and s->eom_raw,
+ * derived now if they are not yet: under the system's lock (or before the
+ * system is handed out). LG_OK when they are there. */
+lg_status api_dynamics(lg_system *s, lg_diag *d);
+
 /* The numeric objects of a lazily derived system, compiled now if they
  * are not yet (every evaluation entry calls it first, through api_params). */
 lg_status api_ready(const lg_system *s, lg_diag *d);

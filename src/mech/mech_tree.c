@@ -595,6 +595,10 @@ lg_status mech_tree_accel(mech_model *m, const mech_eom *e, const char *file,
   for (size_t r = 0; r < n; r++)
     if (!twist(&T, r)) return m->oom ? LG_ERR_NOMEM : LG_ERR_MODEL;
   T.scleronomic = !m->speeds.n && scleronomic(&T);
+  if (!T.scleronomic) { /* b is the derived forcing */
+    lg_status st = mech_eom_need_dynamics(e, diag);
+    if (st != LG_OK) return st;
+  }
   if (!solve(&T, e, x)) return LG_ERR_NOMEM;
   *out = x;
   return LG_OK;
