@@ -22,13 +22,15 @@ static lg_status build(lg_system *s, lg_diag *d) {
     lg_diag_hint(d, "simulate with `method` lagrange");
     return LG_ERR_MODEL;
   }
+  lg_status st = api_num_eom(s, d);
+  if (st != LG_OK) return st;
   num_event_def *defs = lg_calloc(lm->nevents, sizeof *defs);
   if (!defs) return LG_ERR_NOMEM;
   for (size_t i = 0; i < lm->nevents; i++) {
     const lang_event *e = &lm->events[i];
     defs[i] = (num_event_def){e->g, e->dir, e->stop, e->nset, e->target, e->rate, e->value};
   }
-  lg_status st = num_events_build(lm->mech, s->kane_eom ? s->kane_eom : s->eom, defs,
+  st = num_events_build(lm->mech, s->kane_eom ? s->kane_eom : s->eom_num, defs,
                                   lm->nevents, s->dummy, s->ndummy, &s->events, d);
   lg_free(defs);
   return st;

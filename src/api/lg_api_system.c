@@ -106,7 +106,7 @@ static lg_status compile_kane(lg_system *s, lg_diag *d) {
   if (st == LG_OK && s->kane_eom) /* simulate's O(n) tree solve, as the command's */
     st = num_system_add_tree(mm, s->kane_eom, s->dummy, s->ndummy, s->sim);
   else if (st == LG_OK)
-    st = num_kane_system_build(mm, s->kane, s->eom, s->dummy, s->ndummy, &s->ks, d);
+    st = num_kane_system_build(mm, s->kane, s->eom_num, s->dummy, s->ndummy, &s->ks, d);
   if (st == LG_OK && s->ks) s->ks->orient = s->num;
   return st;
 }
@@ -115,15 +115,15 @@ static lg_status compile_kane(lg_system *s, lg_diag *d) {
  * the symbolic context (an allocation failure there would poison it). */
 static lg_status compile(lg_system *s, lg_diag *d) {
   mech_model *mm = s->lm->mech;
-  lg_status st = api_dynamics(s, d);
-  if (st == LG_OK) st = num_system_build(mm, s->eom, s->dummy, s->ndummy, &s->num, d);
+  lg_status st = api_num_eom(s, d);
+  if (st == LG_OK) st = num_system_build(mm, s->eom_num, s->dummy, s->ndummy, &s->num, d);
   if (st == LG_OK) /* simulate's O(n) tree solve, as the command's */
-    st = num_system_add_tree(mm, s->eom, s->dummy, s->ndummy, s->num);
+    st = num_system_add_tree(mm, s->eom_num, s->dummy, s->ndummy, s->num);
   if (st == LG_OK && s->method == LG_KANE) st = compile_kane(s, d);
   if (!s->sim) s->sim = s->num;
   /* the energy balance over the state simulate integrates */
   if (st == LG_OK)
-    st = num_aux_build(mm, s->kane_eom ? s->kane_eom : s->eom, s->ks ? s->kane : NULL,
+    st = num_aux_build(mm, s->kane_eom ? s->kane_eom : s->eom_num, s->ks ? s->kane : NULL,
                        s->dummy, s->ndummy, NULL, &s->aux, d);
   return st;
 }
@@ -148,6 +148,25 @@ static lg_status add_dynamics(void *ud, lg_diag *d) {
 
 lg_status api_dynamics(lg_system *s, lg_diag *d) {
   return mech_eom_need_dynamics(s->eom, d);
+}
+
+lg_status api_num_eom(lg_system *s, lg_diag *d) {
+  if (s->eom_num) return LG_OK;
+  mech_model *mm = s->lm->mech;
+  if (s->method == LG_LAGRANGE && s->nq > API_TREE_DENSE_MAX && !s->nc) {
+    const sym_node **qdd, **M, **f;
+    lg_diag ignore;
+    lg_diag_clear(&ignore);
+    lg_status st = mech_tree_dynamics(mm, s->eom, NULL, &qdd, &M, &f, &ignore);
+    if (st == LG_ERR_NOMEM) return st;
+    if (st == LG_OK) {
+      s->eom_num = mech_eom_with_dynamics(mm, s->eom, M, f, qdd);
+      return s->eom_num ? LG_OK : LG_ERR_NOMEM;
+    }
+  }
+  lg_status st = api_dynamics(s, d);
+  if (st == LG_OK) s->eom_num = s->eom;
+  return st;
 }
 
 static lg_status derive(const lg_model *m, const lg_derive_options *o, lg_system *s,

@@ -248,6 +248,11 @@ typedef struct mech_eom {
    * mech_eom_need_dynamics. */
   lg_status (*dynamics)(void *ud, lg_diag *d);
   void *dynamics_ud;
+  /* A tree's equations from mech_eom_with_dynamics: q'' by the recursion
+   * (n, as mech_tree_accel gives it), and T a quadratic form in q' (so
+   * E = h); else NULL and 0. */
+  const sym_node **tree_qdd;
+  int quadratic_T;
 } mech_eom;
 
 /* e's dynamics (f, M, p and the full forms) there: LG_OK at once when they
@@ -289,6 +294,20 @@ mech_eom *mech_eom_simplified(mech_model *m, const mech_eom *e, size_t max_dag);
  * LG_ERR_MODEL, the reason in diag (file names it). */
 lg_status mech_tree_accel(mech_model *m, const mech_eom *e, const char *file,
                           const sym_node ***qdd, lg_diag *diag);
+/* The same, and for a tree whose kinematics are fixed in time (no
+ * declared speeds) the mass matrix by composite rigid bodies (*M: n x n
+ * row-major, symmetric) and the forcing f = tau - C by Newton-Euler at
+ * q'' = 0 (*f: n), as expressions of O(n^2) and O(n) operations: the
+ * dense equations' values without their n^2 derivatives. M or f NULL:
+ * not wanted; when wanted and the kinematics move, LG_ERR_MODEL. */
+lg_status mech_tree_dynamics(mech_model *m, const mech_eom *e, const char *file,
+                             const sym_node ***qdd, const sym_node ***M,
+                             const sym_node ***f, lg_diag *diag);
+/* A copy of e (symbols, rows, energies shared) whose dynamics are M and f
+ * as given (n x n row-major, n): p = M q', the full forms assembled. For
+ * a tree (mech_tree_dynamics), with no constraints. NULL: out of memory. */
+mech_eom *mech_eom_with_dynamics(mech_model *m, const mech_eom *e, const sym_node *const *M,
+                                 const sym_node *const *f, const sym_node **qdd);
 
 /* ---- energy balance ------------------------------------------------------------------
  * E = T + V, or the energy function h = sum q_i' dL/dq_i' - L for a model

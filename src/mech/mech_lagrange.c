@@ -411,6 +411,33 @@ static sym_matrix *simplified_matrix(mech_model *m, const sym_matrix *x, size_t 
   return y;
 }
 
+mech_eom *mech_eom_with_dynamics(mech_model *m, const mech_eom *e, const sym_node *const *M,
+                                 const sym_node *const *f, const sym_node **qdd) {
+  sym_ctx *c = m->c;
+  size_t n = e->n;
+  mech_eom *x = lg_arena_alloc(&m->arena, sizeof *x);
+  if (!x || e->m) return NULL;
+  *x = *e;
+  x->dynamics = NULL;
+  x->tree_qdd = qdd;
+  x->quadratic_T = 1;
+  x->M = sym_matrix_new(c, n, n);
+  x->f = node_array(m, n);
+  x->p = node_array(m, n);
+  if (!x->M || !x->f || !x->p) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    x->f[i] = f[i];
+    const sym_node *pi = sym_int(c, 0);
+    for (size_t j = 0; j < n; j++) {
+      SYM_AT(x->M, i, j) = M[i * n + j];
+      pi = sym_add(c, pi, sym_mul(c, M[i * n + j], e->qd[j]));
+    }
+    x->p[i] = pi;
+  }
+  if (assemble(m, x) != LG_OK || m->oom || sym_ctx_error(c) != LG_OK) return NULL;
+  return x;
+}
+
 int mech_eom_simplify_dynamics(mech_model *m, const mech_eom *e, mech_eom *s,
                                 size_t max_dag) {
   if (s->f || !e->f) return 1;
