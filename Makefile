@@ -181,6 +181,12 @@ bench: $(BUILD)/bench/sym_chain $(BUILD)/lagrange
 	$(BENCH_PY) bench/simulate.py $(BUILD)/lagrange
 	$(BENCH_PY) bench/sweep.py $(BUILD)/lagrange
 	$(BENCH_PY) tests/cli/test_codegen_agreement.py $(BUILD)/lagrange $(BUILD)/lagrange --big
+	$(MAKE) bench-peers
+
+# issue 26: URDF robots against MuJoCo 2.2.2 and KDL (installs them from Debian)
+bench-peers: $(BUILD)/lagrange
+	sh bench/install-peers.sh
+	$(BENCH_PY) bench/peers.py $(BUILD)/lagrange --out $(BUILD)/bench/peers
 
 bench-quick: $(BUILD)/lagrange
 	bash scripts/install-bench-deps.sh
@@ -280,5 +286,5 @@ uninstall:
 	  $(DESTDIR)$(LIBDIR)/lagrange/lagrange-mpi.so
 	-rmdir $(DESTDIR)$(LIBDIR)/lagrange 2>/dev/null
 
-.PHONY: FORCE all tests check clean python demo bench bench-quick fuzz fuzz-build install uninstall tsan
+.PHONY: FORCE all tests check clean python demo bench bench-quick bench-peers fuzz fuzz-build install uninstall tsan
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(BUILD)/fuzz/cli_entry.d

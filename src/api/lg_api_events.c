@@ -1,7 +1,11 @@
 /* lg_api_events.c - the model's `when` statements (MODEL-FORMAT 1.1,
  * "Events in detail") compiled for lg_simulate: once per system, under its
- * lock, over Lagrange's state [q; q'] (Kane's method without speeds of
- * its own integrates the same state). */
+ * lock, over [t, q, q'] (the model's language). Under Kane's method with
+ * speeds of its own the state is [q; u]: the run evaluates them at
+ * q' = k(q, u), and after a reset api_kane_reset makes (q, q') consistent
+ * with Lagrange's constraints, as under Lagrange's method, and takes the
+ * speeds from q' through the kinematical equations (exact: a consistent q'
+ * is in the range of k), so both methods give the same motion. */
 #include "lg_api_internal.h"
 
 #include <string.h>
@@ -15,20 +19,14 @@ void api_events_free(lg_system *s) {
 
 static lg_status build(lg_system *s, lg_diag *d) {
   const lang_model *lm = s->lm;
-  if (s->ks) {
-    const lang_event *e = &lm->events[0];
-    lg_diag_set(d, LG_ERR_MODEL, lm->file, e->line, e->col,
-                "events are not supported yet under Kane's method with speeds of its own");
-    lg_diag_hint(d, "simulate with `method` lagrange");
-    return LG_ERR_MODEL;
-  }
   lg_status st = api_num_eom(s, d);
   if (st != LG_OK) return st;
   num_event_def *defs = lg_calloc(lm->nevents, sizeof *defs);
   if (!defs) return LG_ERR_NOMEM;
   for (size_t i = 0; i < lm->nevents; i++) {
     const lang_event *e = &lm->events[i];
-    defs[i] = (num_event_def){e->g, e->dir, e->stop, e->nset, e->target, e->rate, e->value};
+    defs[i] = (num_event_def){e->g,      e->dir,   e->stop,  e->nset,
+                              e->target, e->rate, e->value, e->line, e->col};
   }
   st = num_events_build(lm->mech, s->kane_eom ? s->kane_eom : s->eom_num, defs,
                                   lm->nevents, s->dummy, s->ndummy, &s->events, d);
@@ -48,5 +46,29 @@ lg_status api_sim_events(const lg_system *s, const num_events **out, lg_diag *d)
   }
   *out = mut->events;
   pthread_mutex_unlock(&mut->lock);
+  return st;
+}
+
+lg_status api_kane_reset_init(api_kane_reset *k, const lg_system *s, const num_system *ns,
+                              const num_events *ev, const double *par, int project) {
+  *k = (api_kane_reset){s, ns, ev, par, project, {0}};
+  return num_work_init(ns, &k->w);
+}
+
+void api_kane_reset_free(api_kane_reset *k) {
+  if (k->s) num_work_free(&k->w);
+  k->s = NULL;
+}
+
+lg_status api_kane_reset_hook(void *ud, const int *fired, double t, double *q, double *qd,
+                         double *u, lg_diag *d) {
+  api_kane_reset *k = ud;
+  lg_status st = num_events_consistent(k->ns, &k->w, k->ev, fired, t, q, qd, k->project, d);
+  if (st != LG_OK) return st;
+  num_kane_result r;
+  memset(&r, 0, sizeof r);
+  st = num_kane_evaluator_run(k->s->kev, k->par, t, q, qd, NULL, 0, &r, d);
+  if (st == LG_OK) num_kane_initial_speeds(k->s->kane, &r, u);
+  num_kane_result_free(&r);
   return st;
 }

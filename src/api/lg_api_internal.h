@@ -106,6 +106,22 @@ struct lg_system {
  * (lg_api_events.c). Frees them with the system: api_events_free. */
 lg_status api_sim_events(const lg_system *s, const struct num_events **out, lg_diag *d);
 void api_events_free(lg_system *s);
+/* Kane's own state [q; u] with events: num_sim_opts.kane_reset (ud: this)
+ * makes (q, q') consistent with Lagrange's constraints ns (borrowed) and
+ * takes u from q' through the kinematical equations (lg_api_events.c). */
+typedef struct api_kane_reset {
+  const lg_system *s;
+  const num_system *ns;
+  const num_events *ev;
+  const double *par;
+  int project;
+  num_work w;
+} api_kane_reset;
+lg_status api_kane_reset_init(api_kane_reset *k, const lg_system *s, const num_system *ns,
+                              const num_events *ev, const double *par, int project);
+void api_kane_reset_free(api_kane_reset *k);
+lg_status api_kane_reset_hook(void *ud, const int *fired, double t, double *q, double *qd,
+                         double *u, lg_diag *d);
 
 /* Frees what lg_simulate keeps in s (lg_api_sim.c). */
 void api_sim_free(lg_system *s);

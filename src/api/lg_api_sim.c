@@ -598,10 +598,17 @@ static lg_status simulate_kane(sim_call *c, const num_sim_opts *so, double *q, d
       kso.kane_project = keep_on_constraints;
       kso.kane_project_ud = &keep;
     }
+    api_kane_reset kr = {0};
+    if (so->events && (st = api_kane_reset_init(&kr, s, &ns, so->events, c->par,
+                                                so->events_project)) == LG_OK) {
+      kso.kane_reset = api_kane_reset_hook;
+      kso.kane_reset_ud = &kr;
+    }
     double t = wall_now();
     c->ran = 1;
-    st = num_simulate_kane(&ks, &kso, q, u0, relay_point, c, &c->ns, d);
+    if (st == LG_OK) st = num_simulate_kane(&ks, &kso, q, u0, relay_point, c, &c->ns, d);
     keep_free(&keep);
+    api_kane_reset_free(&kr);
     c->stats->wall = wall_now() - t;
     if (st != LG_OK) place_failure(c, &ns, d);
     if (c->o->qd_end) { /* q' at the end through the kinematical equations */
@@ -643,6 +650,7 @@ static lg_status simulate(sim_call *c, double *q, double *qd, int model_speeds, 
     evc = *ev;
     evc.params = c->par;
     so.events = &evc;
+    so.events_project = c->o->project;
     char *en = c->stats->energy;
     size_t k = strlen(en);
     if (!strncmp(en, "conservative", 12))

@@ -280,9 +280,11 @@ static bool push(parser *P, const void *elem, size_t size) {
  * into the arena; *n is their number. */
 static void *pop(parser *P, size_t mark, size_t size, size_t *n) {
   size_t bytes = P->stack.len - mark;
-  void *v = lg_arena_alloc(P->arena, bytes);
+  /* a call of no arguments (momentum(), mass_center()) pops nothing: one
+   * byte keeps the result non-null, and the stack may never have grown */
+  void *v = lg_arena_alloc(P->arena, bytes ? bytes : 1);
   if (!v) return nomem(P);
-  memcpy(v, P->stack.buf + mark, bytes);
+  if (bytes) memcpy(v, P->stack.buf + mark, bytes);
   P->stack.len = mark;
   *n = bytes / size;
   return v;

@@ -181,6 +181,7 @@ typedef struct num_event_def {
   const int *target;                /* coordinate indices */
   const unsigned char *rate;        /* 1: assigns q'[target], 0: q[target] */
   const sym_node *const *value;
+  int line, col;                    /* the `when` statement (diagnostics) */
 } num_event_def;
 
 typedef struct num_events {
@@ -188,6 +189,7 @@ typedef struct num_events {
   int *dir, *stop;
   size_t *off;                      /* nev + 1: event i's values are off[i]..off[i+1) */
   int *target;                      /* nval: index into [q; q'] (rate: n + coordinate) */
+  int *where;                       /* 2 nev: each `when`'s line, col */
   const double *params;             /* np (set by the caller before a run) */
   sym_tape *guard, *reset;
 } num_events;
@@ -215,6 +217,20 @@ int num_events_fire(const num_events *ev, double *work, const int *fired, double
  * LG_ERR_NUMERIC when the augmented matrix is singular. */
 lg_status num_events_project_rates(const num_system *s, num_work *w, double t,
                                    const double *q, double *qd);
+/* (q, q') after the resets of the events that fired (num_events_fire's
+ * fired) made consistent with s's constraints (num_events_reset.c): when a
+ * fired reset assigned a coordinate and a holonomic row is then off by more
+ * than 1e-9, the positions are moved back onto C = 0 by Gauss-Newton in the
+ * mass-matrix metric if project is nonzero, else LG_ERR_MODEL at that
+ * event's line:col (no file) naming the row; residuals below 1e-9 are
+ * projected silently. Then the rates (num_events_project_rates). */
+/* An event within this of an output time t takes that row's place (the
+ * pair of rows at the event instead of the plain row): min(rtol, 1e-9) *
+ * (|t| + dt), the event time's own accuracy at tight tolerances. */
+double num_events_grid_tol(double rtol, double t, double dt);
+lg_status num_events_consistent(const num_system *s, num_work *w, const num_events *ev,
+                                const int *fired, double t, double *q, double *qd,
+                                int project, lg_diag *diag);
 
 /* ---- outputs (num_outputs.c) ----------------------------------------------------------
  * The model's outputs (mech_noutputs, in order) as one tape over
@@ -317,8 +333,17 @@ typedef struct num_sim_opts {
    * the default then picks over Adams, as for Lagrange's projection. */
   int (*kane_project)(void *ud, double t, double *q, double *u);
   void *kane_project_ud;
-  /* The model's events (NULL: none); over Lagrange's state only. */
+  /* The model's events (NULL: none); their guards and resets are over
+   * [t, q, q'] (Kane's q' = k(q, u)). */
   const num_events *events;
+  int events_project;   /* num_events_consistent's project */
+  /* Kane's state only, needed with events: after an event's resets of
+   * (q, q'), makes them consistent (Lagrange's constraints) and sets the
+   * speeds u from q' (the kinematical equations); fired as
+   * num_events_fire's. An error ends the run with diag. */
+  lg_status (*kane_reset)(void *ud, const int *fired, double t, double *q, double *qd,
+                          double *u, lg_diag *diag);
+  void *kane_reset_ud;
 } num_sim_opts;
 
 /* The ERK table NUM_INT_ERK picks at a tolerance (DOPRI, VERNER or FEHLBERG). */

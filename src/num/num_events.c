@@ -16,6 +16,7 @@ void num_events_free(num_events *ev) {
   lg_free(ev->stop);
   lg_free(ev->off);
   lg_free(ev->target);
+  lg_free(ev->where);
   lg_free(ev);
 }
 
@@ -65,11 +66,15 @@ lg_status num_events_build(mech_model *mm, const mech_eom *e, const num_event_de
   ev->stop = lg_calloc(nev + 1, sizeof *ev->stop);
   ev->off = lg_calloc(nev + 1, sizeof *ev->off);
   ev->target = lg_calloc(ev->nval + 1, sizeof *ev->target);
-  lg_status st = ev->dir && ev->stop && ev->off && ev->target ? LG_OK : LG_ERR_NOMEM;
+  ev->where = lg_calloc(2 * nev + 1, sizeof *ev->where);
+  lg_status st = ev->dir && ev->stop && ev->off && ev->target && ev->where ? LG_OK
+                                                                          : LG_ERR_NOMEM;
   for (size_t i = 0, k = 0; st == LG_OK && i < nev; i++) {
     ev->dir[i] = defs[i].dir;
     ev->stop[i] = defs[i].stop;
     ev->off[i] = k;
+    ev->where[2 * i] = defs[i].line;
+    ev->where[2 * i + 1] = defs[i].col;
     for (size_t a = 0; a < defs[i].nset; a++, k++)
       ev->target[k] = defs[i].target[a] + (defs[i].rate[a] ? (int)ev->n : 0);
     ev->off[i + 1] = k;

@@ -325,7 +325,8 @@ static double energy_at(dae *D, double t, const double *Y) {
 }
 
 /* A root (see num_simulate.c, at_events): 1 ends the run, 0 goes on
- * from the reset state (IDA restarted at consistent y, y'). */
+ * from the reset state (IDA restarted at consistent y, y'); -2: the reset
+ * broke a constraint (diag at its `when`), -1: IDA could not restart. */
 static int at_events(dae *D, ida_run *I, double t, num_sim_output out, void *ud,
                      num_sim_stats *st, double *ref, int *have_ref, lg_diag *diag) {
   int *info = D->fired, k0 = D->o->aux && D->o->aux->event ? 1 : 0;
@@ -348,10 +349,17 @@ static int at_events(dae *D, ida_run *I, double t, num_sim_output out, void *ud,
     return 1;
   }
   double E0 = energy_at(D, t, Y), Wnow = D->work ? Y[D->N - 1] : 0;
-  num_events_project_rates(D->s, &D->w, t, q, q + n);
   lg_diag d;
   lg_diag_clear(&d);
-  lg_status r = initial_values(D, t, q, q + n, I, st, &d);
+  lg_status r = num_events_consistent(D->s, &D->w, D->o->events, info + k0, t, q, q + n,
+                                      D->o->events_project, &d);
+  if (r != LG_OK) { /* the reset's own error, at its `when` */
+    lg_free(q);
+    st->t_end = t;
+    *diag = d;
+    return -2;
+  }
+  r = initial_values(D, t, q, q + n, I, st, &d);
   lg_free(q);
   if (r != LG_OK) {
     *diag = d;
@@ -361,8 +369,21 @@ static int at_events(dae *D, ida_run *I, double t, num_sim_output out, void *ud,
   double dE = energy_at(D, t, Y) - E0;
   D->w_jump += dE;
   st->event_work += dE;
+  long nst = 0, nre = 0; /* IDAReInit zeroes the counters: keep them */
+  IDAGetNumSteps(I->mem, &nst);
+  IDAGetNumResEvals(I->mem, &nre);
+  st->steps += nst;
+  st->rhs_evals += nre;
   IDAReInit(I->mem, t, I->y, I->yp);
   return deliver(D, t, Y, out, ud, st, ref, have_ref) ? 1 : 0;
+}
+
+/* The row held back at held_t (when *on), now written. */
+static int flush(dae *D, int *on, double held_t, const double *held, num_sim_output out,
+                 void *ud, num_sim_stats *st, double *ref, int *have_ref) {
+  if (!*on) return 0;
+  *on = 0;
+  return deliver(D, held_t, held, out, ud, st, ref, have_ref);
 }
 
 static lg_status march(dae *D, const num_sim_opts *o, ida_run *I, num_sim_output out,
@@ -372,24 +393,51 @@ static lg_status march(dae *D, const num_sim_opts *o, ida_run *I, num_sim_output
   int have_ref = 0;
   num_budget b = {0, t, 1, o->max_steps, 0};
   if (deliver(D, t, Y, out, ud, st, &ref, &have_ref)) return LG_OK;
-  for (long k = 1; t < o->tf - 1e-12 * fabs(o->tf); k++) {
+  /* with events a row waits until IDA has moved on: an event within
+   * num_events_grid_tol of it takes its place (see num_simulate.c) */
+  double *held = D->nroots ? lg_malloc(D->N * sizeof *held) : NULL, held_t = 0;
+  int held_on = 0, stop = 0;
+  lg_status ret = D->nroots && !held ? LG_ERR_NOMEM : LG_OK;
+  for (long k = 1; ret == LG_OK && !stop && t < o->tf - 1e-12 * fabs(o->tf); k++) {
     double tout = fmin(o->t0 + (double)k * o->dt, o->tf);
     int flag = solve_to(I, tout, &t, &b, &h, o->tf);
-    if (flag < 0) return ida_failure(D, I, st, t, flag, h, &b, diag);
+    if (flag < 0) {
+      (void)flush(D, &held_on, held_t, held, out, ud, st, &ref, &have_ref);
+      ret = ida_failure(D, I, st, t, flag, h, &b, diag);
+      break;
+    }
     if (flag == IDA_ROOT_RETURN) {
+      if (held_on && fabs(t - held_t) <= num_events_grid_tol(o->rtol, held_t, o->dt))
+        held_on = 0; /* the event's rows take the output row's place */
+      if (flush(D, &held_on, held_t, held, out, ud, st, &ref, &have_ref)) break;
       int r = at_events(D, I, t, out, ud, st, &ref, &have_ref, diag);
-      if (r < 0) {
+      if (r == -2) ret = diag->status;
+      else if (r < 0) {
         num_fail(diag, st, t, diag->message, NULL);
-        return LG_ERR_NUMERIC;
+        ret = LG_ERR_NUMERIC;
       }
-      if (r) break;
-      k--; /* the same output time next */
+      stop = r != 0;
+      if (fabs(t - tout) > num_events_grid_tol(o->rtol, tout, o->dt))
+        k--; /* the same output time next, unless the event took its place */
+      else if (tout >= o->tf)
+        stop = 1; /* it took the last row's: the run ends here */
       continue;
     }
-    if (deliver(D, t, Y, out, ud, st, &ref, &have_ref)) break;
+    if (flush(D, &held_on, held_t, held, out, ud, st, &ref, &have_ref)) break;
+    if (held) {
+      memcpy(held, Y, D->N * sizeof *held);
+      held_t = t;
+      held_on = 1;
+    } else if (deliver(D, t, Y, out, ud, st, &ref, &have_ref)) {
+      break;
+    }
   }
-  st->t_end = t;
-  return LG_OK;
+  if (ret == LG_OK) {
+    (void)flush(D, &held_on, held_t, held, out, ud, st, &ref, &have_ref);
+    st->t_end = t;
+  }
+  lg_free(held);
+  return ret;
 }
 
 static lg_status run(dae *D, const num_sim_opts *o, double *q, double *qd,
@@ -406,8 +454,8 @@ static lg_status run(dae *D, const num_sim_opts *o, double *q, double *qd,
     long nst = 0, nre = 0;
     IDAGetNumSteps(I.mem, &nst);
     IDAGetNumResEvals(I.mem, &nre);
-    stats->steps = nst;
-    stats->rhs_evals = nre;
+    stats->steps += nst;
+    stats->rhs_evals += nre;
     memcpy(q, N_VGetArrayPointer(I.y), D->s->n * sizeof *q);
     memcpy(qd, N_VGetArrayPointer(I.y) + D->s->n, D->s->n * sizeof *qd);
   }

@@ -61,6 +61,10 @@ struct sim {
   N_Vector y;
   num_rhs_fn jit;               /* the compiled right-hand side, once there is one */
   double *evw;                  /* the events' scratch, then their root flags */
+  double *evqd;                 /* Kane: q' = k(q, u) for the events (n) */
+  double *held, held_t;         /* an output row not yet written (dim; flush_held) */
+  int held_on;
+  long base_steps, base_rhs;    /* the counters just after the last restart */
   int *fired;
   int nroots;                   /* stop_when's g (when there is one), then the events' */
   double w_jump;                /* the energy resets changed (added to W) */
@@ -225,12 +229,21 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *ud) {
   return S->f(S, t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
 }
 
+/* The rates the events see: Lagrange's q' is in x; Kane's is k(q, u),
+ * into S->evqd. */
+static double *event_rates(sim *S, double t, double *x) {
+  if (!S->ks) return x + S->n;
+  num_kane_observe(S->ks, S->scratch, t, x);
+  memcpy(S->evqd, S->scratch + S->ks->o_out + S->ks->o_kq, S->n * sizeof *S->evqd);
+  return S->evqd;
+}
+
 static int root(sunrealtype t, N_Vector y, sunrealtype *g, void *ud) {
   sim *S = ud;
-  const double *x = N_VGetArrayPointer(y);
+  double *x = N_VGetArrayPointer(y);
   int k = 0;
   if (S->o->aux && S->o->aux->event) g[k++] = num_aux_event(S->o->aux, &S->aw, t, x, x + S->n);
-  if (S->o->events) num_events_guards(S->o->events, S->evw, t, x, x + S->n, g + k);
+  if (S->o->events) num_events_guards(S->o->events, S->evw, t, x, event_rates(S, t, x), g + k);
   for (int i = 0; i < S->nroots; i++)
     if (!isfinite(g[i])) return 1;
   return 0;
@@ -375,17 +388,23 @@ static void free_integrator(sim *S) {
   S->nls = NULL;
 }
 
-static void collect_stats(sim *S, num_sim_stats *st) {
-  long nst = 0, nf = 0;
+static void counters(sim *S, long *nst, long *nf) {
+  *nst = *nf = 0;
   if (num_is_erk(S->integ)) {
-    ERKStepGetNumSteps(S->mem, &nst);
-    ERKStepGetNumRhsEvals(S->mem, &nf);
+    ERKStepGetNumSteps(S->mem, nst);
+    ERKStepGetNumRhsEvals(S->mem, nf);
   } else {
-    CVodeGetNumSteps(S->mem, &nst);
-    CVodeGetNumRhsEvals(S->mem, &nf);
+    CVodeGetNumSteps(S->mem, nst);
+    CVodeGetNumRhsEvals(S->mem, nf);
   }
-  st->steps += nst;
-  st->rhs_evals += nf;
+}
+
+/* The integrator's counts since the last restart (which may zero them). */
+static void collect_stats(sim *S, num_sim_stats *st) {
+  long nst, nf;
+  counters(S, &nst, &nf);
+  st->steps += nst - S->base_steps;
+  st->rhs_evals += nf - S->base_rhs;
 }
 
 /* ---- the loop ---------------------------------------------------------------------- */
@@ -396,9 +415,8 @@ typedef struct loop_state {
   int have_ref;
 } loop_state;
 
-static int emit(sim *S, double t, loop_state *L) {
+static int emit_at(sim *S, double t, const double *x, loop_state *L) {
   observation ob;
-  const double *x = N_VGetArrayPointer(S->y);
   S->observe(S, t, x, &ob);
   num_sim_point p = {t, ob.q, ob.qd, ob.T, ob.V, ob.T + ob.V, 0, ob.C};
   if (S->o->aux) num_aux_power(S->o->aux, &S->aw, t, x, x + S->n, NULL, &p.E, NULL);
@@ -406,6 +424,19 @@ static int emit(sim *S, double t, loop_state *L) {
   p.W += S->w_jump;
   num_tally(S->stats, &p, ob.Cd, S->m, &L->ref, &L->have_ref);
   return L->out ? L->out(L->ud, &p) : 0;
+}
+
+static int emit(sim *S, double t, loop_state *L) {
+  return emit_at(S, t, N_VGetArrayPointer(S->y), L);
+}
+
+/* With events an output row waits (in S->held) until the integrator has
+ * moved on: an event found within num_events_grid_tol of it takes its
+ * place (MODEL-FORMAT 1.1). Returns the callback's stop. */
+static int flush_held(sim *S, loop_state *L) {
+  if (!S->held_on) return 0;
+  S->held_on = 0;
+  return emit_at(S, S->held_t, S->held, L);
 }
 
 static int state_finite(const sim *S) {
@@ -519,8 +550,10 @@ static int at_root(sim *S, int flag) {
 
 /* The integrator restarted at (t, y) after a reset. */
 static void restart(sim *S, double t) {
+  collect_stats(S, S->stats); /* CVodeReInit zeroes the counters */
   if (num_is_erk(S->integ)) ERKStepReset(S->mem, t, S->y);
   else CVodeReInit(S->mem, t, S->y);
+  counters(S, &S->base_steps, &S->base_rhs);
 }
 
 /* E at the state x (T + V without an energy balance). */
@@ -535,10 +568,24 @@ static double energy_at(sim *S, double t, const double *x) {
   return ob.T + ob.V;
 }
 
+/* The state after the resets made consistent (num_events_consistent;
+ * Kane's through the caller, who also takes u from q'). */
+static lg_status after_resets(sim *S, const int *fired, double t, double *x, double *qd,
+                              lg_diag *d) {
+  if (!S->ks)
+    return S->s ? num_events_consistent(S->s, &S->w, S->o->events, fired, t, x, qd,
+                                        S->o->events_project, d)
+                : LG_OK;
+  if (S->o->kane_reset)
+    return S->o->kane_reset(S->o->kane_reset_ud, fired, t, x, qd, x + S->n, d);
+  lg_diag_set(d, LG_ERR_USAGE, NULL, 0, 0, "events under Kane's method need kane_reset");
+  return LG_ERR_USAGE;
+}
+
 /* A root: stop_when's ends the run (1); the model's events fire as one
- * group: the row before, then a stop (1) or the resets, the rates made
+ * group: the row before, then a stop (1) or the resets, the state made
  * consistent with the constraints, the energy change into W, a restart
- * and the row after (0; -1: the caller stops). */
+ * and the row after (0; 2: an error in S->diag, the run ends). */
 static int at_events(sim *S, double t, loop_state *L) {
   int *info = S->fired;
   if (num_is_erk(S->integ)) ERKStepGetRootInfo(S->mem, info);
@@ -553,12 +600,18 @@ static int at_events(sim *S, double t, loop_state *L) {
   const num_events *ev = S->o->events;
   S->stats->events++;
   if (emit(S, t, L)) return 1;
-  double E0 = energy_at(S, t, x);
-  if (num_events_fire(ev, S->evw, info + k0, t, x, x + S->n)) {
+  double E0 = energy_at(S, t, x), *qd = event_rates(S, t, x);
+  if (num_events_fire(ev, S->evw, info + k0, t, x, qd)) {
     S->stats->stopped = 1;
     return 1;
   }
-  if (S->s && S->m) num_events_project_rates(S->s, &S->w, t, x, x + S->n);
+  lg_diag d;
+  lg_diag_clear(&d);
+  if (after_resets(S, info + k0, t, x, qd, &d) != LG_OK) {
+    S->stats->t_end = t;
+    *S->diag = d;
+    return 2;
+  }
   double dE = energy_at(S, t, x) - E0;
   S->w_jump += dE;
   S->stats->event_work += dE;
@@ -586,10 +639,21 @@ static lg_status run(sim *S, loop_state *L) {
     int flag = step_to(S, tout, &t, &b, &h);
     int collapsed = flag == COLLAPSED;
     if (collapsed) flag = 0;
-    if (flag < 0 || S->failed || !state_finite(S) || collapsed)
+    if (flag < 0 || S->failed || !state_finite(S) || collapsed) {
+      flush_held(S, L);
       return failure(S, t, flag, h, &b);
+    }
     if (at_root(S, flag)) {
-      if (at_events(S, t, L)) break;
+      if (S->held_on && fabs(t - S->held_t) <= num_events_grid_tol(o->rtol, S->held_t, o->dt))
+        S->held_on = 0; /* the event's rows take the output row's place */
+      if (flush_held(S, L)) break;
+      int r = at_events(S, t, L);
+      if (r == 2) return S->diag->status;
+      if (r) break;
+      if (fabs(t - tout) <= num_events_grid_tol(o->rtol, tout, o->dt)) { /* likewise */
+        if (tout >= o->tf) break; /* the last row's: the run ends here */
+        k++;
+      }
       continue;
     }
     if (S->project && S->project(S, t, x)) {
@@ -597,9 +661,17 @@ static lg_status run(sim *S, loop_state *L) {
     }
     if (t >= tout - 1e-12 * fmax(1, fabs(tout))) {
       k++;
-      if (emit(S, t, L)) break;
+      if (flush_held(S, L)) break;
+      if (S->held) {
+        memcpy(S->held, x, S->dim * sizeof *x);
+        S->held_t = t;
+        S->held_on = 1;
+      } else if (emit(S, t, L)) {
+        break;
+      }
     }
   }
+  flush_held(S, L);
   st->t_end = t;
   return LG_OK;
 }
@@ -621,7 +693,11 @@ static lg_status integrate(sim *S, double *x0, num_sim_output out, void *ud) {
               (S->o->events ? (int)S->o->events->nev : 0);
   S->fired = lg_calloc(2 * (size_t)S->nroots + 1, sizeof *S->fired);
   S->evw = S->o->events ? lg_calloc(num_events_work_size(S->o->events), sizeof *S->evw) : NULL;
-  if (!S->fired || (S->o->events && !S->evw)) goto done;
+  S->evqd = S->o->events && S->ks ? lg_calloc(S->n + 1, sizeof *S->evqd) : NULL;
+  S->held = S->nroots ? lg_calloc(S->dim + 1, sizeof *S->held) : NULL;
+  if (!S->fired || (S->o->events && !S->evw) || (S->o->events && S->ks && !S->evqd) ||
+      (S->nroots && !S->held))
+    goto done;
   if (SUNContext_Create(NULL, &S->ctx) != 0) goto done;
   S->y = N_VNew_Serial((sunindextype)S->dim, S->ctx);
   if (!S->y) goto done;
@@ -647,6 +723,8 @@ done:
   num_aux_work_free(&S->aw);
   lg_free(S->fired);
   lg_free(S->evw);
+  lg_free(S->evqd);
+  lg_free(S->held);
   return st;
 }
 
