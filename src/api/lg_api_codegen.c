@@ -38,9 +38,21 @@ lg_status lg_codegen_check_functions(const char *functions, lg_code_lang lang,
 static lg_status generate(lg_system *s, const lg_codegen_options *o, unsigned functions,
                           lg_str *src, lg_str *hdr, cg_stats *stats, lg_diag *d) {
   mech_eom *e = s->method == LG_KANE && s->kane_eom ? s->kane_eom : s->eom;
+  /* functions that read M and f take them as the numeric objects do (a
+   * large tree's composite-rigid-body form); the others need neither */
+  unsigned light = 0;
+  const char *const light_names[] = {"energy", "constraints", "constraint_jacobian",
+                                     "rhs_recursive"};
+  for (size_t i = 0; i < sizeof light_names / sizeof *light_names; i++)
+    light |= 1u << cg_function_lookup(light_names[i]);
+  if (s->method == LG_LAGRANGE && (!functions || (functions & ~light))) {
+    lg_status st = api_num_eom(s, d);
+    if (st != LG_OK) return st;
+    e = s->eom_num;
+  }
   const mech_kane *k = s->method == LG_KANE && !s->kane_eom ? s->kane : NULL;
   cg_request r = {o->name ? o->name : "model", s->lm->file, s->lm->mech, e, k, s->dummy,
-                  s->nsettings, o->header_name, functions};
+                  s->nsettings, o->header_name, functions, e->tree_qdd != NULL};
   return cg_generate(&r, o->lang == LG_CODE_C ? CG_C : CG_PYTHON, src,
                      o->lang == LG_CODE_C ? hdr : NULL, stats, d);
 }
@@ -55,7 +67,10 @@ static void count(const cg_stats *cs, unsigned which, lg_codegen_stats *out) {
   for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
     int last = i + 1 == sizeof all / sizeof *all;
     int asked = which >> cg_function_lookup(all[i].fn) & 1u;
-    if ((which || last) && !asked) continue; /* rhs_recursive only when asked */
+    /* rhs_recursive only when asked or written by default (a large tree,
+     * whose NAME_rhs then calls it: no count of its own) */
+    if ((which || last) && !asked && !(last && all[i].ops)) continue;
+    if (!which && !strcmp(all[i].fn, "rhs") && !all[i].ops && cs->rhs_recursive) continue;
     out->count[out->n].function = all[i].fn;
     out->count[out->n++].operations = all[i].ops;
   }

@@ -163,7 +163,8 @@ static lg_status search(const lg_system *s, const lg_equilibria_options *o, cons
   lg_system *mut = (lg_system *)s;
   if (st == LG_OK) {
     pthread_mutex_lock(&mut->lock);
-    st = num_coord_roles(s->lm->mech, s->eom_raw, role);
+    st = api_dynamics(mut, d); /* the dense equations, as derived */
+    if (st == LG_OK) st = num_coord_roles(s->lm->mech, s->eom_raw, role);
     b->pub.time_dependent = st == LG_OK && depends_on_t(s);
     pthread_mutex_unlock(&mut->lock);
   }

@@ -401,7 +401,7 @@ static lg_status params_of(const lg_system *s, const double *p, const double **p
   *par = p ? p : s->defaults;
   if (st != LG_OK || p) return st;
   mech_model *mm = s->lm->mech;
-  const mech_eom *e = s->eom;
+  const mech_eom *e = s->eom_num; /* (api_ready made it) */
   size_t n = e->n, m = e->m;
   for (size_t i = 0; i < s->np; i++) {
     if (!isnan(s->defaults[i])) continue;

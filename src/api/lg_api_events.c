@@ -19,6 +19,8 @@ void api_events_free(lg_system *s) {
 
 static lg_status build(lg_system *s, lg_diag *d) {
   const lang_model *lm = s->lm;
+  lg_status st = api_num_eom(s, d);
+  if (st != LG_OK) return st;
   num_event_def *defs = lg_calloc(lm->nevents, sizeof *defs);
   if (!defs) return LG_ERR_NOMEM;
   for (size_t i = 0; i < lm->nevents; i++) {
@@ -26,7 +28,7 @@ static lg_status build(lg_system *s, lg_diag *d) {
     defs[i] = (num_event_def){e->g,      e->dir,   e->stop,  e->nset,
                               e->target, e->rate, e->value, e->line, e->col};
   }
-  lg_status st = num_events_build(lm->mech, s->kane_eom ? s->kane_eom : s->eom, defs,
+  st = num_events_build(lm->mech, s->kane_eom ? s->kane_eom : s->eom_num, defs,
                                   lm->nevents, s->dummy, s->ndummy, &s->events, d);
   lg_free(defs);
   return st;

@@ -65,6 +65,11 @@ struct lg_system {
   mech_kane *kane;       /* collected */
   mech_eom *kane_eom;    /* Kane's in Lagrange's shape (u = q', no
                             constraints), collected, else NULL */
+  mech_eom *eom_num;     /* what the numeric objects (and the default code)
+                            are built from: eom, or for a kinematic tree of
+                            more than API_TREE_DENSE_MAX coordinates its
+                            composite-rigid-body form (api_num_eom; made
+                            on first use under the lock, then read) */
   const mech_eom *print_eom;   /* for lg_print, made on first use (lock) */
   const mech_kane *print_kane;
   num_system *num;       /* Lagrange's equations, compiled */
@@ -154,6 +159,20 @@ lg_diag *api_begin(api_call *c, lg_diag *user);
  * (status, file, a position for errors without one: line/col, and the
  * text). */
 lg_status api_end(api_call *c, lg_status st, const char *file, int line, int col);
+
+/* The dense equations (p, f, M, the full forms) of s->eom and s->eom_raw,
+ * derived now if they are not yet: under the system's lock (or before the
+ * system is handed out). LG_OK when they are there. */
+lg_status api_dynamics(lg_system *s, lg_diag *d);
+
+/* Past this many coordinates a kinematic tree with fixed kinematics is
+ * evaluated without its dense equations: M by composite rigid bodies and
+ * f by Newton-Euler (mech_tree_dynamics), q'' by the articulated-body
+ * recursion. Up to it both are built and the shorter taken. */
+enum { API_TREE_DENSE_MAX = 8 };
+
+/* s->eom_num made (under the lock, or before the system is handed out). */
+lg_status api_num_eom(lg_system *s, lg_diag *d);
 
 /* The numeric objects of a lazily derived system, compiled now if they
  * are not yet (every evaluation entry calls it first, through api_params). */

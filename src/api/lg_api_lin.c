@@ -13,8 +13,9 @@ lg_status api_lin_compiled(const lg_system *s, const num_lin **out, lg_diag *d) 
   lg_system *mut = (lg_system *)s;
   lg_status st = LG_OK;
   pthread_mutex_lock(&mut->lock);
-  if (!mut->lin)
-    st = num_lin_build(s->lm->mech, s->eom, s->num, s->dummy, s->ndummy, &mut->lin, d);
+  if (!mut->lin) st = api_num_eom(mut, d);
+  if (!mut->lin && st == LG_OK)
+    st = num_lin_build(s->lm->mech, s->eom_num, s->num, s->dummy, s->ndummy, &mut->lin, d);
   *out = mut->lin;
   pthread_mutex_unlock(&mut->lock);
   return st;

@@ -308,7 +308,9 @@ static lg_status symbolic(const report *R, lg_format fmt, lg_str *text, lg_diag 
   sym_matrix *A = NULL, *B = NULL;
   lg_system *mut = (lg_system *)s;
   pthread_mutex_lock(&mut->lock);
-  lg_status st = mech_linearize(s->lm->mech, s->eom_raw, &g, r->dep_q, r->dep_v, &A, &B);
+  lg_status st = api_dynamics(mut, d); /* symbolically: the dense equations */
+  if (st == LG_OK)
+    st = mech_linearize(s->lm->mech, s->eom_raw, &g, r->dep_q, r->dep_v, &A, &B);
   if (st != LG_OK && st != LG_ERR_NOMEM) {
     lg_diag_set(d, st, NULL, 0, 0, "a constraint block is singular at the operating point: "
                 "the symbolic linearization needs other dependent variables");

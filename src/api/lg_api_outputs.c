@@ -19,7 +19,8 @@ lg_status api_outputs(const lg_system *s, const num_outputs **out, lg_diag *d) {
   pthread_mutex_lock(&mut->lock);
   if (!mut->outs) {
     num_outputs *o = NULL;
-    st = num_outputs_build(s->lm->mech, s->eom, s->lm->file, s->dummy, s->ndummy, &o, d);
+    st = api_num_eom(mut, d);
+    if (st == LG_OK) st = num_outputs_build(s->lm->mech, s->eom_num, s->lm->file, s->dummy, s->ndummy, &o, d);
     mut->outs = o;
   }
   *out = mut->outs;

@@ -13,7 +13,8 @@
 static lg_status prepare_print(lg_system *s) {
   if (s->printed) return LG_OK;
   mech_model *mm = s->lm->mech;
-  lg_status st = mech_print_simplified(mm, s->eom_raw, NULL, s->simplify_eom, 0, &s->print_eom,
+  lg_status st = api_dynamics(s, NULL);
+  if (st == LG_OK) st = mech_print_simplified(mm, s->eom_raw, NULL, s->simplify_eom, 0, &s->print_eom,
                                        &(const mech_kane *){NULL});
   if (st == LG_OK && s->kane_raw)
     st = mech_print_simplified(mm, NULL, s->kane_raw, 0, s->simplify_kane,

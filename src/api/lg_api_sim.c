@@ -201,7 +201,7 @@ static lg_status build_stop(sim_call *c, lg_diag *d) {
     if (st != LG_OK && st != LG_ERR_NOMEM) {
       st = d->status = LG_ERR_USAGE; /* the option's text is wrong */
     } else if (st == LG_OK) {
-      st = num_aux_build(s->lm->mech, s->kane_eom ? s->kane_eom : s->eom,
+      st = num_aux_build(s->lm->mech, s->kane_eom ? s->kane_eom : s->eom_num,
                          s->ks ? s->kane : NULL, s->dummy, s->ndummy, stop, &e->aux, d);
     }
     if (st == LG_OK) {
@@ -355,8 +355,8 @@ static void use_jit(sim_call *c, num_sim_opts *so) {
   lg_diag_clear(&jd);
   if (j && !j->started) {
     j->started = 1;
-    cg_request r = {"lg_jit", file, s->lm->mech, s->kane_eom ? s->kane_eom : s->eom, NULL,
-                    s->dummy, s->nsettings, NULL, 1};
+    cg_request r = {"lg_jit", file, s->lm->mech, s->kane_eom ? s->kane_eom : s->eom_num, NULL,
+                    s->dummy, s->nsettings, NULL, 1, 0};
     if (cg_jit_start(&r, c->o->jit == LG_JIT_BACKGROUND, &j->jit, &jd) != LG_OK) {
       j->failed = c->stats->jit_failed = 1;
       jit_warning(c, &jd);
@@ -395,7 +395,7 @@ static const num_lin *sim_jacobian(const lg_system *s) {
   if (!mut->sim_lin) {
     lg_diag local;
     lg_diag_clear(&local);
-    const mech_eom *e = s->kane_eom ? s->kane_eom : s->eom;
+    const mech_eom *e = s->kane_eom ? s->kane_eom : s->eom_num;
     if (num_lin_build(s->lm->mech, e, s->sim, s->dummy, s->ndummy, &mut->sim_lin, &local) !=
         LG_OK)
       mut->sim_lin = NULL;

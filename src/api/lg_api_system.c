@@ -108,7 +108,7 @@ static lg_status compile_kane(lg_system *s, lg_diag *d) {
   if (st == LG_OK && s->kane_eom) /* simulate's O(n) tree solve, as the command's */
     st = num_system_add_tree(mm, s->kane_eom, s->dummy, s->ndummy, s->sim);
   else if (st == LG_OK)
-    st = num_kane_system_build(mm, s->kane, s->eom, s->dummy, s->ndummy, &s->ks, d);
+    st = num_kane_system_build(mm, s->kane, s->eom_num, s->dummy, s->ndummy, &s->ks, d);
   if (st == LG_OK && s->ks) s->ks->orient = s->num;
   return st;
 }
@@ -117,15 +117,57 @@ static lg_status compile_kane(lg_system *s, lg_diag *d) {
  * the symbolic context (an allocation failure there would poison it). */
 static lg_status compile(lg_system *s, lg_diag *d) {
   mech_model *mm = s->lm->mech;
-  lg_status st = num_system_build(mm, s->eom, s->dummy, s->ndummy, &s->num, d);
+  lg_status st = api_num_eom(s, d);
+  if (st == LG_OK) st = num_system_build(mm, s->eom_num, s->dummy, s->ndummy, &s->num, d);
   if (st == LG_OK) /* simulate's O(n) tree solve, as the command's */
-    st = num_system_add_tree(mm, s->eom, s->dummy, s->ndummy, s->num);
+    st = num_system_add_tree(mm, s->eom_num, s->dummy, s->ndummy, s->num);
   if (st == LG_OK && s->method == LG_KANE) st = compile_kane(s, d);
   if (!s->sim) s->sim = s->num;
   /* the energy balance over the state simulate integrates */
   if (st == LG_OK)
-    st = num_aux_build(mm, s->kane_eom ? s->kane_eom : s->eom, s->ks ? s->kane : NULL,
+    st = num_aux_build(mm, s->kane_eom ? s->kane_eom : s->eom_num, s->ks ? s->kane : NULL,
                        s->dummy, s->ndummy, NULL, &s->aux, d);
+  return st;
+}
+
+/* The dense dynamics (p, f, M and the full forms), derived on first use
+ * into eom_raw and, simplified, into eom (mech_eom_need_dynamics; under
+ * the system's lock, or before anyone else holds the system). Until then
+ * a tree-structured model evaluates, simulates and generates its
+ * recursion without the n^2 derivatives. */
+static lg_status add_dynamics(void *ud, lg_diag *d) {
+  lg_system *s = ud;
+  if (s->eom->f) return LG_OK;
+  mech_model *mm = s->lm->mech;
+  lg_status st = mech_eom_add_dynamics(mm, s->lm->file, s->eom_raw, d);
+  if (st == LG_OK &&
+      !mech_eom_simplify_dynamics(mm, s->eom_raw, s->eom, CG_SIMPLIFY_FOR_CODE)) {
+    lg_diag_set(d, LG_ERR_NOMEM, s->lm->file, 0, 0, "out of memory");
+    st = LG_ERR_NOMEM;
+  }
+  return st;
+}
+
+lg_status api_dynamics(lg_system *s, lg_diag *d) {
+  return mech_eom_need_dynamics(s->eom, d);
+}
+
+lg_status api_num_eom(lg_system *s, lg_diag *d) {
+  if (s->eom_num) return LG_OK;
+  mech_model *mm = s->lm->mech;
+  if (s->method == LG_LAGRANGE && s->nq > API_TREE_DENSE_MAX && !s->nc) {
+    const sym_node **qdd, **M, **f;
+    lg_diag ignore;
+    lg_diag_clear(&ignore);
+    lg_status st = mech_tree_dynamics(mm, s->eom, NULL, &qdd, &M, &f, &ignore);
+    if (st == LG_ERR_NOMEM) return st;
+    if (st == LG_OK) {
+      s->eom_num = mech_eom_with_dynamics(mm, s->eom, M, f, qdd);
+      return s->eom_num ? LG_OK : LG_ERR_NOMEM;
+    }
+  }
+  lg_status st = api_dynamics(s, d);
+  if (st == LG_OK) s->eom_num = s->eom;
   return st;
 }
 
@@ -133,11 +175,17 @@ static lg_status derive(const lg_model *m, const lg_derive_options *o, lg_system
                         lg_diag *d) {
   s->method = o->method;
   lg_status st = lang_load_string(m->name, m->text, m->len, &s->lm, d);
-  if (st == LG_OK) st = mech_derive_lagrange(s->lm->mech, s->lm->file, &s->eom_raw, d);
-  if (st == LG_OK) s->simplify_eom = mech_print_wants_simplify(s->lm->ctx, 0);
+  if (st == LG_OK) st = mech_derive_lagrange_with(s->lm->mech, s->lm->file, 0, &s->eom_raw, d);
+  if (st == LG_OK) {
+    s->eom_raw->dynamics = add_dynamics;
+    s->eom_raw->dynamics_ud = s;
+    s->simplify_eom = mech_print_wants_simplify(s->lm->ctx, 0);
+  }
   if (st == LG_OK &&
       !(s->eom = mech_eom_simplified(s->lm->mech, s->eom_raw, CG_SIMPLIFY_FOR_CODE)))
     st = LG_ERR_NOMEM;
+  /* Kane's method starts from Lagrange's dense equations */
+  if (st == LG_OK && o->method == LG_KANE) st = api_dynamics(s, d);
   if (st == LG_OK) {
     s->nq = s->eom->n;
     s->nc = s->eom->m;

@@ -29,6 +29,10 @@ typedef struct cg_request {
   const char *header;      /* what the .c includes; NULL: "NAME.h" */
   unsigned functions;      /* bit f set: emit function f (cg_function_name);
                               0: every function. NAME_default_params always. */
+  int tree_form;           /* eom is a large kinematic tree's composite-rigid-
+                              body form (mech_eom_with_dynamics): the default
+                              set (functions 0) also writes rhs_recursive,
+                              and NAME_rhs calls it when that is shorter */
 } cg_request;
 
 /* The functions code generation writes, NAME_<name>: mass_matrix_full,

@@ -148,8 +148,37 @@ static void emit_rhs_kane_tail(cg_ctx *G) {
                 NAME(G), p, n, n + p * p, n, p, n, n + p * p);
 }
 
+static lg_status recursive_tape(cg_ctx *G, sym_tape **t);
+
+/* A large tree's NAME_rhs in the default set (tree_form): the recursion
+ * when its count is below M's and f's and their Cholesky solve's
+ * (n^3/3 + 2n^2), as the JIT and simulate choose. */
+static lg_status choose_rhs(cg_ctx *G) {
+  G->rhs_by_tree = 0;
+  if (!G->r->tree_form || G->r->kane || G->r->functions) /* named: each as named */
+    return LG_OK;
+  size_t n = G->r->eom->n, cnt, solve = n * n * n / 3 + 2 * n * n;
+  const sym_node **outs = cg_outputs(G, CG_RHS, &cnt);
+  sym_tape *t = NULL, *rt = NULL;
+  lg_status st = outs ? cg_tape(G, outs, cnt, &t) : LG_ERR_NOMEM;
+  lg_free(outs);
+  if (st == LG_OK) st = recursive_tape(G, &rt);
+  if (st == LG_OK) G->rhs_by_tree = rt->flops < t->flops + solve;
+  sym_tape_free(t);
+  sym_tape_free(rt);
+  return st;
+}
+
 static lg_status emit_rhs(cg_ctx *G) {
   const mech_eom *e = G->r->eom;
+  if (G->rhs_by_tree) {
+    lg_str_printf(G->src, "\n/* x' = F(t, x, u, p): by %s_rhs_recursive, shorter than the mass\n"
+                          "   matrix and its solve for this tree */\n"
+                          "int %s_rhs(double t, const double *x, const double *u, const double *p, "
+                          "double *xdot) {\n  return %s_rhs_recursive(t, x, u, p, xdot);\n}\n",
+                  NAME(G), NAME(G), NAME(G));
+    return LG_OK;
+  }
   size_t n = e->n, N = n + e->m;
   size_t cnt;
   const sym_node **outs = cg_outputs(G, CG_RHS, &cnt);
@@ -181,19 +210,26 @@ static lg_status emit_rhs(cg_ctx *G) {
 }
 
 /* ---- the right-hand side of a kinematic tree, O(n) (mech_tree.c) ------------------------ */
-static lg_status emit_rhs_recursive(cg_ctx *G) {
+static lg_status recursive_tape(cg_ctx *G, sym_tape **t) {
   const mech_eom *e = G->r->eom;
   size_t n = e->n;
-  const sym_node **qdd = NULL;
-  lg_status st = mech_tree_accel(G->r->mech, e, G->r->model_path, &qdd, G->diag);
+  const sym_node **qdd = e->tree_qdd;
+  lg_status st = qdd ? LG_OK : mech_tree_accel(G->r->mech, e, G->r->model_path, &qdd, G->diag);
   if (st != LG_OK) return st;
   const sym_node **outs = lg_malloc((2 * n + 1) * sizeof *outs);
   if (!outs) return LG_ERR_NOMEM;
   memcpy(outs, e->qd, n * sizeof *outs);
   memcpy(outs + n, qdd, n * sizeof *outs);
-  sym_tape *t = NULL;
-  st = cg_tape(G, outs, 2 * n, &t);
+  st = cg_tape(G, outs, 2 * n, t);
   lg_free(outs);
+  return st;
+}
+
+static lg_status emit_rhs_recursive(cg_ctx *G) {
+  const mech_eom *e = G->r->eom;
+  size_t n = e->n;
+  sym_tape *t = NULL;
+  lg_status st = recursive_tape(G, &t);
   if (st != LG_OK) return st;
   lg_str *o = G->src;
   size_t at = o->len;
@@ -519,7 +555,8 @@ lg_status cg_emit_c(cg_ctx *G) {
   lg_status st = emit_inputs(G);
   int jac = !G->r->kane && cg_wants(G->r, CG_RHS_JACOBIAN);
   int outs = cg_wants(G->r, CG_OUTPUTS) || cg_wants(G->r, CG_MULTIPLIERS);
-  if (st == LG_OK && (cg_wants(G->r, CG_RHS) || outs))
+  if (st == LG_OK) st = choose_rhs(G);
+  if (st == LG_OK && ((cg_wants(G->r, CG_RHS) && !G->rhs_by_tree) || outs))
     emit_solvers(G, outs); /* rhs_jacobian has its own */
   for (int f = 0; st == LG_OK && f < CG_NFUNCS; f++)
     if (cg_wants(G->r, f))

@@ -289,6 +289,14 @@ lg_status cg_generate(const cg_request *r, cg_lang lang, lg_str *src, lg_str *hd
   G.params = lg_calloc(np + 1, sizeof *G.params);
   lg_status st = G.params && make_inputs(&G) ? LG_OK : LG_ERR_NOMEM;
   if (st == LG_OK) st = mech_resolve_params(r->mech, r->set, r->nset, G.params, diag);
+  /* the dense equations only when a function reads them (derived on first
+   * use: a tree's rhs_recursive alone never builds them) */
+  int dense = 0;
+  for (int f = 0; f < CG_FUNCTION_COUNT; f++)
+    if (cg_wants(r, f) && f != CG_ENERGY && f != CG_CONSTRAINTS &&
+        f != CG_CONSTRAINT_JACOBIAN && f != CG_RHS_RECURSIVE)
+      dense = 1;
+  if (st == LG_OK && (dense || r->kane)) st = mech_eom_need_dynamics(r->eom, diag);
   if (st == LG_OK) st = lang == CG_C ? cg_emit_c(&G) : cg_emit_python(&G);
   if (st == LG_OK && (src->oom || (hdr && hdr->oom))) st = LG_ERR_NOMEM;
   if (stats) *stats = G.stats;

@@ -16,7 +16,8 @@ typedef enum cg_func {
 
 /* Does the request ask for function f (a cg_func)? */
 static inline int cg_wants(const cg_request *r, int f) {
-  if (f == CG_RHS_RECURSIVE) return r->functions >> f & 1u;
+  if (f == CG_RHS_RECURSIVE)
+    return (r->functions >> f & 1u) || (!r->functions && r->tree_form && !r->kane);
   if (f == CG_OUTPUTS || f == CG_MULTIPLIERS)
     return (r->functions >> f & 1u) || (!r->functions && mech_noutputs(r->mech) && !r->kane);
   return !r->functions || (r->functions >> f & 1u);
@@ -33,6 +34,7 @@ typedef struct cg_ctx {
   double *params;       /* resolved defaults */
   size_t nin_base;      /* inputs from here on are z[k - nin_base] (0: none) */
   size_t npieces;       /* functions a long tape was split into, so far */
+  int rhs_by_tree;      /* NAME_rhs calls NAME_rhs_recursive (tree_form) */
   cg_stats stats;
 } cg_ctx;
 

@@ -242,12 +242,42 @@ typedef struct mech_eom {
   sym_matrix *mass_matrix;     /* n x (n+m) = [M, -J^T] */
   sym_matrix *mass_matrix_full;/* (2n+m) square */
   const sym_node **forcing_full; /* 2n+m: [q'; f; gc] */
+  /* Equations derived without their dynamics (mech_derive_lagrange_with,
+   * dense 0) have p, f, M, mass_matrix, mass_matrix_full and forcing_full
+   * NULL until `dynamics` (set by their owner; NULL: none) fills them:
+   * mech_eom_need_dynamics. */
+  lg_status (*dynamics)(void *ud, lg_diag *d);
+  void *dynamics_ud;
+  /* A tree's equations from mech_eom_with_dynamics: q'' by the recursion
+   * (n, as mech_tree_accel gives it), and T a quadratic form in q' (so
+   * E = h); else NULL and 0. */
+  const sym_node **tree_qdd;
+  int quadratic_T;
 } mech_eom;
+
+/* e's dynamics (f, M, p and the full forms) there: LG_OK at once when they
+ * are, else what e->dynamics makes of it (LG_ERR_MODEL when there is no
+ * one to call). Called under whatever lock guards e's owner. */
+lg_status mech_eom_need_dynamics(const mech_eom *e, lg_diag *d);
 
 /* Derive the equations. Errors (a constraint with q'', a row nonlinear in
  * q', L together with T/V/bodies, an empty model) fill diag. */
 lg_status mech_derive_lagrange(mech_model *m, const char *file, mech_eom **out,
                                lg_diag *diag);
+/* The same; with dense 0 only the symbols, constraints (J, gc, C) and the
+ * energies (T, V, L): p, f, M and the full forms stay NULL until
+ * mech_eom_add_dynamics, which derives them into e (the n^2 derivatives
+ * that dominate a large model's derivation; the tree recursion needs
+ * none of them). */
+lg_status mech_derive_lagrange_with(mech_model *m, const char *file, int dense,
+                                    mech_eom **out, lg_diag *diag);
+lg_status mech_eom_add_dynamics(mech_model *m, const char *file, mech_eom *e,
+                                lg_diag *diag);
+/* s (mech_eom_simplified of e, made while e had no dynamics) given the
+ * simplified dynamics of e, entries as mech_eom_simplified makes them.
+ * 0 when out of memory (s unchanged). */
+int mech_eom_simplify_dynamics(mech_model *m, const mech_eom *e, mech_eom *s,
+                               size_t max_dag);
 /* A new set of equations, every entry collected (sym_collect) and, when
  * its DAG has at most max_dag nodes, simplified first (readable output);
  * e is never changed (its symbols and rows are shared). NULL when out of
@@ -264,6 +294,20 @@ mech_eom *mech_eom_simplified(mech_model *m, const mech_eom *e, size_t max_dag);
  * LG_ERR_MODEL, the reason in diag (file names it). */
 lg_status mech_tree_accel(mech_model *m, const mech_eom *e, const char *file,
                           const sym_node ***qdd, lg_diag *diag);
+/* The same, and for a tree whose kinematics are fixed in time (no
+ * declared speeds) the mass matrix by composite rigid bodies (*M: n x n
+ * row-major, symmetric) and the forcing f = tau - C by Newton-Euler at
+ * q'' = 0 (*f: n), as expressions of O(n^2) and O(n) operations: the
+ * dense equations' values without their n^2 derivatives. M or f NULL:
+ * not wanted; when wanted and the kinematics move, LG_ERR_MODEL. */
+lg_status mech_tree_dynamics(mech_model *m, const mech_eom *e, const char *file,
+                             const sym_node ***qdd, const sym_node ***M,
+                             const sym_node ***f, lg_diag *diag);
+/* A copy of e (symbols, rows, energies shared) whose dynamics are M and f
+ * as given (n x n row-major, n): p = M q', the full forms assembled. For
+ * a tree (mech_tree_dynamics), with no constraints. NULL: out of memory. */
+mech_eom *mech_eom_with_dynamics(mech_model *m, const mech_eom *e, const sym_node *const *M,
+                                 const sym_node *const *f, const sym_node **qdd);
 
 /* ---- energy balance ------------------------------------------------------------------
  * E = T + V, or the energy function h = sum q_i' dL/dq_i' - L for a model

@@ -141,9 +141,10 @@ static lg_status check_model(mech_model *m, const char *file, lg_diag *diag) {
   return LG_OK;
 }
 
-static lg_status derive_dynamics(mech_model *m, mech_eom *e) {
+/* T, V and L: cheap next to the derivatives below (what the energy
+ * balance and the tree recursion's callers read). */
+static lg_status derive_energies(mech_model *m, mech_eom *e) {
   sym_ctx *c = m->c;
-  size_t n = e->n;
   e->T = m->L ? NULL : total_T(m);
   e->V = m->L ? NULL : total_V(m);
   e->L = m->L ? m->L : sym_sub(c, e->T, e->V);
@@ -151,6 +152,12 @@ static lg_status derive_dynamics(mech_model *m, mech_eom *e) {
     e->T = sym_int(c, 0);
     e->V = sym_int(c, 0);
   }
+  return e->L && e->T && e->V ? LG_OK : LG_ERR_NOMEM;
+}
+
+static lg_status derive_dynamics(mech_model *m, mech_eom *e) {
+  sym_ctx *c = m->c;
+  size_t n = e->n;
   e->p = node_array(m, n);
   e->f = node_array(m, n);
   e->M = sym_matrix_new(c, n, n);
@@ -280,36 +287,77 @@ static void restore_speeds(mech_model *m, const saved_model *sv) {
   copy_items(m->rows.v, sv->rows, m->rows.n, sizeof(mech_row));
 }
 
-static lg_status derive(mech_model *m, const char *file, mech_eom **out, lg_diag *diag);
+static lg_status derive(mech_model *m, const char *file, int dense, mech_eom **out,
+                        lg_diag *diag);
+static lg_status derived(mech_model *m, const char *file, lg_diag *diag);
 
 lg_status mech_derive_lagrange(mech_model *m, const char *file, mech_eom **out,
                                lg_diag *diag) {
+  return mech_derive_lagrange_with(m, file, 1, out, diag);
+}
+
+lg_status mech_derive_lagrange_with(mech_model *m, const char *file, int dense,
+                                    mech_eom **out, lg_diag *diag) {
   *out = NULL;
   lg_status st = check_model(m, file, diag);
   if (st != LG_OK) return st;
   saved_model sv;
   st = replace_speeds(m, file, &sv, diag);
-  if (st == LG_OK) st = derive(m, file, out, diag);
+  if (st == LG_OK) st = derive(m, file, dense, out, diag);
   restore_speeds(m, &sv);
   return st;
 }
 
-static lg_status derive(mech_model *m, const char *file, mech_eom **out, lg_diag *diag) {
+lg_status mech_eom_add_dynamics(mech_model *m, const char *file, mech_eom *e,
+                                lg_diag *diag) {
+  if (e->f) return LG_OK;
+  saved_model sv;
+  lg_status st = replace_speeds(m, file, &sv, diag);
+  if (st == LG_OK) st = derive_dynamics(m, e);
+  if (st == LG_OK) st = assemble(m, e);
+  restore_speeds(m, &sv);
+  if (st == LG_OK) st = derived(m, file, diag);
+  if (st != LG_OK) { /* all or nothing: readers test f */
+    e->f = NULL;
+    e->p = NULL;
+    e->M = e->mass_matrix = e->mass_matrix_full = NULL;
+    e->forcing_full = NULL;
+  }
+  return st;
+}
+
+lg_status mech_eom_need_dynamics(const mech_eom *e, lg_diag *d) {
+  if (e->f) return LG_OK;
+  if (!e->dynamics) {
+    lg_diag_set(d, LG_ERR_MODEL, NULL, 0, 0, "the equations were derived without their "
+                "mass matrix and forcing");
+    return LG_ERR_MODEL;
+  }
+  return e->dynamics(e->dynamics_ud, d);
+}
+
+static lg_status derived(mech_model *m, const char *file, lg_diag *diag) {
+  if (m->oom || sym_ctx_error(m->c) != LG_OK) {
+    lg_status st = sym_ctx_error(m->c) == LG_ERR_MODEL ? LG_ERR_MODEL : LG_ERR_NOMEM;
+    lg_diag_set(diag, st, file, 0, 0, "%s",
+                st == LG_ERR_MODEL ? sym_ctx_error_message(m->c) : "out of memory");
+    return diag && diag->status != LG_OK ? diag->status : st;
+  }
+  return LG_OK;
+}
+
+static lg_status derive(mech_model *m, const char *file, int dense, mech_eom **out,
+                        lg_diag *diag) {
   lg_status st;
   mech_eom *e = lg_arena_alloc(&m->arena, sizeof *e);
   if (!e) return LG_ERR_NOMEM;
   memset(e, 0, sizeof *e);
   if ((st = make_symbols(m, e)) != LG_OK) return st;
   if ((st = derive_constraints(m, e, file, diag)) != LG_OK) return st;
-  if ((st = derive_dynamics(m, e)) != LG_OK) return st;
-  if ((st = assemble(m, e)) != LG_OK) return st;
-  if (m->oom || sym_ctx_error(m->c) != LG_OK) {
-    lg_diag_set(diag, sym_ctx_error(m->c) == LG_ERR_MODEL ? LG_ERR_MODEL : LG_ERR_NOMEM,
-                file, 0, 0, "%s",
-                sym_ctx_error(m->c) == LG_ERR_MODEL ? sym_ctx_error_message(m->c)
-                                                    : "out of memory");
-    return diag->status;
-  }
+  if ((st = derive_energies(m, e)) != LG_OK) return st;
+  if (dense && (st = derive_dynamics(m, e)) != LG_OK) return st;
+  if (dense && (st = assemble(m, e)) != LG_OK) return st;
+  if ((st = derived(m, file, diag)) != LG_OK) return st;
   *out = e;
   return LG_OK;
 }
@@ -361,6 +409,52 @@ static sym_matrix *simplified_matrix(mech_model *m, const sym_matrix *x, size_t 
   }
   y->e = e;
   return y;
+}
+
+mech_eom *mech_eom_with_dynamics(mech_model *m, const mech_eom *e, const sym_node *const *M,
+                                 const sym_node *const *f, const sym_node **qdd) {
+  sym_ctx *c = m->c;
+  size_t n = e->n;
+  mech_eom *x = lg_arena_alloc(&m->arena, sizeof *x);
+  if (!x || e->m) return NULL;
+  *x = *e;
+  x->dynamics = NULL;
+  x->tree_qdd = qdd;
+  x->quadratic_T = 1;
+  x->M = sym_matrix_new(c, n, n);
+  x->f = node_array(m, n);
+  x->p = node_array(m, n);
+  if (!x->M || !x->f || !x->p) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    x->f[i] = f[i];
+    const sym_node *pi = sym_int(c, 0);
+    for (size_t j = 0; j < n; j++) {
+      SYM_AT(x->M, i, j) = M[i * n + j];
+      pi = sym_add(c, pi, sym_mul(c, M[i * n + j], e->qd[j]));
+    }
+    x->p[i] = pi;
+  }
+  if (assemble(m, x) != LG_OK || m->oom || sym_ctx_error(c) != LG_OK) return NULL;
+  return x;
+}
+
+int mech_eom_simplify_dynamics(mech_model *m, const mech_eom *e, mech_eom *s,
+                                size_t max_dag) {
+  if (s->f || !e->f) return 1;
+  sym_matrix *M = simplified_matrix(m, e->M, max_dag);
+  sym_matrix *mm = simplified_matrix(m, e->mass_matrix, max_dag);
+  sym_matrix *mf = simplified_matrix(m, e->mass_matrix_full, max_dag);
+  const sym_node **f = simplified_array(m, e->f, e->n, max_dag);
+  const sym_node **ff = simplified_array(m, e->forcing_full, 2 * e->n + e->m, max_dag);
+  const sym_node **p = simplified_array(m, e->p, e->n, max_dag);
+  if (!M || !mm || !mf || !f || !ff || !p || m->oom || sym_ctx_error(m->c) != LG_OK) return 0;
+  s->M = M;
+  s->mass_matrix = mm;
+  s->mass_matrix_full = mf;
+  s->forcing_full = ff;
+  s->p = p;
+  s->f = f; /* last: readers test f */
+  return 1;
 }
 
 mech_eom *mech_eom_simplified(mech_model *m, const mech_eom *e, size_t max_dag) {

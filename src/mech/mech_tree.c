@@ -533,7 +533,39 @@ static int tree_forcing(tree *T, const six *I, const int *owner, const sym_node 
 }
 
 /* M x = b through the tree: x (n nodes). */
-static int solve(tree *T, const mech_eom *e, const sym_node **x) {
+/* M by composite rigid bodies (world axes, so each subtree's inertia is
+ * the sum of its carriers'): M_rj = s_j . (I^c_r s_r) for r and each
+ * coordinate j above it; O(n * depth) entries of a dozen operations. */
+static int composite(tree *T, const six *Ic, const int *owner, const sym_node **M) {
+  sym_ctx *c = T->c;
+  size_t n = T->n;
+  six *C = lg_calloc(n + 1, sizeof *C);
+  if (!C) return 0;
+  const sym_node *zero = sym_int(c, 0);
+  for (size_t r = 0; r < n; r++)
+    for (int i = 0; i < 36; i++) C[r].a[i] = zero;
+  for (size_t i = 0; i < n * n; i++) M[i] = zero;
+  for (size_t k = 0; k < T->nc; k++)
+    if (owner[k] >= 0) six_add(c, &C[owner[k]], &Ic[k]);
+  for (size_t i = n; i-- > 0;) { /* leaves first */
+    int r = T->order[i], p = T->parent[r];
+    if (p >= 0) six_add(c, &C[p], &C[r]);
+  }
+  for (size_t r = 0; r < n; r++) {
+    const sym_node *F[6];
+    six_times(c, &C[r], T->s[r], F);
+    for (int j = (int)r; j >= 0; j = T->parent[j]) {
+      const sym_node *v = dot6(c, T->s[j], F);
+      M[r * n + (size_t)j] = v;
+      M[(size_t)j * n + r] = v;
+    }
+  }
+  lg_free(C);
+  return !sym_ctx_error(c);
+}
+
+static int solve(tree *T, const mech_eom *e, const sym_node **x, const sym_node **Mout,
+                 const sym_node **fout) {
   sym_ctx *c = T->c;
   size_t n = T->n;
   six *Ic = lg_calloc(T->nc + 1, sizeof *Ic);
@@ -556,6 +588,8 @@ static int solve(tree *T, const mech_eom *e, const sym_node **x) {
   int okb = 1;
   if (T->scleronomic) okb = tree_forcing(T, Ic, owner, b);
   else memcpy(b, e->f, n * sizeof *b);
+  if (okb && Mout) okb = composite(T, Ic, owner, Mout);
+  if (okb && fout) memcpy(fout, b, n * sizeof *b);
   six *IA = lg_calloc(n, sizeof *IA);
   const sym_node *(*pA)[6] = lg_calloc(n, sizeof *pA), *(*U)[6] = lg_calloc(n, sizeof *U);
   const sym_node **D = lg_calloc(n, sizeof *D), **u = lg_calloc(n, sizeof *u);
@@ -616,7 +650,15 @@ static int solve(tree *T, const mech_eom *e, const sym_node **x) {
 
 lg_status mech_tree_accel(mech_model *m, const mech_eom *e, const char *file,
                           const sym_node ***out, lg_diag *diag) {
+  return mech_tree_dynamics(m, e, file, out, NULL, NULL, diag);
+}
+
+lg_status mech_tree_dynamics(mech_model *m, const mech_eom *e, const char *file,
+                             const sym_node ***out, const sym_node ***Mout,
+                             const sym_node ***fout, lg_diag *diag) {
   *out = NULL;
+  if (Mout) *Mout = NULL;
+  if (fout) *fout = NULL;
   tree T = {.m = m, .c = m->c, .n = e->n, .diag = diag, .file = file};
   if (e->m) {
     fail(&T, "the model has constraints", NULL);
@@ -663,7 +705,20 @@ lg_status mech_tree_accel(mech_model *m, const mech_eom *e, const char *file,
   for (size_t r = 0; r < n; r++)
     if (!twist(&T, r)) return m->oom ? LG_ERR_NOMEM : LG_ERR_MODEL;
   T.scleronomic = !m->speeds.n && scleronomic(&T);
-  if (!solve(&T, e, x)) return LG_ERR_NOMEM;
+  if (!T.scleronomic && (Mout || fout)) {
+    fail(&T, "the kinematics move with t or through declared speeds", NULL);
+    return LG_ERR_MODEL;
+  }
+  if (!T.scleronomic) { /* b is the derived forcing */
+    lg_status st = mech_eom_need_dynamics(e, diag);
+    if (st != LG_OK) return st;
+  }
+  const sym_node **M = Mout ? lg_arena_alloc(&m->arena, (n * n + 1) * sizeof *M) : NULL;
+  const sym_node **f = fout ? lg_arena_alloc(&m->arena, (n + 1) * sizeof *f) : NULL;
+  if ((Mout && !M) || (fout && !f)) return LG_ERR_NOMEM;
+  if (!solve(&T, e, x, M, f)) return LG_ERR_NOMEM;
+  if (Mout) *Mout = M;
+  if (fout) *fout = f;
   *out = x;
   return LG_OK;
 }

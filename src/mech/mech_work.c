@@ -41,7 +41,7 @@ static int time_dependent(mech_model *m, const sym_node *x) {
 /* E - h is zero exactly when T is a quadratic form in the q' (scleronomic
  * kinematics); small expressions are simplified to show it. */
 static int energy_is_h(mech_model *m, const mech_eom *e) {
-  if (m->L) return 1;
+  if (m->L || e->quadratic_T) return 1;
   const sym_node *d = sym_sub(m->c, mech_energy(m, e), energy_function(m, e));
   if (d && !sym_is_zero(d) && sym_dag_size(d) < 4000) d = sym_expand(m->c, d);
   if (d && !sym_is_zero(d) && sym_dag_size(d) < 4000) d = sym_simplify(m->c, d);

@@ -182,7 +182,8 @@ lg_status num_system_add_tree(mech_model *mm, const mech_eom *e, const num_setti
   lg_diag ignore;
   lg_diag_clear(&ignore);
   const sym_node **qdd;
-  lg_status st = mech_tree_accel(mm, e, NULL, &qdd, &ignore);
+  lg_status st = e->tree_qdd ? LG_OK : mech_tree_accel(mm, e, NULL, &qdd, &ignore);
+  if (e->tree_qdd) qdd = e->tree_qdd;
   if (st != LG_OK) return st == LG_ERR_NOMEM ? st : LG_OK; /* not a tree: the dense solve */
   size_t nin, n = s->n;
   const sym_node **in = tape_inputs(mm, s, e, &nin), **o = lg_malloc((n + 1) * sizeof *o);

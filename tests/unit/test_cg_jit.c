@@ -63,7 +63,7 @@ static int model_load(model *m, const char *name, const char *text) {
            mech_derive_lagrange(m->lm->mech, name, &m->e, &d) == LG_OK &&
            num_system_build(m->lm->mech, m->e, NULL, 0, &m->s, &d) == LG_OK;
   CHECK(ok);
-  m->r = (cg_request){"t", name, ok ? m->lm->mech : NULL, m->e, NULL, NULL, 0, NULL, 1};
+  m->r = (cg_request){"t", name, ok ? m->lm->mech : NULL, m->e, NULL, NULL, 0, NULL, 1, 0};
   return ok;
 }
 
