@@ -50,6 +50,7 @@ tally() { # add the last "N passed, N failed" of a log
 seeds=$work/seeds
 mkdir -p "$seeds"
 for f in examples/*.lag tests/cli/bad/*.lag tests/cli/models/*.lag tests/cli/sim/*.lag \
+         tests/cli/events/*.lag tests/cli/friction/*.lag tests/cli/contact/*.lag \
          tests/fuzz/regress/*.lag; do
   [ -f "$f" ] || continue
   case "$f" in *delta_robot* | *whipple_bicycle*) continue ;; esac
