@@ -283,10 +283,38 @@ def _position_level():
             "disk_incline": disk, "sympy_lagrange_doc": doc, "delta_robot": delta}
 
 
+def bouncing_ball():
+    # examples/bouncing_ball.lag between impacts: a particle falling freely
+    y = me.dynamicsymbols("y")
+    m, g = 1, sm.Rational(981, 100)
+    T = m * y.diff(t) ** 2 / 2
+    V = m * g * y
+    return [y], T - V, T, V, [], [], None
+
+
+def simplest_walker():
+    # examples/simplest_walker.lag between heel strikes: Garcia et al.'s
+    # beta -> 0 equations, theta'' = sin(theta - gamma) and phi'' = theta''
+    # + sin(phi) (theta'^2 - cos(theta - gamma)) (the swing leg's equation
+    # with the stance leg's acceleration put in), as a unit mass matrix with
+    # V = cos(theta - gamma) and the rest a generalized force on phi: a point
+    # moving with phi' along N.x carries it.
+    th, ph = me.dynamicsymbols("theta phi")
+    gamma = sm.Rational(9, 1000)
+    T = (th.diff(t) ** 2 + ph.diff(t) ** 2) / 2
+    V = sm.cos(th - gamma)
+    N = me.ReferenceFrame("N")
+    P = me.Point("P")
+    P.set_vel(N, ph.diff(t) * N.x)
+    F = sm.sin(th - gamma) + sm.sin(ph) * (th.diff(t) ** 2 - sm.cos(th - gamma))
+    return [th, ph], T - V, T, V, [], [(P, F * N.x)], N
+
+
 POSITION_LEVEL = _position_level()
 
 MODELS = {f.__name__: f for f in [free_body_space_xyz, free_body_zxz, spring_mass, cart_pendulum, pendulum_3d_cartesian, delta_robot,
                                   particle_slope, particle_bowl, free_body_zxy, rolling_sphere,
                                   double_rod_pendulum, sympy_lagrange_doc, free_particle,
                                   uniform_gravity, central_force, disk_incline,
-                                  bead_rotating_wire, chain_relative, arm_3d]}
+                                  bead_rotating_wire, chain_relative, arm_3d, bouncing_ball,
+                                  simplest_walker]}
