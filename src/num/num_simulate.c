@@ -15,6 +15,7 @@
 #include <arkode/arkode_erkstep.h>
 #include <cvode/cvode.h>
 #include <cvode/cvode_proj.h>
+#include <float.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
 #include <stdio.h>
@@ -72,6 +73,8 @@ struct sim {
   num_contact_run *ct;          /* the contacts' modes (num_contact.c), or NULL */
   double *fn;                   /* their normal forces at an output point */
   unsigned poll_in;             /* right-hand sides until the next jit_poll */
+  void *fix;                    /* ERKStep without roots: an event's accurate state */
+  N_Vector yc, gv;              /* its step-end state; the guards (nroots) */
 };
 
 static void mark_failure(sim *S, double t, const lg_diag *d) {
@@ -418,6 +421,10 @@ static int step_to(sim *S, double tout, double *t, num_budget *b, double *h) {
 }
 
 static void free_integrator(sim *S) {
+  if (S->fix) ERKStepFree(&S->fix);
+  if (S->yc) N_VDestroy(S->yc);
+  if (S->gv) N_VDestroy(S->gv);
+  S->yc = S->gv = NULL;
   if (S->mem && num_is_erk(S->integ)) ERKStepFree(&S->mem);
   else if (S->mem) CVodeFree(&S->mem);
   if (S->nls) SUNNonlinSolFree(S->nls);
@@ -588,6 +595,90 @@ static int at_root(sim *S, int flag) {
   return flag == (num_is_erk(S->integ) ? ARK_ROOT_RETURN : CV_ROOT_RETURN);
 }
 
+/* ---- accurate event states (Verner, Fehlberg) --------------------------------------- */
+/* At a root ERKStep returns its Hermite interpolant (degree <= 5), far
+ * less accurate than the 6th/8th-order steps. From the step's end
+ * (tc, yc), accurate to the tolerance, a second ERKStep without roots
+ * integrates back to tr into S->y (its counts are added to the stats). */
+static int integrate_back(sim *S, double tc, double tr) {
+  if (tr == tc) {
+    N_VScale(1, S->yc, S->y);
+    return 1;
+  }
+  if (!S->fix) {
+    static const ARKODE_ERKTableID table[] = {
+        [NUM_INT_DOPRI] = ARKODE_DORMAND_PRINCE_7_4_5,
+        [NUM_INT_VERNER] = ARKODE_VERNER_8_5_6,
+        [NUM_INT_FEHLBERG] = ARKODE_FEHLBERG_13_7_8};
+    if (!(S->fix = ERKStepCreate(rhs, tc, S->yc, S->ctx))) return 0;
+    ERKStepSetTableNum(S->fix, table[S->integ]);
+    ERKStepSStolerances(S->fix, S->o->rtol, S->o->atol);
+    ERKStepSetUserData(S->fix, S);
+    ERKStepSetErrFile(S->fix, NULL);
+    ERKStepSetMaxNumSteps(S->fix, 1000);
+  } else if (ERKStepReInit(S->fix, rhs, tc, S->yc) != ARK_SUCCESS) {
+    return 0;
+  }
+  ERKStepSetInitStep(S->fix, tr - tc); /* within the accepted step: one step */
+  ERKStepSetStopTime(S->fix, tr);
+  double t = tc;
+  int flag = ERKStepEvolve(S->fix, tr, S->y, &t, ARK_NORMAL);
+  long nst = 0, nf = 0;
+  ERKStepGetNumSteps(S->fix, &nst);
+  ERKStepGetNumRhsEvals(S->fix, &nf);
+  S->stats->steps += nst;
+  S->stats->rhs_evals += nf;
+  return flag >= 0 && !S->failed;
+}
+
+/* The guard i at (t, y). */
+static double guard_at(sim *S, int i, double t, N_Vector y) {
+  double *g = N_VGetArrayPointer(S->gv);
+  return root(t, y, g, S) == 0 ? g[i] : NAN;
+}
+
+/* The root at *t found by ERKStep's Verner or Fehlberg: S->y replaced by
+ * the accurate state there, and *t moved by secant steps on the first
+ * fired guard until that state is on g = 0 (to the tolerance). Falls back
+ * to the interpolant when anything fails. */
+static void refine_root(sim *S, double *t) {
+  if (!num_is_erk(S->integ) || S->integ == NUM_INT_DOPRI) return;
+  int *info = S->fired, i = 0;
+  ERKStepGetRootInfo(S->mem, info);
+  while (i < S->nroots && !info[i]) i++;
+  if (i == S->nroots) return;
+  if (!S->yc && !(S->yc = N_VClone(S->y))) return;
+  if (!S->gv && !(S->gv = N_VNew_Serial((sunindextype)S->nroots, S->ctx))) return;
+  double tc = *t;
+  if (ERKStepGetCurrentTime(S->mem, &tc) != ARK_SUCCESS ||
+      ERKStepGetDky(S->mem, tc, 0, S->yc) != ARK_SUCCESS)
+    return;
+  N_Vector keep = N_VClone(S->y);
+  if (!keep) return;
+  N_VScale(1, S->y, keep);
+  lg_diag d0 = *S->diag;
+  double t0 = tc, g0 = guard_at(S, i, tc, S->yc), tr = *t, g = NAN;
+  int ok = 1;
+  for (int it = 0; ok; it++) {
+    if (!(ok = integrate_back(S, tc, tr))) break;
+    g = guard_at(S, i, tr, S->y);
+    if (!isfinite(g) || g == 0 || it == 2 || g == g0) break;
+    double tn = tr - g * (tr - t0) / (g - g0);
+    if (!isfinite(tn) || fabs(tn - *t) > fabs(tc - *t) + fabs(tc) * 1e-12 ||
+        fabs(tn - tr) <= 4 * DBL_EPSILON * fmax(1, fabs(tr)))
+      break;
+    t0 = tr, g0 = g, tr = tn;
+  }
+  if (ok && isfinite(g)) {
+    *t = tr;
+  } else {
+    N_VScale(1, keep, S->y); /* the interpolant, as before */
+    S->failed = 0;
+    *S->diag = d0;
+  }
+  N_VDestroy(keep);
+}
+
 /* The integrator restarted at (t, y) after a reset. */
 static void restart(sim *S, double t) {
   collect_stats(S, S->stats); /* CVodeReInit zeroes the counters */
@@ -695,6 +786,7 @@ static lg_status run(sim *S, loop_state *L) {
       return failure(S, t, flag, h, &b);
     }
     if (at_root(S, flag)) {
+      refine_root(S, &t);
       if (S->held_on && fabs(t - S->held_t) <= num_events_grid_tol(o->rtol, S->held_t, o->dt))
         S->held_on = 0; /* the event's rows take the output row's place */
       if (flush_held(S, L)) break;
