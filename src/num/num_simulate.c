@@ -308,14 +308,16 @@ static int interpolates(const sim *S) {
 }
 
 /* ---- integrator set-up ------------------------------------------------------------- */
+/* ARKODE's table of each explicit method (the run's and the event states' steppers) */
+static const ARKODE_ERKTableID erk_table[] = {
+    [NUM_INT_DOPRI] = ARKODE_DORMAND_PRINCE_7_4_5,
+    [NUM_INT_VERNER] = ARKODE_VERNER_8_5_6,
+    [NUM_INT_FEHLBERG] = ARKODE_FEHLBERG_13_7_8};
+
 static int setup_erk(sim *S, double t0) {
-  static const ARKODE_ERKTableID table[] = {
-      [NUM_INT_DOPRI] = ARKODE_DORMAND_PRINCE_7_4_5,
-      [NUM_INT_VERNER] = ARKODE_VERNER_8_5_6,
-      [NUM_INT_FEHLBERG] = ARKODE_FEHLBERG_13_7_8};
   S->mem = ERKStepCreate(rhs, t0, S->y, S->ctx);
   if (!S->mem) return 0;
-  ERKStepSetTableNum(S->mem, table[S->integ]);
+  ERKStepSetTableNum(S->mem, erk_table[S->integ]);
   ERKStepSStolerances(S->mem, S->o->rtol, S->o->atol);
   ERKStepSetUserData(S->mem, S);
   /* the loop keeps its own budget, a chunk at a time when interpolating */
@@ -606,12 +608,8 @@ static int integrate_back(sim *S, double tc, double tr) {
     return 1;
   }
   if (!S->fix) {
-    static const ARKODE_ERKTableID table[] = {
-        [NUM_INT_DOPRI] = ARKODE_DORMAND_PRINCE_7_4_5,
-        [NUM_INT_VERNER] = ARKODE_VERNER_8_5_6,
-        [NUM_INT_FEHLBERG] = ARKODE_FEHLBERG_13_7_8};
     if (!(S->fix = ERKStepCreate(rhs, tc, S->yc, S->ctx))) return 0;
-    ERKStepSetTableNum(S->fix, table[S->integ]);
+    ERKStepSetTableNum(S->fix, erk_table[S->integ]);
     ERKStepSStolerances(S->fix, S->o->rtol, S->o->atol);
     ERKStepSetUserData(S->fix, S);
     ERKStepSetErrFile(S->fix, NULL);
