@@ -491,6 +491,14 @@ typedef int (*num_sim_output)(void *ud, const num_sim_point *p);
 lg_status num_simulate(const num_system *s, const num_sim_opts *o, double *q, double *qd,
                        num_sim_output out, void *ud, num_sim_stats *stats, lg_diag *diag);
 
+/* A tape of o[0..no) (the model's inputs already substituted) over
+ * [t, q, q', parameters]; an atom without a value is LG_ERR_MODEL, "WHAT
+ * uses 'x', which has no numeric value" (num_state_tape.c). */
+lg_status num_state_tape(mech_model *mm, const mech_eom *e, const sym_node *const *o, size_t no,
+                         const char *what, sym_tape **out, lg_diag *diag);
+/* Its input vector at (t, q, q'): 1 + 2n + np doubles. */
+void num_state_load(double *in, size_t n, const double *params, size_t np, double t,
+                    const double *q, const double *qd);
 /* Replace inputs u, u', u'' in o[0..n) by their laws or --set constants. */
 lg_status num_substitute_inputs(mech_model *mm, const num_setting *set, size_t nset,
                                 const sym_node **o, size_t n);

@@ -64,19 +64,13 @@ lg_status num_contact_build(mech_model *mm, const mech_eom *e, const num_contact
   ct->n = e->n;
   ct->np = mech_nparams(mm);
   sym_ctx *c = mech_ctx(mm);
-  size_t n = e->n, nin = 1 + 2 * n + ct->np, per = PER_N(n);
-  const sym_node **in = lg_malloc(nin * sizeof *in);
+  size_t n = e->n, per = PER_N(n);
   const sym_node **o = lg_malloc((K * per + 1) * sizeof *o);
   const sym_node **zero = lg_malloc((n + 1) * sizeof *zero);
   ct->fric = lg_calloc(K + 1, sizeof *ct->fric);
-  lg_status st = in && o && zero && ct->fric ? LG_OK : LG_ERR_NOMEM;
+  lg_status st = o && zero && ct->fric ? LG_OK : LG_ERR_NOMEM;
   for (size_t k = 0; st == LG_OK && k < K; k++) ct->fric[k] = defs[k].vt != NULL;
   if (st == LG_OK) {
-    size_t j = 0;
-    in[j++] = sym_time(c);
-    for (size_t i = 0; i < n; i++) in[j++] = e->q[i];
-    for (size_t i = 0; i < n; i++) in[j++] = e->qd[i];
-    for (size_t i = 0; i < ct->np; i++) in[j++] = mech_param(mm, i);
     for (size_t i = 0; i < n; i++) zero[i] = sym_int(c, 0);
     for (size_t k = 0; k < K && st == LG_OK; k++) {
       const sym_node **ok = o + k * per, *g = defs[k].g;
@@ -97,14 +91,9 @@ lg_status num_contact_build(mech_model *mm, const mech_eom *e, const num_contact
       for (size_t i = 0; i < per; i++)
         if (!ok[i]) st = LG_ERR_NOMEM;
     }
-    const sym_node *missing = NULL;
     if (st == LG_OK) st = num_substitute_inputs(mm, set, nset, o, K * per);
-    if (st == LG_OK) st = sym_tape_build(c, nin, in, K * per, o, &ct->tape, &missing);
-    if (st == LG_ERR_MODEL)
-      lg_diag_set(diag, LG_ERR_MODEL, NULL, 0, 0, "a contact uses '%s', which has no numeric "
-                  "value", missing && missing->v.name ? missing->v.name : "?");
+    if (st == LG_OK) st = num_state_tape(mm, e, o, K * per, "a contact", &ct->tape, diag);
   }
-  lg_free(in);
   lg_free(o);
   lg_free(zero);
   if (st != LG_OK) {
@@ -118,10 +107,7 @@ lg_status num_contact_build(mech_model *mm, const mech_eom *e, const num_contact
 static void load(num_contact_run *r, double t, const double *q, const double *qd) {
   const num_contact *ct = r->ct;
   size_t n = ct->n;
-  r->in[0] = t;
-  memcpy(r->in + 1, q, n * sizeof *q);
-  memcpy(r->in + 1 + n, qd, n * sizeof *qd);
-  if (ct->np) memcpy(r->in + 1 + 2 * n, ct->params, ct->np * sizeof *r->in);
+  num_state_load(r->in, n, ct->params, ct->np, t, q, qd);
   sym_tape_eval(ct->tape, r->in, r->val, r->slots);
 }
 

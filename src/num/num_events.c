@@ -22,32 +22,15 @@ void num_events_free(num_events *ev) {
 
 static lg_status build(mech_model *mm, const mech_eom *e, const num_event_def *defs,
                        num_events *ev, const num_setting *set, size_t nset, lg_diag *diag) {
-  sym_ctx *c = mech_ctx(mm);
-  size_t n = ev->n, nin = 1 + 2 * n + ev->np;
-  const sym_node **in = lg_malloc(nin * sizeof *in);
   const sym_node **o = lg_malloc((ev->nev + ev->nval + 1) * sizeof *o);
-  if (!in || !o) {
-    lg_free(in);
-    lg_free(o);
-    return LG_ERR_NOMEM;
-  }
-  size_t j = 0;
-  in[j++] = sym_time(c);
-  for (size_t i = 0; i < n; i++) in[j++] = e->q[i];
-  for (size_t i = 0; i < n; i++) in[j++] = e->qd[i];
-  for (size_t i = 0; i < ev->np; i++) in[j++] = mech_param(mm, i);
+  if (!o) return LG_ERR_NOMEM;
   for (size_t i = 0; i < ev->nev; i++) o[i] = defs[i].g;
   for (size_t i = 0, k = ev->nev; i < ev->nev; i++)
     for (size_t a = 0; a < defs[i].nset; a++) o[k++] = defs[i].value[a];
-  const sym_node *missing = NULL;
   lg_status st = num_substitute_inputs(mm, set, nset, o, ev->nev + ev->nval);
-  if (st == LG_OK) st = sym_tape_build(c, nin, in, ev->nev, o, &ev->guard, &missing);
+  if (st == LG_OK) st = num_state_tape(mm, e, o, ev->nev, "an event", &ev->guard, diag);
   if (st == LG_OK && ev->nval)
-    st = sym_tape_build(c, nin, in, ev->nval, o + ev->nev, &ev->reset, &missing);
-  if (st == LG_ERR_MODEL)
-    lg_diag_set(diag, LG_ERR_MODEL, NULL, 0, 0, "an event uses '%s', which has no numeric value",
-                missing && missing->v.name ? missing->v.name : "?");
-  lg_free(in);
+    st = num_state_tape(mm, e, o + ev->nev, ev->nval, "an event", &ev->reset, diag);
   lg_free(o);
   return st;
 }
@@ -96,12 +79,8 @@ size_t num_events_work_size(const num_events *ev) {
 
 static double *load(const num_events *ev, double *work, double t, const double *q,
                     const double *qd) {
-  size_t n = ev->n;
-  work[0] = t;
-  memcpy(work + 1, q, n * sizeof *q);
-  memcpy(work + 1 + n, qd, n * sizeof *qd);
-  if (ev->np) memcpy(work + 1 + 2 * n, ev->params, ev->np * sizeof *work);
-  return work + 1 + 2 * n + ev->np; /* then nval values, then the slots */
+  num_state_load(work, ev->n, ev->params, ev->np, t, q, qd);
+  return work + 1 + 2 * ev->n + ev->np; /* then nval values, then the slots */
 }
 
 void num_events_guards(const num_events *ev, double *work, double t, const double *q,

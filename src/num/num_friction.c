@@ -49,31 +49,18 @@ lg_status num_friction_build(mech_model *mm, const mech_eom *e, const num_fricti
   fr->nf = nf;
   fr->n = e->n;
   fr->np = mech_nparams(mm);
-  sym_ctx *c = mech_ctx(mm);
-  size_t nin = 1 + 2 * fr->n + fr->np;
-  const sym_node **in = lg_malloc(nin * sizeof *in);
   const sym_node **o = lg_malloc((2 * nf + 1) * sizeof *o);
   fr->coord = lg_calloc(nf + 1, sizeof *fr->coord);
-  lg_status st = in && o && fr->coord ? LG_OK : LG_ERR_NOMEM;
+  lg_status st = o && fr->coord ? LG_OK : LG_ERR_NOMEM;
   if (st == LG_OK) {
-    size_t j = 0;
-    in[j++] = sym_time(c);
-    for (size_t i = 0; i < fr->n; i++) in[j++] = e->q[i];
-    for (size_t i = 0; i < fr->n; i++) in[j++] = e->qd[i];
-    for (size_t i = 0; i < fr->np; i++) in[j++] = mech_param(mm, i);
     for (size_t i = 0; i < nf; i++) {
       fr->coord[i] = defs[i].coord;
       o[2 * i] = defs[i].F;
       o[2 * i + 1] = defs[i].Fs;
     }
-    const sym_node *missing = NULL;
     st = num_substitute_inputs(mm, set, nset, o, 2 * nf);
-    if (st == LG_OK) st = sym_tape_build(c, nin, in, 2 * nf, o, &fr->level, &missing);
-    if (st == LG_ERR_MODEL)
-      lg_diag_set(diag, LG_ERR_MODEL, NULL, 0, 0, "a friction level uses '%s', which has no "
-                  "numeric value", missing && missing->v.name ? missing->v.name : "?");
+    if (st == LG_OK) st = num_state_tape(mm, e, o, 2 * nf, "a friction level", &fr->level, diag);
   }
-  lg_free(in);
   lg_free(o);
   if (st != LG_OK) {
     num_friction_free(fr);
@@ -86,10 +73,7 @@ lg_status num_friction_build(mech_model *mm, const mech_eom *e, const num_fricti
 static void levels(num_friction_run *r, double t, const double *q, const double *qd) {
   const num_friction *fr = r->fr;
   size_t n = fr->n;
-  r->in[0] = t;
-  memcpy(r->in + 1, q, n * sizeof *q);
-  memcpy(r->in + 1 + n, qd, n * sizeof *qd);
-  if (fr->np) memcpy(r->in + 1 + 2 * n, fr->params, fr->np * sizeof *r->in);
+  num_state_load(r->in, n, fr->params, fr->np, t, q, qd);
   sym_tape_eval(fr->level, r->in, r->level, r->slots);
 }
 
@@ -137,10 +121,7 @@ lg_status num_friction_check(const num_friction *fr, double t, const double *q,
   double *lv = lg_calloc(2 * fr->nf + 1, sizeof *lv);
   lg_status st = in && slots && lv ? LG_OK : LG_ERR_NOMEM;
   if (st == LG_OK) {
-    in[0] = t;
-    memcpy(in + 1, q, fr->n * sizeof *q);
-    memcpy(in + 1 + fr->n, qd, fr->n * sizeof *qd);
-    if (fr->np) memcpy(in + 1 + 2 * fr->n, fr->params, fr->np * sizeof *in);
+    num_state_load(in, fr->n, fr->params, fr->np, t, q, qd);
     sym_tape_eval(fr->level, in, lv, slots);
     for (size_t j = 0; j < fr->nf; j++) {
       double F = lv[2 * j], Fs = lv[2 * j + 1];
