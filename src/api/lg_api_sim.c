@@ -258,6 +258,45 @@ static lg_status report_violations(sim_call *c, size_t m, const double *C, const
   return LG_ERR_MODEL;
 }
 
+/* The norm of each holonomic row's gradient at (t, q) into g (m). */
+static void gradient_norms(const num_system *ns, num_work *w, double t, const double *q,
+                           const double *qd, double *C, double *g) {
+  num_residuals(ns, w, t, q, qd, C, NULL);
+  const double *J = w->out + ns->o_J;
+  for (size_t r = 0; r < ns->m; r++) {
+    double s = 0;
+    for (size_t j = 0; ns->row_holonomic[r] && j < ns->n; j++) s += J[r * ns->n + j] * J[r * ns->n + j];
+    g[r] = sqrt(s);
+  }
+}
+
+/* A projected start where a constraint's gradient (almost) vanishes, as on
+ * |p|^2 = l^2 with l = 0: its force is undefined there, and a run keeps
+ * dragging the state back at ever smaller steps (Kane's method ground for
+ * minutes). Refused at the constraint's line. */
+static lg_status check_degenerate(sim_call *c, const num_system *ns, num_work *w, double t0,
+                                  const double *q_old, const double *qd_old, const double *q,
+                                  const double *qd, double *C, lg_diag *d) {
+  size_t m = ns->m;
+  double *g = lg_calloc(2 * m, sizeof *g);
+  if (!g) return LG_ERR_NOMEM;
+  gradient_norms(ns, w, t0, q_old, qd_old, C, g);
+  gradient_norms(ns, w, t0, q, qd, C, g + m);
+  lg_status st = LG_OK;
+  const mech_eom *e = c->s->eom;
+  for (size_t r = 0; r < m && st == LG_OK; r++) {
+    if (!ns->row_holonomic[r] || !(g[r] > 0) || g[m + r] > 1e-6 * g[r]) continue;
+    lg_diag_set(d, LG_ERR_MODEL, c->s->lm->file, e->row_line[r], e->row_col[r],
+                "constraint C%zu is degenerate where `project` moved the initial state: its "
+                "gradient fell from %.3g to %.3g (a double root, such as a length of 0), so "
+                "its force is undefined there", r + 1, g[r], g[m + r]);
+    lg_diag_hint(d, "check the constraint and the parameter values it is given there");
+    st = LG_ERR_MODEL;
+  }
+  lg_free(g);
+  return st;
+}
+
 /* Refuse an initial state off the constraints, or move it onto them
  * (o->project); *moved: the projection changed it. */
 static lg_status check_initial(sim_call *c, const num_system *ns, double t0, double *q,
@@ -275,6 +314,7 @@ static lg_status check_initial(sim_call *c, const num_system *ns, double t0, dou
     memcpy(q_old, q, n * sizeof *q);
     memcpy(qd_old, qd, n * sizeof *qd);
     st = num_project(ns, &w, t0, q, qd, 1e-12, d);
+    if (st == LG_OK) st = check_degenerate(c, ns, &w, t0, q_old, qd_old, q, qd, C, d);
     if (st == LG_OK) {
       note_projected(c, ns, q_old, q, "");
       note_projected(c, ns, qd_old, qd, "'");
