@@ -175,7 +175,11 @@ static lg_status derive(const lg_model *m, const lg_derive_options *o, lg_system
                         lg_diag *d) {
   s->method = o->method;
   lg_status st = lang_load_string(m->name, m->text, m->len, &s->lm, d);
-  if (st == LG_OK) st = mech_derive_lagrange_with(s->lm->mech, s->lm->file, 0, &s->eom_raw, d);
+  /* a large tree's T from its links (the dense T composes every rotation
+   * to the root); the printed equations get the expanded one */
+  int flags = o->method == LG_LAGRANGE && st == LG_OK &&
+              mech_ncoords(s->lm->mech) > API_TREE_DENSE_MAX ? MECH_DERIVE_JOINT_T : 0;
+  if (st == LG_OK) st = mech_derive_lagrange_with(s->lm->mech, s->lm->file, flags, &s->eom_raw, d);
   if (st == LG_OK) {
     s->eom_raw->dynamics = add_dynamics;
     s->eom_raw->dynamics_ud = s;

@@ -28,8 +28,11 @@ static int substitute_inputs(cg_ctx *G, const sym_node **e, size_t n) {
       from[3 * k + o] = mech_input(G->r->mech, k, o);
       to[3 * k + o] = input_symbol(G->c, k, o);
     }
-  int ok = 1;
-  for (size_t i = 0; ok && i < n; i++) ok = (e[i] = sym_subst(G->c, e[i], 3 * ni, from, to)) != NULL;
+  /* one cache: the entries share their let-bound recursion */
+  sym_subst_cache sc;
+  int ok = sym_subst_cache_init(&sc, 3 * ni, from, to) == LG_OK, made = ok;
+  for (size_t i = 0; ok && i < n; i++) ok = (e[i] = sym_subst_cached(G->c, &sc, e[i])) != NULL;
+  if (made) sym_subst_cache_free(&sc);
   lg_free(from);
   return ok;
 }

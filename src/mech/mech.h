@@ -253,6 +253,9 @@ typedef struct mech_eom {
    * E = h); else NULL and 0. */
   const sym_node **tree_qdd;
   int quadratic_T;
+  /* T is the link recursion's (mech_joints_energy: let-bound, for
+   * evaluation); mech_eom_add_dynamics puts the expanded T back. */
+  int T_joint;
 } mech_eom;
 
 /* e's dynamics (f, M, p and the full forms) there: LG_OK at once when they
@@ -271,6 +274,10 @@ lg_status mech_derive_lagrange(mech_model *m, const char *file, mech_eom **out,
  * none of them). */
 lg_status mech_derive_lagrange_with(mech_model *m, const char *file, int dense,
                                     mech_eom **out, lg_diag *diag);
+/* dense may carry this flag: T from the link recursion (mech_joints_of)
+ * when the model is a tree of links, not from every body's world velocity
+ * (whose rotations composed to the root grow with the depth). */
+enum { MECH_DERIVE_JOINT_T = 2 };
 lg_status mech_eom_add_dynamics(mech_model *m, const char *file, mech_eom *e,
                                 lg_diag *diag);
 /* s (mech_eom_simplified of e, made while e had no dynamics) given the
@@ -303,6 +310,21 @@ lg_status mech_tree_accel(mech_model *m, const mech_eom *e, const char *file,
 lg_status mech_tree_dynamics(mech_model *m, const mech_eom *e, const char *file,
                              const sym_node ***qdd, const sym_node ***M,
                              const sym_node ***f, lg_diag *diag);
+/* ---- the same tree in link coordinates (mech_joint.c) ------------------------------------
+ * A model whose carriers form a tree of rigid links, each joined to its
+ * parent by a transform of its own coordinates only (a robot, a URDF):
+ * its structure, link velocities and kinetic energy (memoized in m; NULL
+ * when the model is not such a tree: constraints, speeds, T or L written,
+ * particles alone, kinematics moving with t or inputs), then q'' by the
+ * articulated-body algorithm and (M, f not NULL) the mass matrix by
+ * composite rigid bodies and f = tau - C by Newton-Euler, all of a fixed
+ * cost per link. LG_ERR_MODEL: the recursion cannot be built (callers
+ * use mech_tree.c's). */
+typedef struct mech_joints mech_joints;
+mech_joints *mech_joints_of(mech_model *m);
+const sym_node *mech_joints_energy(mech_joints *J);
+lg_status mech_joints_dynamics(mech_model *m, mech_joints *J, size_t n, const sym_node ***qdd,
+                               const sym_node ***M, const sym_node ***f);
 /* A copy of e (symbols, rows, energies shared) whose dynamics are M and f
  * as given (n x n row-major, n): p = M q', the full forms assembled. For
  * a tree (mech_tree_dynamics), with no constraints. NULL: out of memory. */

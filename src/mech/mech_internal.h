@@ -69,6 +69,8 @@ struct mech_model {
   const sym_node *T, *V, *D, *L;
   mech_vec gravity;
   int has_gravity, has_T, has_V;
+  struct mech_joints *joints; /* memo of mech_joints_of (NULL: not a tree of links) */
+  int joints_done;
 };
 
 /* Append one element to a MECH_ARRAY; returns its index or -1 (OOM). */

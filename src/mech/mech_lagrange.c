@@ -143,9 +143,11 @@ static lg_status check_model(mech_model *m, const char *file, lg_diag *diag) {
 
 /* T, V and L: cheap next to the derivatives below (what the energy
  * balance and the tree recursion's callers read). */
-static lg_status derive_energies(mech_model *m, mech_eom *e) {
+static lg_status derive_energies(mech_model *m, mech_eom *e, int joint_T) {
   sym_ctx *c = m->c;
-  e->T = m->L ? NULL : total_T(m);
+  mech_joints *J = joint_T && !m->L ? mech_joints_of(m) : NULL;
+  e->T_joint = J != NULL;
+  e->T = m->L ? NULL : J ? sym_add(c, m->T, mech_joints_energy(J)) : total_T(m);
   e->V = m->L ? NULL : total_V(m);
   e->L = m->L ? m->L : sym_sub(c, e->T, e->V);
   if (m->L) { /* T and V are not separable from a given Lagrangian */
@@ -311,6 +313,12 @@ lg_status mech_derive_lagrange_with(mech_model *m, const char *file, int dense,
 lg_status mech_eom_add_dynamics(mech_model *m, const char *file, mech_eom *e,
                                 lg_diag *diag) {
   if (e->f) return LG_OK;
+  if (e->T_joint) { /* the printed equations' T: expanded, as every model's */
+    e->T = total_T(m);
+    e->L = e->T ? sym_sub(m->c, e->T, e->V) : NULL;
+    if (!e->L) return LG_ERR_NOMEM;
+    e->T_joint = 0;
+  }
   saved_model sv;
   lg_status st = replace_speeds(m, file, &sv, diag);
   if (st == LG_OK) st = derive_dynamics(m, e);
@@ -354,7 +362,8 @@ static lg_status derive(mech_model *m, const char *file, int dense, mech_eom **o
   memset(e, 0, sizeof *e);
   if ((st = make_symbols(m, e)) != LG_OK) return st;
   if ((st = derive_constraints(m, e, file, diag)) != LG_OK) return st;
-  if ((st = derive_energies(m, e)) != LG_OK) return st;
+  if ((st = derive_energies(m, e, dense & MECH_DERIVE_JOINT_T)) != LG_OK) return st;
+  dense &= 1;
   if (dense && (st = derive_dynamics(m, e)) != LG_OK) return st;
   if (dense && (st = assemble(m, e)) != LG_OK) return st;
   if ((st = derived(m, file, diag)) != LG_OK) return st;
@@ -441,6 +450,11 @@ mech_eom *mech_eom_with_dynamics(mech_model *m, const mech_eom *e, const sym_nod
 int mech_eom_simplify_dynamics(mech_model *m, const mech_eom *e, mech_eom *s,
                                 size_t max_dag) {
   if (s->f || !e->f) return 1;
+  if (s->T_joint && !e->T_joint) {
+    s->T = mech_simplify_entry(m->c, e->T, max_dag);
+    s->L = e->L;
+    s->T_joint = 0;
+  }
   sym_matrix *M = simplified_matrix(m, e->M, max_dag);
   sym_matrix *mm = simplified_matrix(m, e->mass_matrix, max_dag);
   sym_matrix *mf = simplified_matrix(m, e->mass_matrix_full, max_dag);

@@ -668,6 +668,11 @@ lg_status mech_tree_dynamics(mech_model *m, const mech_eom *e, const char *file,
     fail(&T, "T or L is written directly", NULL);
     return LG_ERR_MODEL;
   }
+  mech_joints *J = mech_joints_of(m); /* in link coordinates, when it is a tree of links */
+  if (J) {
+    lg_status st = mech_joints_dynamics(m, J, e->n, out, Mout, fout);
+    if (st != LG_ERR_MODEL) return st;
+  }
   T.nc = m->particles.n + m->bodies.n;
   size_t n = T.n, nc = T.nc;
   T.cr = lg_arena_alloc(&m->arena, (nc + 1) * sizeof *T.cr);

@@ -76,10 +76,15 @@ lg_status num_substitute_inputs(mech_model *mm, const num_setting *set, size_t n
       law = sym_dt(c, law);
     }
   }
+  /* one cache for every output: they share their let-bound recursion */
+  sym_subst_cache sc;
+  if (st == LG_OK) st = sym_subst_cache_init(&sc, 3 * ni, from, to);
+  int made = st == LG_OK;
   for (size_t j = 0; st == LG_OK && j < nout; j++) {
-    o[j] = sym_subst(c, o[j], 3 * ni, from, to);
+    o[j] = sym_subst_cached(c, &sc, o[j]);
     if (!o[j]) st = LG_ERR_NOMEM;
   }
+  if (made) sym_subst_cache_free(&sc);
   lg_free(from);
   lg_free(to);
   return st;

@@ -157,9 +157,9 @@ const sym_node *sym_powi(sym_ctx *c, const sym_node *base, int64_t e);
 /* A let-binding: a fresh atom that stands for def, so that expressions
  * built on it keep it as one term (a canonical sum or product never
  * flattens across it). sym_eval, sym_diff, sym_dt and the tapes see
- * through it (a tape lowers def once, where the atom is first used);
- * sym_subst and printing do NOT: bind only what will not be substituted
- * into. Returns def itself when it is a number or an atom, or when it
+ * through it (a tape lowers def once, where the atom is first used), and
+ * so does sym_subst (the definition substituted into, bound anew);
+ * printing does NOT. Returns def itself when it is a number or an atom, or when it
  * holds one of the nexcl atoms excl (say, inputs substituted later);
  * NULL on OOM. */
 const sym_node *sym_let(sym_ctx *c, const sym_node *def, size_t nexcl,

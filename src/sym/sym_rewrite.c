@@ -44,12 +44,20 @@ typedef struct rewriter {
   sym_memo *memo; /* per call (substitution) or the context's (expand, simplify) */
   sym_rewrite_fn fn;
   void *ud;
+  int lets; /* substitution: into let definitions too */
 } rewriter;
 
 static const sym_node *rewrite(rewriter *w, const sym_node *e) {
   if (!e) return NULL;
   const sym_node *r = sym_memo_get(w->memo, e->id);
   if (r) return r;
+  const sym_node *def = w->lets && !e->nargs ? sym_let_def(w->c, e) : NULL;
+  if (def) { /* a let-bound atom: its definition substituted, bound anew */
+    const sym_node *to = rewrite(w, def);
+    r = !to ? NULL : to == def ? e : sym_let(w->c, to, 0, NULL);
+    if (r && !sym_memo_put(w->memo, e->id, r)) r = NULL;
+    return r;
+  }
   const sym_node *local[64];
   const sym_node **args = e->nargs > 64 ? lg_malloc(e->nargs * sizeof *args) : local;
   if (!args) return NULL;
@@ -72,7 +80,7 @@ static const sym_node *rewrite(rewriter *w, const sym_node *e) {
 const sym_node *sym_rewrite_bottom_up(sym_ctx *c, const sym_node *e, sym_rewrite_fn fn,
                                       sym_memo *memo) {
   if (!c || !e) return NULL;
-  rewriter w = {c, memo, fn, NULL};
+  rewriter w = {c, memo, fn, NULL, 0};
   return rewrite(&w, e);
 }
 
@@ -107,7 +115,7 @@ lg_status sym_subst_cache_init(sym_subst_cache *s, size_t n, const sym_node *con
 
 const sym_node *sym_subst_cached(sym_ctx *c, sym_subst_cache *s, const sym_node *e) {
   if (!c || !e) return NULL;
-  rewriter w = {c, &s->memo, subst_fn, s};
+  rewriter w = {c, &s->memo, subst_fn, s, 1};
   return subst_node(&w, e);
 }
 
