@@ -25,9 +25,18 @@ const sym_node *sym_let(sym_ctx *c, const sym_node *def, size_t nexcl,
    * so the code it generates is the same byte for byte */
   const sym_node *old = lg_map_get(&c->let_of, def->id);
   if (old) return old;
-  char name[32];
-  snprintf(name, sizeof name, "$let%zu", c->nlets + 1);
-  const sym_node *a = sym_symbol(c, name);
+  /* named by the definition's structural hash, not by the order of
+   * creation: two front doors that build the same recursions in another
+   * order (the numeric system first, or codegen first) name every atom
+   * alike, and canonical sums order their terms alike. A name already
+   * bound to another definition (a hash collision) takes a suffix. */
+  char name[48];
+  const sym_node *a = NULL;
+  for (unsigned k = 0; !a || lg_map_get(&c->lets, a->id); k++) {
+    if (k) snprintf(name, sizeof name, "$let%016llx_%u", (unsigned long long)def->hash, k);
+    else snprintf(name, sizeof name, "$let%016llx", (unsigned long long)def->hash);
+    if (!(a = sym_symbol(c, name))) break;
+  }
   if (!a || !lg_map_put(&c->lets, a->id, (void *)def) ||
       !lg_map_put(&c->let_of, def->id, (void *)a)) {
     sym_set_error(c, LG_ERR_NOMEM, "out of memory");
