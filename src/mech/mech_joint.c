@@ -143,6 +143,22 @@ static void mul3(sym_ctx *c, const sn *A, const sn *B, sn *o, int at, int bt) {
     }
 }
 
+/* R S R^T for the symmetric S: the upper triangle, mirrored */
+static void rotate_sym(sym_ctx *c, const sn *R, const sn *S, sn *o) {
+  sn t[9];
+  mul3(c, S, R, t, 0, 1); /* S R^T */
+  for (int i = 0; i < 3; i++)
+    for (int j = i; j < 3; j++) {
+      sn r[3] = {R[3 * i], R[3 * i + 1], R[3 * i + 2]}, col[3] = {t[j], t[3 + j], t[6 + j]};
+      o[3 * i + j] = o[3 * j + i] = dot3(c, r, col);
+    }
+}
+
+/* Is the symmetric S a multiple of 1? (then R S R^T = S) */
+static int scalar3(const sn *S) {
+  return S[0] == S[4] && S[0] == S[8] && sym_is_zero(S[1]) && sym_is_zero(S[2]) && sym_is_zero(S[5]);
+}
+
 /* X^T I X for the link's transform (I symmetric, in the link; the result
  * in the parent): with A' = R A R^T, B' = R B R^T, M' = R M R^T and
  * D = [d]x: [[A' + D B'^T - B' D - D M' D, B' + D M'], [.., M']]. */
@@ -151,12 +167,11 @@ static void inertia_out(sym_ctx *c, const jlink *L, const sn *I, sn *o) {
   block(I, 0, 0, A);
   block(I, 0, 1, B);
   block(I, 1, 1, M);
-  mul3(c, A, L->R, t, 0, 1);
-  mul3(c, L->R, t, A1, 0, 0);
+  rotate_sym(c, L->R, A, A1);
   mul3(c, B, L->R, t, 0, 1);
   mul3(c, L->R, t, B1, 0, 0);
-  mul3(c, M, L->R, t, 0, 1);
-  mul3(c, L->R, t, M1, 0, 0);
+  if (scalar3(M)) memcpy(M1, M, sizeof M1); /* m 1 (a body about its mass centre) */
+  else rotate_sym(c, L->R, M, M1);
   const sn *d = L->d;
   sn D[9] = {z, sym_neg(c, d[2]), d[1], d[2], z, sym_neg(c, d[0]), sym_neg(c, d[1]), d[0], z};
   sn DM[9], DB[9], BD[9], DMD[9];
