@@ -26,14 +26,11 @@ static lg_status build(lg_system *s, lg_diag *d) {
   if (s->ks)
     return refuse(s, c0, "contact is not supported yet under Kane's method with speeds of its own",
                   "simulate with `method` lagrange, or under Kane's method without 'speeds'", d);
-  if (lm->nfrictions)
-    return refuse(s, c0, "contact and 'friction x:' in one model are not supported yet",
-                  "simulate the contact without the coordinate's friction", d);
   num_contact_def *defs = lg_calloc(lm->ncontacts, sizeof *defs);
   if (!defs) return LG_ERR_NOMEM;
   for (size_t i = 0; i < lm->ncontacts; i++)
     defs[i] = (num_contact_def){lm->contacts[i].g, lm->contacts[i].e, lm->contacts[i].mu,
-                                lm->contacts[i].vt};
+                                lm->contacts[i].vt, lm->contacts[i].vt2};
   lg_status st = num_contact_build(lm->mech, s->kane_eom ? s->kane_eom : s->eom, defs,
                                    lm->ncontacts, s->dummy, s->ndummy, &s->contact, d);
   lg_free(defs);
@@ -67,7 +64,7 @@ lg_status api_contact_check(const lg_system *s, const num_contact *ct, double t,
 
 size_t lg_ncontact_columns(const lg_system *s) {
   size_t c = 0;
-  for (size_t k = 0; s && k < s->lm->ncontacts; k++) c += s->lm->contacts[k].vt ? 2 : 1;
+  for (size_t k = 0; s && k < s->lm->ncontacts; k++) c += s->lm->contacts[k].vt ? (s->lm->contacts[k].vt2 ? 3 : 2) : 1;
   return c;
 }
 
@@ -76,7 +73,8 @@ const char *lg_contact_column(const lg_system *s, size_t i) {
     const lang_contact *c = &s->lm->contacts[k];
     if (i == 0) return c->fn_name;
     if (c->vt && i == 1) return c->ft_name;
-    i -= c->vt ? 2 : 1;
+    if (c->vt2 && i == 2) return c->ft2_name;
+    i -= c->vt ? (c->vt2 ? 3 : 2) : 1;
   }
   return NULL;
 }

@@ -67,10 +67,13 @@ typedef struct lang_contact {
   const sym_node *g, *e, *mu;
   /* with friction (mu written and not 0): the tangential velocity
    * dot(vel(P) - vel(O), n x N.z / |n|) of a planar contact (n and the
-   * relative velocity in the inertial frame's xy-plane); else NULL */
-  const sym_node *vt;
+   * relative velocity in the inertial frame's xy-plane); else NULL. In
+   * 3D (the friction cone) vt and vt2 are its components along two unit
+   * tangents (lang_sema_contact.c); vt2 NULL when planar. */
+  const sym_node *vt, *vt2;
   int line, col;
-  char fn_name[32], ft_name[32]; /* its CSV columns: contactK_fn, contactK_ft */
+  /* its CSV columns: contactK_fn, contactK_ft (3D: contactK_ft1, contactK_ft2) */
+  char fn_name[32], ft_name[32], ft2_name[32];
 } lang_contact;
 
 typedef struct lang_model {

@@ -51,6 +51,44 @@ static int point_named(sema *S, const lang_ident *id, const char *what) {
   return en->index;
 }
 
+/* The tangential velocity of contact ct (P on the plane through O with
+ * normal n, |n| = len): planar (n and the relative velocity in the
+ * inertial frame's xy-plane) one component along n x N.z / |n|, exactly as
+ * before 3D friction; otherwise two, along the unit tangents
+ *   t1 = n x a / |n x a|,  t2 = n x t1 / |n|,
+ * a = N.z unless n is along N.z (its x and y components identically 0),
+ * then N.x: t1, t2, n/|n| a right-handed orthonormal triad (a plane whose
+ * normal turns through a during the run has no tangent there). */
+static lg_status friction_tangents(sema *S, lang_contact *ct, int p, int o, mech_vec n,
+                                   const sym_node *len) {
+  mech_model *m = S->m;
+  mech_vec z = mech_vec_unit(m, 0, 2);
+  mech_vec v = mech_vec_sub(m, mech_point_vel(m, p), mech_point_vel(m, o));
+  const sym_node *nz = mech_vec_dot(m, n, z), *vz = mech_vec_dot(m, v, z);
+  if (!nz || !vz) return sema_nomem(S), LG_ERR_NOMEM;
+  if (sym_is_zero(sym_simplify(S->c, nz)) && sym_is_zero(sym_simplify(S->c, vz))) {
+    const sym_node *vt = mech_vec_dot(m, v, mech_vec_cross(m, n, z));
+    if (!vt || !(ct->vt = sym_div(S->c, vt, len))) return sema_nomem(S), LG_ERR_NOMEM;
+    return LG_OK;
+  }
+  const sym_node *nx = mech_vec_dot(m, n, mech_vec_unit(m, 0, 0));
+  const sym_node *ny = mech_vec_dot(m, n, mech_vec_unit(m, 0, 1));
+  if (!nx || !ny) return sema_nomem(S), LG_ERR_NOMEM;
+  int along_z = sym_is_zero(sym_simplify(S->c, nx)) && sym_is_zero(sym_simplify(S->c, ny));
+  mech_vec a = along_z ? mech_vec_unit(m, 0, 0) : z;
+  mech_vec na = mech_vec_cross(m, n, a);
+  const sym_node *la = mech_vec_norm(m, na);
+  const sym_node *v1 = mech_vec_dot(m, v, na);
+  const sym_node *v2 = mech_vec_dot(m, v, mech_vec_cross(m, n, na));
+  const sym_node *l2 = la ? sym_mul(S->c, la, len) : NULL;
+  if (!v1 || !v2 || !la || !l2 || !(ct->vt = sym_div(S->c, v1, la)) ||
+      !(ct->vt2 = sym_div(S->c, v2, l2)))
+    return sema_nomem(S), LG_ERR_NOMEM;
+  snprintf(ct->ft_name, sizeof ct->ft_name, "contact%zu_ft1", S->out->ncontacts + 1);
+  snprintf(ct->ft2_name, sizeof ct->ft2_name, "contact%zu_ft2", S->out->ncontacts + 1);
+  return LG_OK;
+}
+
 lg_status sema_contact(sema *S, const lang_stmt *st) {
   int p = point_named(S, &st->u.contact.p, "the contact's point");
   if (p < 0) return LG_ERR_MODEL;
@@ -60,7 +98,9 @@ lg_status sema_contact(sema *S, const lang_stmt *st) {
   S->rule = SEMA_RULE_NO_ACCEL;
   S->rule_what = "the plane's normal";
   if (!sema_vector(S, st->u.contact.n, "the plane's normal", &n)) return LG_ERR_MODEL;
-  lang_contact ct = {NULL, NULL, NULL, NULL, st->line, st->col, "", ""};
+  lang_contact ct = {0};
+  ct.line = st->line;
+  ct.col = st->col;
   snprintf(ct.fn_name, sizeof ct.fn_name, "contact%zu_fn", S->out->ncontacts + 1);
   snprintf(ct.ft_name, sizeof ct.ft_name, "contact%zu_ft", S->out->ncontacts + 1);
   S->rule_what = "a restitution coefficient";
@@ -73,21 +113,8 @@ lg_status sema_contact(sema *S, const lang_stmt *st) {
   const sym_node *len = mech_vec_norm(m, n);
   const sym_node *d = mech_vec_dot(m, mech_vec_sub(m, mech_point_pos(m, p), mech_point_pos(m, o)), n);
   if (!len || !d || !(ct.g = sym_div(S->c, d, len))) return sema_nomem(S), LG_ERR_NOMEM;
-  if (ct.mu && !sym_is_zero(ct.mu)) { /* planar friction: the tangent n x N.z */
-    mech_vec z = mech_vec_unit(m, 0, 2);
-    mech_vec v = mech_vec_sub(m, mech_point_vel(m, p), mech_point_vel(m, o));
-    const sym_node *nz = mech_vec_dot(m, n, z), *vz = mech_vec_dot(m, v, z);
-    if (!nz || !vz) return sema_nomem(S), LG_ERR_NOMEM;
-    if (!sym_is_zero(sym_simplify(S->c, nz)) || !sym_is_zero(sym_simplify(S->c, vz))) {
-      sema_fail(S, st->line, st->col, "friction in a contact out of the inertial frame's "
-                "xy-plane (the 3D friction cone) is not supported yet");
-      lg_diag_hint(S->diag, "a planar model (motion and normal in the x-y plane of the first "
-                            "frame), or a frictionless contact");
-      return LG_ERR_MODEL;
-    }
-    const sym_node *vt = mech_vec_dot(m, v, mech_vec_cross(m, n, z));
-    if (!vt || !(ct.vt = sym_div(S->c, vt, len))) return sema_nomem(S), LG_ERR_NOMEM;
-  }
+  if (ct.mu && !sym_is_zero(ct.mu) && friction_tangents(S, &ct, p, o, n, len) != LG_OK)
+    return LG_ERR_MODEL;
   lang_model *lm = S->out;
   if (!LG_PUSH(lm->contacts, lm->ncontacts, lm->contacts_cap, ct))
     return sema_nomem(S), LG_ERR_NOMEM;

@@ -277,10 +277,12 @@ int num_friction_mode(const num_friction_run *r, size_t j);
  * persistent contact with the normal force as a multiplier, lift-off; one
  * tape over [t, q, q', params] of each contact's g, g', -g''(q''=0), e,
  * mu and dg/dq. Immutable after the build (params the caller's). */
-typedef struct num_contact_def { const sym_node *g, *e, *mu, *vt; } num_contact_def;
+/* vt: the tangential velocity with friction (NULL: none); vt2 its second
+ * component in 3D (NULL: planar, one tangent) */
+typedef struct num_contact_def { const sym_node *g, *e, *mu, *vt, *vt2; } num_contact_def;
 typedef struct num_contact {
   size_t K, n, np;
-  unsigned char *fric;  /* K: with friction (a tangential velocity vt) */
+  unsigned char *fric;  /* K: friction's tangents: 0 none, 1 planar, 2 in 3D */
   const double *params;
   sym_tape *tape;
 } num_contact;
@@ -317,6 +319,24 @@ int num_contact_switch(num_contact_run *r, num_work *w, const int *fired, double
 void num_contact_forces(num_contact_run *r, num_work *w, double t, const double *q,
                         const double *qd, double *out);
 size_t num_contact_ncolumns(const num_contact *ct);
+/* Friction (`friction x:`) and contacts in one model: one solve, the
+ * contacts' (num_contact_accel, which num_friction_accel then calls);
+ * friction's rows after the contacts'. Links both runs. */
+lg_status num_contact_with_friction(num_contact_run *r, num_friction_run *fr);
+void num_friction_set_contact(num_friction_run *r, num_contact_run *ct);
+size_t num_friction_count(const num_friction_run *r);
+size_t num_friction_nstick(const num_friction_run *r);
+/* friction's sticking rows into A (N x N, row-major) from row `at`, and
+ * its slipping forces into b[0..n) (b's rows from `at` set to 0) */
+void num_friction_fill(num_friction_run *r, double t, const double *q, const double *qd,
+                       double *A, size_t N, double *b, size_t at);
+/* the sticking forces from the solution (rows from `at`), q'' 0 there */
+void num_friction_take(num_friction_run *r, const double *sol, size_t at, double *qdd);
+/* After the contacts switched (an impact moves q', a closing or lift-off
+ * changes the holding force): slipping along a q' an impact gave, or
+ * breaking loose where the hold now exceeds Fs; returns how many changed. */
+int num_friction_recheck(num_friction_run *r, num_work *w, double t, const double *q,
+                         double *qd);
 
 /* ---- outputs (num_outputs.c) ----------------------------------------------------------
  * The model's outputs (mech_noutputs, in order) as one tape over

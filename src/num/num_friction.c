@@ -31,6 +31,7 @@ struct num_friction_run {
   double *A, *b;      /* the augmented system */
   double *qdd;        /* n + m: a solve's q'' and lam (guards, holding forces) */
   lapack_int *ipiv;
+  num_contact_run *ct; /* with contacts: their solve holds friction's rows */
 };
 
 void num_friction_free(num_friction *fr) {
@@ -143,6 +144,7 @@ lg_status num_friction_check(const num_friction *fr, double t, const double *q,
  * q'' and lam, and each element's force. */
 lg_status num_friction_accel(num_friction_run *r, num_work *w, double t, const double *q,
                              const double *qd, double *qdd, double *lam) {
+  if (r->ct) return num_contact_accel(r->ct, w, t, q, qd, qdd, lam);
   const num_system *s = r->s;
   const num_friction *fr = r->fr;
   size_t n = s->n, m = s->m, ns = 0;
@@ -264,3 +266,63 @@ int num_friction_switch(num_friction_run *r, num_work *w, const int *fired, doub
 }
 
 int num_friction_mode(const num_friction_run *r, size_t j) { return r->mode[j]; }
+
+/* ---- friction and contacts in one model --------------------------------------------------
+ * num_contact_accel solves for both: friction's sticking rows follow the
+ * contacts' (an element's row E q'' = 0, its column -E^T), its slipping
+ * forces join f. Impacts take no friction impulse (a bounded force). */
+void num_friction_set_contact(num_friction_run *r, num_contact_run *ct) { r->ct = ct; }
+
+size_t num_friction_count(const num_friction_run *r) { return r->fr->nf; }
+
+size_t num_friction_nstick(const num_friction_run *r) {
+  size_t ns = 0;
+  for (size_t j = 0; j < r->fr->nf; j++) ns += r->mode[j] == 0;
+  return ns;
+}
+
+void num_friction_fill(num_friction_run *r, double t, const double *q, const double *qd,
+                       double *A, size_t N, double *b, size_t at) {
+  levels(r, t, q, qd);
+  for (size_t j = 0, k = at; j < r->fr->nf; j++) {
+    size_t i = (size_t)r->fr->coord[j];
+    if (r->mode[j]) {
+      r->force[j] = -r->mode[j] * r->level[2 * j];
+      b[i] += r->force[j];
+      continue;
+    }
+    A[i * N + k] = -1;
+    A[k * N + i] = 1;
+    b[k++] = 0;
+  }
+}
+
+void num_friction_take(num_friction_run *r, const double *sol, size_t at, double *qdd) {
+  for (size_t j = 0, k = at; j < r->fr->nf; j++)
+    if (!r->mode[j]) {
+      r->force[j] = sol[k++];
+      qdd[r->fr->coord[j]] = 0;
+    }
+}
+
+int num_friction_recheck(num_friction_run *r, num_work *w, double t, const double *q,
+                         double *qd) {
+  int changed = 0;
+  for (size_t j = 0; j < r->fr->nf; j++) {
+    int was = r->mode[j];
+    double v = qd[r->fr->coord[j]];
+    if (v != 0 && v * was <= 0) { /* an impact set it moving (or reversed it) */
+      r->mode[j] = v > 0 ? 1 : -1;
+      r->armed[j] = 1;
+    } else if (!was) { /* stuck: does the hold still suffice? */
+      int ok;
+      double f = hold_force(r, w, j, t, q, qd, &ok);
+      if (ok && fabs(f) > r->level[2 * j + 1]) {
+        r->mode[j] = f > 0 ? -1 : 1;
+        r->armed[j] = 0;
+      }
+    }
+    changed += r->mode[j] != was;
+  }
+  return changed;
+}

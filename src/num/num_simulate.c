@@ -749,8 +749,10 @@ static int at_events(sim *S, double t, loop_state *L) {
     double h = 0;
     if (num_is_erk(S->integ)) ERKStepGetLastStep(S->mem, &h);
     else CVodeGetLastStep(S->mem, &h);
-    num_contact_switch(S->ct, &S->w, info + k1, t, fabs(h), x, x + S->n, &S->stats->impacts,
-                       &S->stats->liftoffs, &S->stats->friction_switches);
+    if (num_contact_switch(S->ct, &S->w, info + k1, t, fabs(h), x, x + S->n,
+                           &S->stats->impacts, &S->stats->liftoffs,
+                           &S->stats->friction_switches) && S->fr)
+      S->stats->friction_switches += num_friction_recheck(S->fr, &S->w, t, x, x + S->n);
   }
   double dE = energy_at(S, t, x) - E0;
   S->w_jump += dE;
@@ -837,11 +839,15 @@ static lg_status integrate(sim *S, double *x0, num_sim_output out, void *ud) {
   if (S->o->contact && S->s) {
     S->fn = lg_calloc(num_contact_ncolumns(S->o->contact) + 1, sizeof *S->fn);
     if (!S->fn || !(S->ct = num_contact_run_new(S->o->contact, S->s, S->o->atol))) goto done;
-    num_contact_start(S->ct, &S->w, S->o->t0, x0, x0 + S->n);
   }
   if (S->o->friction && S->s) {
     if (!(S->fr = num_friction_run_new(S->o->friction, S->s))) goto done;
+    if (S->ct && num_contact_with_friction(S->ct, S->fr) != LG_OK) goto done;
     num_friction_start(S->fr, &S->w, S->o->t0, x0, x0 + S->n);
+  }
+  if (S->ct) { /* then friction's modes with the contacts closed */
+    num_contact_start(S->ct, &S->w, S->o->t0, x0, x0 + S->n);
+    if (S->fr) num_friction_recheck(S->fr, &S->w, S->o->t0, x0, x0 + S->n);
   }
   S->fired = lg_calloc(2 * (size_t)S->nroots + 1, sizeof *S->fired);
   S->evw = S->o->events ? lg_calloc(num_events_work_size(S->o->events), sizeof *S->evw) : NULL;

@@ -1,5 +1,5 @@
 """Contact with a plane (`contact P plane O n restitution e [friction
-mu]`, MODEL-FORMAT 1.1; friction in planar models), through the command and Python, under both methods
+mu]`, MODEL-FORMAT 1.1; friction in planar models, in 3D: test_contact3d.py), through the command and Python, under both methods
 and several integrators, against closed forms:
 
 - a ball bouncing (tests/cli/contact/ball.lag): impact times t_k and apex
@@ -280,8 +280,6 @@ def errors():
              ("contact P plane m N.y restitution 1\n", "9:17", "not one"),
              ("contact P O N.y restitution 1\n", "9:11", "'plane'"),
              ("contact P plane O N.y e 1\n", "9:23", "'restitution'"),
-             ("contact P plane O N.y+N.z restitution 1 friction 0.3\n", "9:1",
-              "the 3D friction cone"),
              ("contact P plane O N.y restitution 1\ninitial y = -0.1\n", "9:1",
               "starts below its plane")]
     for text, pos, msg in cases:
@@ -296,11 +294,6 @@ def errors():
     r = run("simulate", path, "--method", "kane")
     check(r.returncode != 0 and f"{path}:11:1" in r.stderr and "Kane's method" in r.stderr,
           f"contact under Kane's speeds: {r.stderr.strip()}")
-    os.unlink(path)
-    path = model_file(BASE + "friction y: 1\ncontact P plane O N.y restitution 1\n")
-    r = run("simulate", path)
-    check(r.returncode != 0 and f"{path}:10:1" in r.stderr and "in one model" in r.stderr,
-          f"contact and friction: {r.stderr.strip()}")
     os.unlink(path)
     for mu in ("0", "0.3"):  # no tangential motion: friction changes nothing
         path = model_file(BASE + f"contact P plane O N.y restitution 1 friction {mu}\n")

@@ -3,6 +3,7 @@
  * force, 0 while open, m g at rest), lg_sim_stats.impacts, liftoffs and
  * friction_switches; the Coulomb oscillator's stop in the band; a system
  * simulated twice gives the same points (the compiled tapes are kept);
+ * a 3D slide (the friction cone's columns contactK_ft1, contactK_ft2);
  * errors at the statement's line:col. */
 #include <math.h>
 
@@ -29,6 +30,19 @@ static const char *COULOMB =
     "friction x: F\n"
     "initial x = 0.5\n"
     "simulate 0 to 3 step 0.01\n";
+
+/* 3D: launched at (3, -2) on the floor z = 0, stops at |v0|/(mu g) */
+static const char *SLIDE3 =
+    "coordinates x y z\n"
+    "parameters m = 2, g = 9.81, mu = 0.4\n"
+    "frame N\n"
+    "point O\n"
+    "point P = O + x*N.x + y*N.y + z*N.z\n"
+    "particle P mass m\n"
+    "gravity -g*N.z\n"
+    "contact P plane O N.z restitution 0 friction mu\n"
+    "initial x' = 3, y' = -2\n"
+    "simulate 0 to 1.5 step 0.01\n";
 
 enum { MAXP = 1000 };
 typedef struct rec { int n; size_t nc; double t[MAXP], y[MAXP], fn[MAXP]; } rec;
@@ -114,7 +128,44 @@ static void test_coulomb(lg_method method) {
   lg_system_free(s);
 }
 
+static int on_slide(void *ud, const lg_sim_point *p) {
+  double *last = ud; /* t, x, y, fn, ft1, ft2, and the largest |ft| */
+  last[0] = p->t;
+  last[1] = p->q[0];
+  last[2] = p->q[1];
+  for (size_t i = 0; i < 3 && i < p->ncontact; i++) last[3 + i] = p->contact[i];
+  double ft = p->ncontact == 3 ? hypot(p->contact[1], p->contact[2]) : NAN;
+  if (!(ft <= last[6])) last[6] = ft;
+  return 0;
+}
+
+static void test_slide3(lg_method method) {
+  lg_system *s = derive("slide3.lag", SLIDE3, method);
+  if (!s) return;
+  CHECK(lg_ncontact_columns(s) == 3 && !strcmp(lg_contact_column(s, 0), "contact1_fn") &&
+        !strcmp(lg_contact_column(s, 1), "contact1_ft1") &&
+        !strcmp(lg_contact_column(s, 2), "contact1_ft2") && !lg_contact_column(s, 3));
+  lg_sim_options o;
+  lg_sim_options_default(s, &o);
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  double last[7] = {0};
+  lg_sim_stats st;
+  lg_diag d;
+  CHECK(lg_simulate(s, &o, NULL, NULL, NULL, on_slide, last, &st, &d) == LG_OK);
+  double mu = 0.4, g = 9.81, v = sqrt(13), dist = v * v / (2 * mu * g);
+  CHECK(st.friction_switches == 1 && st.impacts == 0 && st.events == 1);
+  CHECK_NEAR(last[1], dist * 3 / v, 1e-8);
+  CHECK_NEAR(last[2], -dist * 2 / v, 1e-8);
+  CHECK_NEAR(last[3], 2 * g, 1e-9);
+  CHECK(fabs(last[4]) < 1e-9 && fabs(last[5]) < 1e-9); /* stuck: nothing to hold */
+  CHECK_NEAR(last[6], mu * 2 * g, 1e-9);               /* sliding: mu fn */
+  lg_system_free(s);
+}
+
 int main(void) {
+  test_slide3(LG_LAGRANGE);
+  test_slide3(LG_KANE);
   test_drop(LG_LAGRANGE);
   test_drop(LG_KANE);
   test_coulomb(LG_LAGRANGE);
