@@ -15,7 +15,16 @@ typedef enum cg_func {
 } cg_func;
 
 /* Does the request ask for function f (a cg_func)? */
+/* Past this many coordinates a tree's default set leaves rhs_jacobian out:
+ * its exact form differentiates the whole recursion once per state and
+ * input (n^2 times the recursion's length: 2 million lines of C at 40
+ * links, where the rest is 10^5); asked for by name, it is written. */
+enum { CG_TREE_JACOBIAN_MAX = 16 };
+
 static inline int cg_wants(const cg_request *r, int f) {
+  if (f == CG_RHS_JACOBIAN && !r->functions && r->tree_form && r->eom &&
+      r->eom->n > CG_TREE_JACOBIAN_MAX)
+    return 0;
   if (f == CG_RHS_RECURSIVE)
     return (r->functions >> f & 1u) || (!r->functions && r->tree_form && !r->kane);
   if (f == CG_OUTPUTS || f == CG_MULTIPLIERS)

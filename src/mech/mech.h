@@ -323,6 +323,8 @@ lg_status mech_tree_dynamics(mech_model *m, const mech_eom *e, const char *file,
 typedef struct mech_joints mech_joints;
 mech_joints *mech_joints_of(mech_model *m);
 const sym_node *mech_joints_energy(mech_joints *J);
+/* -sum m g . p over the links (0 without gravity): V's gravity part */
+const sym_node *mech_joints_gravity_potential(mech_joints *J);
 lg_status mech_joints_dynamics(mech_model *m, mech_joints *J, size_t n, const sym_node ***qdd,
                                const sym_node ***M, const sym_node ***f);
 /* A copy of e (symbols, rows, energies shared) whose dynamics are M and f

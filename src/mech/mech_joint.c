@@ -49,7 +49,7 @@ struct mech_joints {
   jlink *L;                  /* parents first */
   sn a0[6];                  /* the base's acceleration: (0, -g) */
   sn (*v)[6], (*c)[6];       /* link velocities and v x vJ + cJ */
-  sn T;
+  sn T, Vg;                  /* kinetic energy; gravity's potential (0 without gravity) */
 };
 
 typedef struct bits {
@@ -509,16 +509,38 @@ static int velocities(mech_model *m, mech_joints *J) {
     T = sym_add(c, T, sym_mul(c, sym_rat(c, 1, 2), dot6(c, J->v[i], Iv)));
   }
   J->T = T;
-  if (m->has_gravity) {
-    sn g[3];
-    if (!mech_vec_express(m, m->gravity, 0, g)) return 0;
-    for (int i = 0; i < 3; i++) {
-      J->a0[i] = z;
-      J->a0[3 + i] = sym_neg(c, g[i]);
+  J->Vg = z;
+  for (int i = 0; i < 6; i++) J->a0[i] = z;
+  if (!m->has_gravity) return !sym_ctx_error(c);
+  sn g[3];
+  if (!mech_vec_express(m, m->gravity, 0, g)) return 0;
+  for (int i = 0; i < 3; i++) J->a0[3 + i] = sym_neg(c, g[i]);
+  /* -g . sum (m p_O + W (m c)): each link's world rotation W and origin
+   * p composed from its parent's, one step a link */
+  sn (*W)[9] = lg_calloc(nl + 1, sizeof *W), (*p)[3] = lg_calloc(nl + 1, sizeof *p);
+  int ok = W && p;
+  sn V = z;
+  for (size_t i = 0; ok && i < nl; i++) {
+    const jlink *L = &J->L[i];
+    sn Wd[3], mc[3] = {sym_neg(c, L->I[11]), L->I[5], L->I[9]}, Wmc[3];
+    if (L->parent < 0) {
+      memcpy(W[i], L->R, sizeof W[i]);
+      memcpy(p[i], L->d, sizeof p[i]);
+    } else {
+      mul3(c, W[L->parent], L->R, W[i], 0, 0);
+      rot(c, W[L->parent], L->d, Wd, 0);
+      for (int k = 0; k < 3; k++) p[i][k] = sym_add(c, p[L->parent][k], Wd[k]);
     }
-  } else
-    for (int i = 0; i < 6; i++) J->a0[i] = z;
-  return !sym_ctx_error(c);
+    for (int k = 0; k < 9; k++) W[i][k] = let(c, W[i][k]);
+    for (int k = 0; k < 3; k++) p[i][k] = let(c, p[i][k]);
+    rot(c, W[i], mc, Wmc, 0);
+    for (int k = 0; k < 3; k++) Wmc[k] = sym_add(c, Wmc[k], sym_mul(c, L->I[21], p[i][k]));
+    V = sym_sub(c, V, dot3(c, g, Wmc));
+  }
+  J->Vg = V;
+  lg_free(W);
+  lg_free(p);
+  return ok && !sym_ctx_error(c);
 }
 
 /* tau: Q - dV/dq (gravity is the base's acceleration) */
@@ -703,6 +725,8 @@ mech_joints *mech_joints_of(mech_model *m) {
 }
 
 const sym_node *mech_joints_energy(mech_joints *J) { return J ? J->T : NULL; }
+
+const sym_node *mech_joints_gravity_potential(mech_joints *J) { return J ? J->Vg : NULL; }
 
 lg_status mech_joints_dynamics(mech_model *m, mech_joints *J, size_t n, const sym_node ***qdd,
                                const sym_node ***M, const sym_node ***f) {

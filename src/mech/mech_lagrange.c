@@ -148,7 +148,7 @@ static lg_status derive_energies(mech_model *m, mech_eom *e, int joint_T) {
   mech_joints *J = joint_T && !m->L ? mech_joints_of(m) : NULL;
   e->T_joint = J != NULL;
   e->T = m->L ? NULL : J ? sym_add(c, m->T, mech_joints_energy(J)) : total_T(m);
-  e->V = m->L ? NULL : total_V(m);
+  e->V = m->L ? NULL : J ? sym_add(c, m->V, mech_joints_gravity_potential(J)) : total_V(m);
   e->L = m->L ? m->L : sym_sub(c, e->T, e->V);
   if (m->L) { /* T and V are not separable from a given Lagrangian */
     e->T = sym_int(c, 0);
@@ -313,8 +313,9 @@ lg_status mech_derive_lagrange_with(mech_model *m, const char *file, int dense,
 lg_status mech_eom_add_dynamics(mech_model *m, const char *file, mech_eom *e,
                                 lg_diag *diag) {
   if (e->f) return LG_OK;
-  if (e->T_joint) { /* the printed equations' T: expanded, as every model's */
+  if (e->T_joint) { /* the printed equations' T and V: expanded, as every model's */
     e->T = total_T(m);
+    e->V = total_V(m);
     e->L = e->T ? sym_sub(m->c, e->T, e->V) : NULL;
     if (!e->L) return LG_ERR_NOMEM;
     e->T_joint = 0;
@@ -452,6 +453,7 @@ int mech_eom_simplify_dynamics(mech_model *m, const mech_eom *e, mech_eom *s,
   if (s->f || !e->f) return 1;
   if (s->T_joint && !e->T_joint) {
     s->T = mech_simplify_entry(m->c, e->T, max_dag);
+    s->V = mech_simplify_entry(m->c, e->V, max_dag);
     s->L = e->L;
     s->T_joint = 0;
   }
