@@ -174,18 +174,21 @@ static void inertia_out(sym_ctx *c, const jlink *L, const sn *I, sn *o) {
   else rotate_sym(c, L->R, M, M1);
   const sn *d = L->d;
   sn D[9] = {z, sym_neg(c, d[2]), d[1], d[2], z, sym_neg(c, d[0]), sym_neg(c, d[1]), d[0], z};
-  sn DM[9], DB[9], BD[9], DMD[9];
-  mul3(c, D, M1, DM, 0, 0);
-  mul3(c, D, B1, DB, 0, 1);  /* D B'^T */
-  mul3(c, B1, D, BD, 0, 0);
-  mul3(c, DM, D, DMD, 0, 0);
+  /* X = D B'^T, so that D B'^T - B' D = X + X^T (D^T = -D); Y = D M',
+   * used by the upper right block and, times D, the symmetric D M' D */
+  sn X[9], Y[9];
+  mul3(c, D, B1, X, 0, 1);
+  mul3(c, D, M1, Y, 0, 0);
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
       int k = 3 * i + j;
-      o[6 * i + j] = sym_addv(c, 4, (sn[]){A1[k], DB[k], sym_neg(c, BD[k]), sym_neg(c, DMD[k])});
-      o[6 * i + 3 + j] = sym_add(c, B1[k], DM[k]);
-      o[6 * (3 + j) + i] = o[6 * i + 3 + j];
-      o[6 * (3 + i) + 3 + j] = M1[k];
+      if (j >= i) {
+        sn ydj[3] = {D[j], D[3 + j], D[6 + j]};
+        sn ymd = dot3(c, &Y[3 * i], ydj);
+        o[6 * i + j] = sym_addv(c, 4, (sn[]){A1[k], X[k], X[3 * j + i], sym_neg(c, ymd)});
+        o[6 * (3 + i) + 3 + j] = M1[k];
+      }
+      o[6 * i + 3 + j] = sym_add(c, B1[k], Y[k]);
     }
   for (int i = 0; i < 6; i++) /* symmetric: one node per pair */
     for (int j = 0; j < i; j++) o[6 * i + j] = o[6 * j + i];
@@ -317,6 +320,32 @@ static int add_inertia(reader *r, const jlink *L, int f, int p, sn mass, sn cons
   return 1;
 }
 
+/* The rate of a's components as seen in frame pf, term by term in the
+ * term's own frame f: c' + w_{f/pf} x c. The same vector as the rate of
+ * a's components in pf expressed afterwards, but a link's offset fixed in
+ * the link stays a constant times the joint's rates, where R^T d'
+ * (R and d' both trigonometric in q) is that constant only through
+ * sin^2 + cos^2 = 1, which the canonical forms do not see: the joint's
+ * motion S came out depending on q, and every product with it grew. 0
+ * when a term's frame is not below pf. */
+static int rate_in(mech_model *m, mech_vec a, int pf, mech_vec *out) {
+  sym_ctx *c = m->c;
+  mech_vec acc = mech_vec_zero();
+  for (size_t i = 0; i < a.n; i++) {
+    int f = a.t[i].frame, g = f;
+    mech_vec w = mech_vec_zero();
+    for (; g >= 0 && g != pf; g = m->frames.v[g].parent) w = mech_vec_add(m, w, m->frames.v[g].omega_rel);
+    if (g != pf) return 0;
+    const sym_node *const *x = a.t[i].c;
+    mech_vec own = mech_vec_from(m, f, sym_dt(c, x[0]), sym_dt(c, x[1]), sym_dt(c, x[2]));
+    acc = mech_vec_add(m, acc, own);
+    w = nonzero(m, w);
+    if (w.n) acc = mech_vec_add(m, acc, mech_vec_cross(m, w, mech_vec_from(m, f, x[0], x[1], x[2])));
+  }
+  *out = acc;
+  return !m->oom;
+}
+
 /* R, d, S and cJ of link L (parent frame pf, point pp; -1: the inertial
  * frame and the origin). */
 static int joint(reader *r, jlink *L, int pf, int pp, const uint64_t *own) {
@@ -327,7 +356,8 @@ static int joint(reader *r, jlink *L, int pf, int pp, const uint64_t *own) {
   memcpy(L->R, R, sizeof L->R);
   mech_vec dv = mech_point_pos(m, L->point);
   if (pp >= 0) dv = mech_vec_sub(m, dv, mech_point_pos(m, pp));
-  if (!mech_vec_express(m, nonzero(m, dv), pf, L->d)) return 0;
+  dv = nonzero(m, dv);
+  if (!mech_vec_express(m, dv, pf, L->d)) return 0;
   for (int i = 0; i < 9; i++)
     if (foreign(r, L->R[i], own)) return 0;
   for (int i = 0; i < 3; i++)
@@ -339,8 +369,13 @@ static int joint(reader *r, jlink *L, int pf, int pp, const uint64_t *own) {
   if (g != pf) return 0;
   sn vJ[6], dd[3];
   if (!mech_vec_express(m, nonzero(m, w), L->frame, vJ)) return 0;
-  for (int i = 0; i < 3; i++) dd[i] = sym_dt(c, L->d[i]);
-  rot(c, L->R, dd, vJ + 3, 1);
+  mech_vec rate;
+  if (rate_in(m, dv, pf, &rate)) {
+    if (!mech_vec_express(m, nonzero(m, rate), L->frame, vJ + 3)) return 0;
+  } else { /* a term outside the parent's frames: R^T d' */
+    for (int i = 0; i < 3; i++) dd[i] = sym_dt(c, L->d[i]);
+    rot(c, L->R, dd, vJ + 3, 1);
+  }
   sn z = sym_int(c, 0);
   for (int j = 0; j < 6; j++) {
     vJ[j] = let(c, vJ[j]);
