@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """codegen --functions rhs_recursive: q'' through the kinematic tree by the
-articulated-body recursion (src/mech/mech_tree.c), against the generated
+articulated-body recursion (src/mech/mech_joint.c in link coordinates for
+trees of rigid links, src/mech/mech_tree.c in world axes otherwise), against the generated
 rhs (dense M, Cholesky) of the same file at random states, to 1e-10:
 every example that is a tree (particles and bodies, rotating and
 translating joints, a moving wire, a free body in Euler angles), chains
@@ -66,6 +67,76 @@ gravity -g*N.z
 V = k/2*q2^2
 D = c/2*q3'^2
 torque C: 0.3*sin(t)*C.x
+"""
+
+# Trees of links that mech_joint.c solves in link coordinates: a slider
+# then a hinge, a hinge pair with no mass between them (one link of two
+# coordinates), a second body and a particle fixed on a link, a force at
+# a point, an input on a coordinate, a spring and a damper.
+LINKS = """# slider, hinge, and a two-axis joint through a massless frame
+coordinates s q1 q2 q3
+parameters g = 9.81, m = 1.1, l = 0.5, k = 2, c = 0.3
+inputs u = 0.4*sin(2*t)
+frame N
+point O
+point S = O + s*N.x
+frame A = rotate(N, N.z, q1)
+point GA = S + l/2*A.y
+body A mass 2*m at GA inertia (0.02, 0.03, 0.04, 0.001, 0.002, 0.003)
+point TIP = S + l*A.y
+particle TIP mass m/3
+frame Ap = space_fixed(A, xyz, 0.3, -0.2, 0.1)
+point GA2 = S + 0.2*A.x
+body Ap mass m/2 at GA2 inertia (0.01, 0.012, 0.015)
+frame B0 = rotate(A, A.x, q2)
+frame B = rotate(B0, B0.y, q3)
+point GB = TIP + l/2*B.z + 0.05*B.x
+body B mass m at GB inertia (0.03, 0.02, 0.025, 0.0, 0.004, 0.0)
+gravity -g*N.y
+V = k/2*s^2
+D = c/2*q2'^2
+force GB: 0.5*N.x - 0.2*cos(t)*N.z
+force q1: u
+"""
+
+PLANAR = """# a free planar body (x, y, theta: one link of three coordinates) with a
+# pendulum body hanging from it
+coordinates x y th ph
+parameters g = 9.81, m = 1.5, l = 0.8
+frame N
+point O
+frame A = rotate(N, N.z, th)
+point G = O + x*N.x + y*N.y
+body A mass m at G inertia (0.1, 0.1, 0.2)
+frame B = rotate(A, A.z, ph)
+point H = G + 0.1*A.x - l*B.y
+body B mass m/2 at H inertia (0.01, 0.01, 0.05)
+gravity -g*N.y
+"""
+
+TORSO = """# a torso yawing on the ground carrying two 2-link arms of bodies
+coordinates w a1 b1 a2 b2
+parameters g = 9.81, m = 2, l = 0.4
+frame N
+point O
+frame K = rotate(N, N.z, w)
+point GT = O + 0.5*K.z
+body K mass 3*m at GT inertia (0.3, 0.3, 0.1)
+frame A1 = rotate(K, K.y, a1)
+point S1 = O + 0.8*K.z + 0.2*K.y
+point G1 = S1 + l/2*A1.x
+body A1 mass m at G1 inertia (0.01, 0.04, 0.04)
+frame B1 = rotate(A1, A1.z, b1)
+point G1b = S1 + l*A1.x + l/2*B1.x
+body B1 mass m/2 at G1b inertia (0.005, 0.02, 0.02)
+frame A2 = rotate(K, K.y, a2)
+point S2 = O + 0.8*K.z - 0.2*K.y
+point G2 = S2 + l/2*A2.x
+body A2 mass m at G2 inertia (0.01, 0.04, 0.04)
+frame B2 = rotate(A2, A2.z, b2)
+point G2b = S2 + l*A2.x + l/2*B2.x
+body B2 mass m/2 at G2b inertia (0.005, 0.02, 0.02)
+gravity -g*N.z
 """
 
 NOT_A_TREE = """# q1 moves A and B, q2 moves B and C: the sets overlap without nesting
@@ -149,7 +220,10 @@ with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, f"chain{n}{'rel' if rel else ''}.lag")
         open(path, "w").write(chain(n, rel))
         models[f"{n}-link chain in {'relative' if rel else 'absolute'} angles"] = path
-    for name, text in (("branched tree", BRANCHED), ("3D arm of bodies with V, D and a torque", ARM)):
+    for name, text in (("branched tree", BRANCHED), ("3D arm of bodies with V, D and a torque", ARM),
+                       ("links: slider, hinge, two-axis joint, fixed body and particle, inputs", LINKS),
+                       ("planar free body with a pendulum", PLANAR),
+                       ("torso with two arms of bodies", TORSO)):
         path = os.path.join(d, name.split()[0] + ".lag")
         open(path, "w").write(text)
         models[name] = path
