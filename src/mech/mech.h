@@ -325,8 +325,10 @@ mech_joints *mech_joints_of(mech_model *m);
 const sym_node *mech_joints_energy(mech_joints *J);
 /* -sum m g . p over the links (0 without gravity): V's gravity part */
 const sym_node *mech_joints_gravity_potential(mech_joints *J);
-lg_status mech_joints_dynamics(mech_model *m, mech_joints *J, size_t n, const sym_node ***qdd,
-                               const sym_node ***M, const sym_node ***f);
+/* Constraint rows (e->m) are taken when each binds the own coordinates of
+ * one root link (a free joint's quaternion): q'' only (M and f NULL). */
+lg_status mech_joints_dynamics(mech_model *m, mech_joints *J, const mech_eom *e,
+                               const sym_node ***qdd, const sym_node ***M, const sym_node ***f);
 /* A copy of e (symbols, rows, energies shared) whose dynamics are M and f
  * as given (n x n row-major, n): p = M q', the full forms assembled. For
  * a tree (mech_tree_dynamics), with no constraints. NULL: out of memory. */

@@ -35,7 +35,8 @@
 #include <string.h>
 
 typedef const sym_node *sn;
-enum { KMAX = 6, NRHS = 7 }; /* joint freedoms; D^-1's right-hand sides [u, U^T] */
+enum { KMAX = 7, NRHS = 7 }; /* joint coordinates (a free joint in a quaternion: 7); D^-1's
+                                right-hand sides [u, U^T] */
 
 typedef struct jlink {
   int frame, point, parent;  /* parent link (-1: the inertial frame, origin) */
@@ -739,8 +740,68 @@ static void solve_small(sym_ctx *c, size_t k, sn D[KMAX][KMAX], sn b[KMAX][NRHS]
   }
 }
 
+/* Constraint rows on a root link's own coordinates (a free joint's
+ * quaternion norm): the rows, their right-hand sides g (J q'' = g) and the
+ * root link each binds (-1: a row the recursion cannot take). */
+typedef struct jrows {
+  size_t m, n;
+  const sym_node *const *J, *const *g;
+  int *link;
+} jrows;
+
+/* q'' of root link i under its rows: with D' = D + Jc^T Jc (invertible
+ * where D is singular along what the rows fix, as a quaternion's scale),
+ * q'' = D'^-1 (r + Jc^T g + Jc^T lam) and Jc q'' = g gives lam: the same
+ * solution as [D, -Jc^T; Jc, 0], an augmented Lagrangian at the root. */
+static int root_rows(sym_ctx *c, const jlink *L, size_t i, const jrows *R, sn U[KMAX][6],
+                     const sn *ap, const sym_node **qdd, sn r0[KMAX]) {
+  size_t k = L->k, mc = 0, rows[NRHS];
+  for (size_t r = 0; r < R->m; r++)
+    if (R->link[r] == (int)i) {
+      if (mc + 1 == NRHS) return 0;
+      rows[mc++] = r;
+    }
+  sn D[KMAX][KMAX], b[KMAX][NRHS], Jc[NRHS][KMAX];
+  for (size_t a = 0; a < mc; a++)
+    for (size_t x = 0; x < k; x++) Jc[a][x] = R->J[rows[a] * R->n + L->q[x]];
+  for (size_t x = 0; x < k; x++) {
+    for (size_t y = 0; y < k; y++) {
+      sn d = dot6(c, L->S[x], U[y]);
+      for (size_t a = 0; a < mc; a++) d = sym_add(c, d, sym_mul(c, Jc[a][x], Jc[a][y]));
+      D[x][y] = let(c, d);
+    }
+    sn rhs = r0[x];
+    for (size_t a = 0; a < mc; a++) {
+      rhs = sym_add(c, rhs, sym_mul(c, Jc[a][x], R->g[rows[a]]));
+      b[x][1 + a] = Jc[a][x];
+    }
+    b[x][0] = let(c, rhs);
+  }
+  (void)ap;
+  solve_small(c, k, D, b, 1 + mc);
+  /* (Jc D'^-1 Jc^T) lam = g - Jc D'^-1 (r + Jc^T g) */
+  sn Sm[KMAX][KMAX], l[KMAX][NRHS];
+  for (size_t a = 0; a < mc; a++) {
+    sn rhs = R->g[rows[a]];
+    for (size_t x = 0; x < k; x++) rhs = sym_sub(c, rhs, sym_mul(c, Jc[a][x], b[x][0]));
+    l[a][0] = let(c, rhs);
+    for (size_t e = 0; e < mc; e++) {
+      sn v = sym_int(c, 0);
+      for (size_t x = 0; x < k; x++) v = sym_add(c, v, sym_mul(c, Jc[a][x], b[x][1 + e]));
+      Sm[a][e] = let(c, v);
+    }
+  }
+  solve_small(c, mc, Sm, l, 1);
+  for (size_t x = 0; x < k; x++) {
+    sn v = b[x][0];
+    for (size_t a = 0; a < mc; a++) v = sym_add(c, v, sym_mul(c, b[x][1 + a], l[a][0]));
+    qdd[L->q[x]] = let(c, v);
+  }
+  return !sym_ctx_error(c);
+}
+
 /* The articulated-body algorithm: q'' for every coordinate. */
-static int aba(mech_model *m, mech_joints *J, const sym_node **qdd) {
+static int aba(mech_model *m, mech_joints *J, const jrows *R, const sym_node **qdd) {
   sym_ctx *c = m->c;
   size_t nl = J->nl;
   sn (*IA)[36] = lg_calloc(nl + 1, sizeof *IA), (*pA)[6] = lg_calloc(nl + 1, sizeof *pA);
@@ -807,11 +868,22 @@ static int aba(mech_model *m, mech_joints *J, const sym_node **qdd) {
     sn ap[6];
     motion_in(c, L, L->parent >= 0 ? a[L->parent] : J->a0, ap);
     for (int j = 0; j < 6; j++) ap[j] = let(c, sym_add(c, ap[j], J->c[i][j]));
-    for (size_t r = 0; r < L->k; r++) { /* q'' = D^-1 u - (D^-1 U^T) a' */
-      sn x = Du[i][r];
-      for (int j = 0; j < 6; j++) x = sym_sub(c, x, sym_mul(c, DU[i][r][j], ap[j]));
-      qdd[L->q[r]] = let(c, x);
-    }
+    int bound = 0;
+    for (size_t r = 0; R && r < R->m; r++) bound |= R->link[r] == (int)i;
+    if (bound) { /* a root under constraint rows: r = u - U^T a' */
+      sn r0[KMAX];
+      for (size_t r = 0; r < L->k; r++) {
+        sn x = u[i][r];
+        for (int j = 0; j < 6; j++) x = sym_sub(c, x, sym_mul(c, U[i][r][j], ap[j]));
+        r0[r] = let(c, x);
+      }
+      ok = root_rows(c, L, i, R, U[i], ap, qdd, r0);
+    } else
+      for (size_t r = 0; r < L->k; r++) { /* q'' = D^-1 u - (D^-1 U^T) a' */
+        sn x = Du[i][r];
+        for (int j = 0; j < 6; j++) x = sym_sub(c, x, sym_mul(c, DU[i][r][j], ap[j]));
+        qdd[L->q[r]] = let(c, x);
+      }
     for (int j = 0; j < 6; j++) {
       sn x = ap[j];
       for (size_t r = 0; r < L->k; r++) x = sym_add(c, x, sym_mul(c, L->S[r][j], qdd[L->q[r]]));
@@ -891,7 +963,7 @@ static int mass_and_forcing(mech_model *m, mech_joints *J, size_t n, const sym_n
 mech_joints *mech_joints_of(mech_model *m) {
   if (m->joints_done) return m->joints;
   m->joints_done = 1;
-  if (m->L || m->has_T || m->speeds.n || m->rows.n) return NULL;
+  if (m->L || m->has_T || m->speeds.n) return NULL;
   mech_joints *J = lg_arena_alloc(&m->arena, sizeof *J);
   if (!J) return NULL;
   memset(J, 0, sizeof *J);
@@ -903,11 +975,37 @@ const sym_node *mech_joints_energy(mech_joints *J) { return J ? J->T : NULL; }
 
 const sym_node *mech_joints_gravity_potential(mech_joints *J) { return J ? J->Vg : NULL; }
 
-lg_status mech_joints_dynamics(mech_model *m, mech_joints *J, size_t n, const sym_node ***qdd,
-                               const sym_node ***M, const sym_node ***f) {
+/* Each row's root link: every coordinate it involves the own of one root. */
+static int rows_on_roots(mech_joints *J, jrows *R) {
+  for (size_t r = 0; r < R->m; r++) {
+    R->link[r] = -1;
+    for (size_t q = 0; q < R->n; q++) {
+      if (sym_is_zero(R->J[r * R->n + q])) continue;
+      int at = -1;
+      for (size_t i = 0; i < J->nl && at < 0; i++)
+        for (size_t x = 0; x < J->L[i].k; x++)
+          if (J->L[i].q[x] == q) at = (int)i;
+      if (at < 0 || J->L[at].parent >= 0 || (R->link[r] >= 0 && R->link[r] != at)) return 0;
+      R->link[r] = at;
+    }
+    if (R->link[r] < 0) return 0;
+  }
+  return 1;
+}
+
+lg_status mech_joints_dynamics(mech_model *m, mech_joints *J, const mech_eom *e,
+                               const sym_node ***qdd, const sym_node ***M, const sym_node ***f) {
+  size_t n = e->n;
   const sym_node **x = lg_arena_alloc(&m->arena, (n + 1) * sizeof *x);
   if (!x) return LG_ERR_NOMEM;
-  if (!aba(m, J, x)) return m->oom ? LG_ERR_NOMEM : LG_ERR_MODEL;
+  jrows R = {e->m, n, e->m ? e->J->e : NULL, e->gc, NULL};
+  if (e->m) {
+    if (M || f) return LG_ERR_MODEL; /* the dense forms of a constrained tree: not here */
+    R.link = lg_arena_alloc(&m->arena, e->m * sizeof *R.link);
+    if (!R.link) return LG_ERR_NOMEM;
+    if (!rows_on_roots(J, &R)) return LG_ERR_MODEL;
+  }
+  if (!aba(m, J, e->m ? &R : NULL, x)) return m->oom ? LG_ERR_NOMEM : LG_ERR_MODEL;
   *qdd = x;
   if (M || f) {
     const sym_node **Mm = lg_arena_alloc(&m->arena, (n * n + 1) * sizeof *Mm);

@@ -660,6 +660,11 @@ lg_status mech_tree_dynamics(mech_model *m, const mech_eom *e, const char *file,
   if (Mout) *Mout = NULL;
   if (fout) *fout = NULL;
   tree T = {.m = m, .c = m->c, .n = e->n, .diag = diag, .file = file};
+  mech_joints *J = m->L || m->has_T ? NULL : mech_joints_of(m); /* link coordinates first */
+  if (J) {
+    lg_status st = mech_joints_dynamics(m, J, e, out, Mout, fout);
+    if (st != LG_ERR_MODEL) return st;
+  }
   if (e->m) {
     fail(&T, "the model has constraints", NULL);
     return LG_ERR_MODEL;
@@ -667,11 +672,6 @@ lg_status mech_tree_dynamics(mech_model *m, const mech_eom *e, const char *file,
   if (m->L || m->has_T) {
     fail(&T, "T or L is written directly", NULL);
     return LG_ERR_MODEL;
-  }
-  mech_joints *J = mech_joints_of(m); /* in link coordinates, when it is a tree of links */
-  if (J) {
-    lg_status st = mech_joints_dynamics(m, J, e->n, out, Mout, fout);
-    if (st != LG_ERR_MODEL) return st;
   }
   T.nc = m->particles.n + m->bodies.n;
   size_t n = T.n, nc = T.nc;
