@@ -150,7 +150,6 @@ lg_status num_friction_accel(num_friction_run *r, num_work *w, double t, const d
   size_t n = s->n, m = s->m, ns = 0;
   for (size_t j = 0; j < fr->nf; j++) ns += r->mode[j] == 0;
   size_t N = n + m + ns;
-  levels(r, t, q, qd);
   double *A = r->A, *b = r->b;
   const double *o = w->out;
   memset(A, 0, N * N * sizeof *A); /* row-major */
@@ -163,17 +162,7 @@ lg_status num_friction_accel(num_friction_run *r, num_work *w, double t, const d
     b[i] = o[s->o_f + i];
   }
   for (size_t k = 0; k < m; k++) b[n + k] = o[s->o_gc + k];
-  for (size_t j = 0, k = n + m; j < fr->nf; j++) {
-    size_t i = (size_t)fr->coord[j];
-    if (r->mode[j]) {
-      r->force[j] = -r->mode[j] * r->level[2 * j];
-      b[i] += r->force[j];
-      continue;
-    }
-    A[i * N + k] = -1;
-    A[k * N + i] = 1;
-    b[k++] = 0;
-  }
+  num_friction_fill(r, t, q, qd, A, N, b, n + m);
   if (LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)N, 1, A, (lapack_int)N, r->ipiv, b, 1))
     return LG_ERR_NUMERIC;
   memcpy(qdd, b, n * sizeof *qdd);

@@ -62,3 +62,18 @@ def simulate(path, what, *args):
         return None, None, r
     hdr, a = csv(r.stdout)
     return hdr, a, r
+
+
+def same_run(path, method, label):
+    """simulate PATH through the command and through the library (Python) at TOL: the same
+    rows, bit for bit (a failed check if not). Returns (the library's result, the rows, a label)."""
+    what = f"parity {label} --method {method}"
+    r = run("simulate", path, "--method", method, *TOL)
+    hdr, a = csv(r.stdout)
+    s = lagrange.load(path, method=method).simulate(rtol=1e-10, atol=1e-12)
+    cols = [h for h in hdr if h in s]
+    b = np.array([s[h] for h in cols]).T
+    a = a[:, [hdr.index(h) for h in cols]]
+    check(len(cols) == len(hdr) and a.shape == b.shape and np.array_equal(a, b),
+          f"{what}: the command and the library differ")
+    return s, a, what

@@ -27,7 +27,7 @@ here with plain floats:
 Ends "N passed, N failed"."""
 import math
 
-from event_harness import (TOL, check, csv, finish, lagrange, model_file, np, pairs, run,
+from event_harness import (same_run, TOL, check, csv, finish, lagrange, model_file, np, pairs, run,
                            simulate)
 
 G = 9.81
@@ -292,15 +292,7 @@ def parity():
              model_file(CART)]
     for path in paths:
         for method in ("lagrange", "kane"):
-            what = f"parity {path} --method {method}"
-            r = run("simulate", path, "--method", method, *TOL)
-            hdr, a = csv(r.stdout)
-            s = lagrange.load(path, method=method).simulate(rtol=1e-10, atol=1e-12)
-            cols = [c for c in hdr if c in s]
-            b = np.array([s[c] for c in cols]).T
-            a = a[:, [hdr.index(c) for c in cols]]
-            check(len(cols) == len(hdr) and a.shape == b.shape and np.array_equal(a, b),
-                  f"{what}: the command and the library differ")
+            s, a, what = same_run(path, method, path)
             check(s.stats["impacts"] + s.stats["friction_switches"] == len(pairs(a)),
                   f"{what}: stats {s.stats}")
 

@@ -20,7 +20,7 @@ Ends "N passed, N failed"."""
 import math
 import os
 
-from event_harness import (ROOT, TOL, check, csv, finish, lagrange, model_file, np, pairs,
+from event_harness import (same_run, ROOT, TOL, check, csv, finish, lagrange, model_file, np, pairs,
                            run, simulate)
 DIR = os.path.join(ROOT, "tests", "cli", "friction")
 COULOMB, INCLINE, PUSH, SLOPE = (os.path.join(DIR, f + ".lag") for f in
@@ -136,15 +136,7 @@ def constrained():
 def parity():
     for path in (COULOMB, PUSH):
         for method in ("lagrange", "kane"):
-            what = f"parity {os.path.basename(path)} --method {method}"
-            r = run("simulate", path, "--method", method, *TOL)
-            hdr, a = csv(r.stdout)
-            s = lagrange.load(path, method=method).simulate(rtol=1e-10, atol=1e-12)
-            cols = [h for h in hdr if h in s]
-            b = np.array([s[h] for h in cols]).T
-            a = a[:, [hdr.index(h) for h in cols]]
-            check(len(cols) == len(hdr) and a.shape == b.shape and np.array_equal(a, b),
-                  f"{what}: the command and the library differ")
+            s, a, what = same_run(path, method, os.path.basename(path))
             check(s.stats["events"] == len(pairs(a)) and
                   s.stats["friction_switches"] == len(pairs(a)),
                   f"{what}: stats {s.stats['events']} {s.stats['friction_switches']}")
