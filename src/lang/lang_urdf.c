@@ -561,12 +561,15 @@ static void write_joint(urdf *U, const ujoint *J) {
   if (J->type == J_REVOLUTE || J->type == J_CONTINUOUS || J->type == J_PRISMATIC) {
     emit(U, l, c, "force %s: tau_%s", jn, jn);
     if (J->damping != 0) emit(U, l, c, "damper %s: %s", jn, lg_fmt_double(num[0], J->damping));
+    /* URDF's friction: the joint's Coulomb (static) friction force or torque */
+    if (J->friction != 0) emit(U, l, c, "friction %s: %s", jn, lg_fmt_double(num[0], J->friction));
   } else if (J->type == J_PLANAR) {
     static const char *const s[3] = {"_x", "_y", "_theta"};
     for (int i = 0; i < 3; i++) emit(U, l, c, "force %s%s: tau_%s%s", jn, s[i], jn, s[i]);
   }
-  if (J->friction != 0)
-    add_note(U, l, c, "the friction of joint '%s' is not modelled yet (its damping is)", J->urdf);
+  if (J->friction != 0 && J->type != J_REVOLUTE && J->type != J_CONTINUOUS && J->type != J_PRISMATIC)
+    add_note(U, l, c, "the friction of joint '%s' is not modelled (friction acts on one "
+             "coordinate: revolute, continuous and prismatic joints)", J->urdf);
 }
 
 static void write_link_mass(urdf *U, const ulink *L) {

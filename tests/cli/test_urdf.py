@@ -198,10 +198,32 @@ with tempfile.TemporaryDirectory() as tmp:
     check(ok and j.get("coordinates") == ["sin_", "j2"] and j.get("multipliers") == ["lam1"],
           "reserved names get a _, mimic is a constraint", r.stdout[:200] + r.stderr)
     check("names.urdf:2:1: note: the link 'frame' is called 'frame_'" in r.stderr and
-          "names.urdf:5:1: note: the joint 'sin' is called 'sin_'" in r.stderr and
-          "friction" in r.stderr, "notes at the URDF's line:col", r.stderr)
+          "names.urdf:5:1: note: the joint 'sin' is called 'sin_'" in r.stderr,
+          "notes at the URDF's line:col", r.stderr)
     r = run("simulate", p, "--tf", "1")
-    check(r.returncode == 0 and "constraint residual" in r.stderr, "simulate names.urdf", r.stderr)
+    check(r.returncode == 0 and "constraint residual" in r.stderr and "friction" in r.stderr,
+          "simulate names.urdf (its joint friction modelled, with the mimic constraint)", r.stderr)
+
+    # <dynamics friction="F">: Coulomb friction on the joint. A rotor spun about the
+    # vertical (gravity along the axis, no torque) at w0 slows at F/I and stops at
+    # t* = I w0 / F after I w0^2 / (2 F), then sticks.
+    with open(os.path.join(tmp, "spin.urdf"), "w") as f:
+        f.write('<robot name="spin"><link name="base"/><link name="rotor"><inertial><mass value="1"/>'
+                '<inertia ixx="0.1" iyy="0.1" izz="0.2"/></inertial></link>'
+                '<joint name="j" type="continuous"><parent link="base"/><child link="rotor"/>'
+                '<axis xyz="0 0 1"/><dynamics friction="0.1"/></joint></robot>\n')
+    spin = os.path.join(tmp, "spin.lag")
+    with open(spin, "w") as f:
+        f.write('import "spin.urdf"\ninitial j\' = 2\nsimulate 0 to 5 step 0.01\n')
+    r = run("simulate", spin)
+    rows = [list(map(float, ln.split(","))) for ln in r.stdout.strip().splitlines()[1:]] if not r.returncode else []
+    I, F, w0 = 0.2, 0.1, 2.0
+    ts = I * w0 / F
+    worst = max((abs(row[1] - (w0 * min(row[0], ts) - F / I * min(row[0], ts) ** 2 / 2)) for row in rows),
+                default=1.0)
+    check(rows and worst < 1e-8 and abs(rows[-1][2]) < 1e-12 and "1 friction switch" in r.stderr,
+          f"URDF joint friction: the spun rotor slows at F/I and sticks at t* = I w0/F ({worst:.1e})",
+          r.stderr)
 
     p = os.path.join(tmp, "mimic.urdf")
     with open(p, "w") as f:
