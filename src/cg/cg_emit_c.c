@@ -22,7 +22,34 @@ static void prologue(cg_ctx *G) {
                   NAME(G));
 }
 
+/* A large tree's full forms from its M and f: [1 0; 0 M] and [q'; f],
+ * so that the n^2 entries of M are written (and compiled) once. */
+static void emit_full_by_call(cg_ctx *G, cg_func f, const char *doc) {
+  const char *N = NAME(G);
+  if (f == CG_MASS_FULL)
+    lg_str_printf(G->src, "\n/* %s: [1 0; 0 M] with M from %s_mass_matrix */\n"
+                  "void %s_mass_matrix_full(double t, const double *x, const double *u, "
+                  "const double *p, double *res) {\n"
+                  "  enum { n = %s_NQ };\n  double M[n * n];\n"
+                  "  %s_mass_matrix(t, x, u, p, M);\n"
+                  "  for (int i = 0; i < 4 * n * n; i++) res[i] = 0;\n"
+                  "  for (int i = 0; i < n; i++) {\n    res[i * 2 * n + i] = 1;\n"
+                  "    for (int j = 0; j < n; j++) res[(n + i) * 2 * n + n + j] = M[i * n + j];\n"
+                  "  }\n}\n", doc, N, N, N, N);
+  else
+    lg_str_printf(G->src, "\n/* %s: [q'; f] with f from %s_forcing */\n"
+                  "void %s_forcing_full(double t, const double *x, const double *u, "
+                  "const double *p, double *res) {\n"
+                  "  %s_forcing(t, x, u, p, res + %s_NQ);\n"
+                  "  for (int i = 0; i < %s_NQ; i++) res[i] = x[%s_NQ + i];\n}\n",
+                  doc, N, N, N, N, N, N);
+}
+
 static lg_status emit_function(cg_ctx *G, cg_func f, const char *doc) {
+  if (G->full_by_call && (f == CG_MASS_FULL || f == CG_FORCING_FULL)) {
+    emit_full_by_call(G, f, doc);
+    return LG_OK;
+  }
   size_t n;
   const sym_node **outs = cg_outputs(G, f, &n);
   sym_tape *t = NULL;
@@ -38,8 +65,9 @@ static lg_status emit_function(cg_ctx *G, cg_func f, const char *doc) {
   if (!n) lg_str_puts(o, "  (void)res;\n");
   cg_emit_tape(G, t, "res", at);
   lg_str_puts(o, "}\n");
-  if (f == CG_MASS_FULL) G->stats.mass_matrix_full = t->flops;
-  if (f == CG_FORCING_FULL) G->stats.forcing_full = t->flops;
+  if (f == CG_MASS_FULL || (f == CG_MASS && G->full_by_call)) G->stats.mass_matrix_full = t->flops;
+  if (f == CG_FORCING_FULL || (f == CG_FORCING && G->full_by_call))
+    G->stats.forcing_full = t->flops;
   if (f == CG_ENERGY) G->stats.energy = t->flops;
   if (f == CG_CONSTRAINTS) G->stats.constraints = t->flops;
   sym_tape_free(t);
@@ -556,6 +584,8 @@ lg_status cg_emit_c(cg_ctx *G) {
   int jac = !G->r->kane && cg_wants(G->r, CG_RHS_JACOBIAN);
   int outs = cg_wants(G->r, CG_OUTPUTS) || cg_wants(G->r, CG_MULTIPLIERS);
   if (st == LG_OK) st = choose_rhs(G);
+  G->full_by_call = G->r->tree_form && !G->r->kane && !G->r->eom->m &&
+                    cg_wants(G->r, CG_MASS) && cg_wants(G->r, CG_FORCING);
   if (st == LG_OK && ((cg_wants(G->r, CG_RHS) && !G->rhs_by_tree) || outs))
     emit_solvers(G, outs); /* rhs_jacobian has its own */
   for (int f = 0; st == LG_OK && f < CG_NFUNCS; f++)

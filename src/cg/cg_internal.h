@@ -44,6 +44,8 @@ typedef struct cg_ctx {
   size_t nin_base;      /* inputs from here on are z[k - nin_base] (0: none) */
   size_t npieces;       /* functions a long tape was split into, so far */
   int rhs_by_tree;      /* NAME_rhs calls NAME_rhs_recursive (tree_form) */
+  int full_by_call;     /* NAME_mass_matrix_full and NAME_forcing_full call NAME_mass_matrix
+                           and NAME_forcing (a large tree without constraints: M once) */
   cg_stats stats;
 } cg_ctx;
 
