@@ -22,6 +22,7 @@
 #include <libxml/xmlerror.h>
 
 #include "lang_ast.h"
+#include "lang_mesh.h"
 
 enum {
   URDF_MAX_BYTES = 16 << 20, /* a URDF larger than this is refused */
@@ -70,6 +71,26 @@ static void x_open(void) {
 #undef SYM_
   X.ok = 1; /* the handle stays open for the process's life */
 }
+
+/* The offset of the first "<!D" or "<!E" (any case) of src, at line:col
+ * (len: none). XML read here may declare no document type and no entity. */
+static size_t has_dtd(const char *src, size_t len, int *line, int *col) {
+  for (size_t i = 0, ln = 1, ls = 0; i < len; i++) {
+    if (src[i] == '\n') ln++, ls = i + 1;
+    if (src[i] == '<' && i + 2 < len && src[i + 1] == '!' &&
+        (src[i + 2] == 'D' || src[i + 2] == 'E' || src[i + 2] == 'd' || src[i + 2] == 'e')) {
+      *line = ln < 1000000000 ? (int)ln : 1;
+      *col = i - ls < 1000000000 ? (int)(i - ls) + 1 : 1;
+      return i;
+    }
+  }
+  return len;
+}
+
+enum {
+  XML_FLAGS = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES |
+              XML_PARSE_NOCDATA
+};
 
 /* ---- the reader's state ------------------------------------------------------------- */
 typedef enum { J_REVOLUTE, J_CONTINUOUS, J_PRISMATIC, J_FIXED, J_FLOATING, J_PLANAR } jtype;
@@ -586,10 +607,204 @@ static void write_link_mass(urdf *U, const ulink *L) {
          L->name, n[0], n[1], n[2], n[3], n[4], n[5]);
 }
 
+/* ---- a mesh's bounding box -------------------------------------------------------- */
+/* Attribute `a` of n as a string of our own (NULL: absent or no memory). */
+static char *attr(const xmlNode *n, const char *a) {
+  xmlChar *v = X.get_prop(n, (const xmlChar *)a);
+  if (!v) return NULL;
+  char *r = lg_strdup((const char *)v);
+  (*X.free)(v);
+  return r;
+}
+
+static int attr_is(const xmlNode *n, const char *a, const char *want) {
+  char *v = attr(n, a);
+  int r = v && strcmp(v, want) == 0;
+  lg_free(v);
+  return r;
+}
+
+/* Is there an element named one of names[] at or below n? (libxml2 keeps
+ * the depth under 256 without XML_PARSE_HUGE.) */
+static int has_elem(const xmlNode *n, const char *const *names, int k) {
+  for (; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE) continue;
+    for (int i = 0; i < k; i++)
+      if (is_elem(n, names[i])) return 1;
+    if (has_elem(n->children, names, k)) return 1;
+  }
+  return 0;
+}
+
+/* The positions of every <mesh> at or below n: each <vertices>' <input
+ * semantic="POSITION" source="#ID"/> names the mesh's <source id="ID">,
+ * whose <float_array> holds them (`stride` numbers a vertex, its accessor's
+ * stride, default 3). */
+static int dae_meshes(const xmlNode *n, double unit, lang_bounds *b, char *why, size_t nwhy) {
+  for (; n; n = n->next) {
+    if (n->type != XML_ELEMENT_NODE) continue;
+    if (!is_elem(n, "mesh")) {
+      if (dae_meshes(n->children, unit, b, why, nwhy)) return -1;
+      continue;
+    }
+    for (const xmlNode *v = n->children; v; v = v->next) {
+      if (!is_elem(v, "vertices")) continue;
+      for (const xmlNode *in = v->children; in; in = in->next) {
+        if (!is_elem(in, "input") || !attr_is(in, "semantic", "POSITION")) continue;
+        char *src = attr(in, "source");
+        const xmlNode *S = NULL;
+        for (const xmlNode *c = n->children; c && src && src[0] == '#'; c = c->next)
+          if (is_elem(c, "source") && attr_is(c, "id", src + 1)) S = c;
+        lg_free(src);
+        const xmlNode *fa = S ? child(S, "float_array") : NULL;
+        if (!fa) {
+          snprintf(why, nwhy, "a COLLADA <vertices> names no <source> with a <float_array> of "
+                   "positions; repair the mesh");
+          return -1;
+        }
+        int stride = 3;
+        const xmlNode *tc = child(S, "technique_common"), *acc = tc ? child(tc, "accessor") : NULL;
+        char *st = acc ? attr(acc, "stride") : NULL;
+        if (st) {
+          char *e;
+          long k = strtol(st, &e, 10);
+          stride = e != st && !*e && k >= 0 && k <= 1000 ? (int)k : 0;
+          lg_free(st);
+        }
+        for (const xmlNode *t = fa->children; t; t = t->next) {
+          if (t->type != XML_TEXT_NODE || !t->content) continue;
+          const char *s = (const char *)t->content;
+          if (lang_mesh_float_array(s, strlen(s), stride, unit, b, why, nwhy)) return -1;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+/* The bounds of the COLLADA document data[0..len), in metres (its <asset>
+ * <unit meter="..."/>). The transforms of its scene's nodes and its
+ * <up_axis> are not applied (*moved is set when it has any). */
+static int dae_bounds(const char *path, const char *data, size_t len, lang_bounds *b,
+                      int *moved, char *why, size_t nwhy) {
+  int line, col;
+  if (has_dtd(data, len, &line, &col) < len) {
+    snprintf(why, nwhy, "the COLLADA file declares a document type or entities (line %d), which "
+             "are not read; remove the <!DOCTYPE ...>", line);
+    return -1;
+  }
+  X.reset_error();
+  xmlDocPtr doc = X.read_memory(data, (int)len, path, NULL, XML_FLAGS);
+  if (!doc) {
+    xmlErrorPtr e = X.last_error();
+    char msg[200] = "";
+    if (e && e->message) {
+      snprintf(msg, sizeof msg, "%s", e->message);
+      size_t n = strlen(msg);
+      while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = 0;
+    }
+    snprintf(why, nwhy, "the COLLADA file is malformed XML (line %d: %s); repair the mesh",
+             e && e->line > 0 ? e->line : 1, msg);
+    X.reset_error();
+    return -1;
+  }
+  int r = 0;
+  double unit = 1;
+  const xmlNode *root = X.root(doc), *asset = root ? child(root, "asset") : NULL;
+  const xmlNode *u = asset ? child(asset, "unit") : NULL, *up = asset ? child(asset, "up_axis") : NULL;
+  char *m = u ? attr(u, "meter") : NULL;
+  if (m) {
+    char *e;
+    unit = strtod(m, &e);
+    if (e == m || *e || !isfinite(unit) || unit <= 0) {
+      snprintf(why, nwhy, "the COLLADA <unit meter=\"%.40s\"> is not a positive number; repair "
+               "the mesh", m);
+      r = -1;
+    }
+    lg_free(m);
+  }
+  if (r == 0 && root) r = dae_meshes(root, unit, b, why, nwhy);
+  if (r == 0 && b->n == 0) {
+    snprintf(why, nwhy, "the COLLADA file has no <mesh> positions; give a mesh with triangles");
+    r = -1;
+  }
+  static const char *const tf[] = {"matrix", "translate", "rotate", "scale", "lookat", "skew"};
+  const xmlNode *lvs = root ? child(root, "library_visual_scenes") : NULL;
+  *moved = (lvs && has_elem(lvs->children, tf, 6)) ||
+           (up && up->children && up->children->content &&
+            !strstr((const char *)up->children->content, "Z_UP"));
+  X.free_doc(doc);
+  return r;
+}
+
+/* The box of the <mesh> element m in its visual's frame (centre c, edges
+ * e: its vertices' bounds times its scale); 0, or -1 with why[] for the
+ * note. *moved: a COLLADA file whose node transforms were not applied. */
+static int mesh_box(urdf *U, const xmlNode *m, double c[3], double e[3], int *moved, char *why,
+                    size_t nwhy) {
+  double sc[3] = {1, 1, 1};
+  *moved = 0;
+  char *s = attr(m, "scale");
+  if (s) {
+    const char *p = s;
+    int ok = 1;
+    for (int i = 0; i < 3 && ok; i++) {
+      char *end;
+      sc[i] = strtod(p, &end);
+      ok = end != p && isfinite(sc[i]);
+      p = end;
+    }
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    if (!ok || *p) snprintf(why, nwhy, "its scale=\"%.60s\" is not three finite numbers; write "
+                            "scale=\"sx sy sz\"", s);
+    lg_free(s);
+    if (!ok || *p) return -1;
+  }
+  char *fn = attr(m, "filename");
+  if (!fn) {
+    snprintf(why, nwhy, "the <mesh> has no filename; give filename=\"...\"");
+    return -1;
+  }
+  char *path = lang_mesh_resolve(U->file, fn, why, nwhy);
+  lg_free(fn);
+  if (!path) return -1;
+  lang_mesh_kind kind = lang_mesh_kind_of(path);
+  if (kind == MESH_UNKNOWN) {
+    snprintf(why, nwhy, "'%.300s' is not a .stl, .obj or .dae file; convert the mesh to one of "
+             "them", path);
+    lg_free(path);
+    return -1;
+  }
+  char *data = NULL;
+  size_t len = 0;
+  lang_bounds b;
+  lang_bounds_init(&b);
+  int r = lang_mesh_read(path, &data, &len, why, nwhy);
+  char inner[400];
+  if (r == 0)
+    r = kind == MESH_DAE ? dae_bounds(path, data, len, &b, moved, inner, sizeof inner)
+                         : lang_mesh_bounds(kind, data, len, &b, inner, sizeof inner);
+  if (r == 0)
+    for (int i = 0; i < 3 && r == 0; i++) {
+      c[i] = (b.lo[i] + b.hi[i]) / 2 * sc[i];
+      e[i] = (b.hi[i] - b.lo[i]) * fabs(sc[i]);
+      if (!isfinite(c[i]) || !isfinite(e[i])) {
+        snprintf(inner, sizeof inner, "its box is too large for a double; check the scale");
+        r = -1;
+      }
+    }
+  if (r != 0 && data) snprintf(why, nwhy, "'%.300s': %s", path, inner);
+  lg_free(data);
+  lg_free(path);
+  return r;
+}
+
 /* The <visual>s of link L as `draw` shapes in its frame, at their origin
  * (a turned origin gets a frame of its own, LINK_v1 ...): a box, a
- * cylinder (along the visual's z), a sphere; a mesh has no size the URDF
- * gives, so it is left out with a note. */
+ * cylinder (along the visual's z), a sphere, and a mesh as the box that
+ * holds its vertices (times its scale; its centre moves the box from the
+ * visual's origin along the visual's axes). A mesh that cannot be found or
+ * read is left out with a note that says why. */
 static lg_status write_visuals(urdf *U, const ulink *L) {
   int k = 0;
   for (const xmlNode *v = L->node->children; v; v = v->next) {
@@ -599,10 +814,24 @@ static lg_status write_visuals(urdf *U, const ulink *L) {
     const xmlNode *g = child(v, "geometry");
     const xmlNode *box = g ? child(g, "box") : NULL, *cyl = g ? child(g, "cylinder") : NULL;
     const xmlNode *sph = g ? child(g, "sphere") : NULL;
-    if (!box && !cyl && !sph) {
-      const xmlNode *mesh = g ? child(g, "mesh") : NULL;
-      add_note(U, line, col, "a <visual> of link '%s' is %s: not drawn (animate draws boxes, "
-               "cylinders and spheres)", L->urdf, mesh ? "a mesh" : "no box, cylinder or sphere");
+    const xmlNode *mesh = !box && !cyl && !sph && g ? child(g, "mesh") : NULL;
+    double mc[3] = {0, 0, 0}, msize[3] = {0, 0, 0};
+    if (mesh) {
+      char why[900];
+      int mline, mcol, moved = 0;
+      node_pos(U, mesh, &mline, &mcol);
+      if (mesh_box(U, mesh, mc, msize, &moved, why, sizeof why) != 0) {
+        if (U->oom || strcmp(why, "out of memory") == 0) return LG_ERR_NOMEM;
+        add_note(U, mline, mcol, "a <visual> of link '%s' is a mesh: not drawn (%s)", L->urdf,
+                 why);
+        continue;
+      }
+      if (moved)
+        add_note(U, mline, mcol, "the mesh of a <visual> of link '%s' is drawn as its box "
+                 "without its COLLADA scene's node transforms and up axis", L->urdf);
+    } else if (!box && !cyl && !sph) {
+      add_note(U, line, col, "a <visual> of link '%s' is no box, cylinder or sphere: not drawn "
+               "(animate draws boxes, cylinders, spheres, and meshes as boxes)", L->urdf);
       continue;
     }
     double xyz[3] = {0, 0, 0}, rpy[3] = {0, 0, 0}, size[3] = {0, 0, 0}, r = 0, len = 0;
@@ -626,20 +855,22 @@ static lg_status write_visuals(urdf *U, const ulink *L) {
       rpy_matrix(rpy, R);
       for (int i = 0; i < 3; i++) off[i] = R[i] * xyz[0] + R[3 + i] * xyz[1] + R[6 + i] * xyz[2];
     }
+    for (int i = 0; i < 3; i++) off[i] += mc[i];
     at[0] = 0;
     if (nonzero3(off))
       snprintf(at, sizeof at, " at %s, %s, %s", lg_fmt_double(n[0], off[0]),
                lg_fmt_double(n[1], off[1]), lg_fmt_double(n[2], off[2]));
-    if (box)
+    if (box || mesh) {
+      const double *e = box ? size : msize;
       emit(U, line, col, "draw box %s_o in %s size %s, %s, %s%s", L->name, frame,
-           lg_fmt_double(n[0], size[0]), lg_fmt_double(n[1], size[1]),
-           lg_fmt_double(n[2], size[2]), at);
-    else if (cyl)
+           lg_fmt_double(n[0], e[0]), lg_fmt_double(n[1], e[1]), lg_fmt_double(n[2], e[2]), at);
+    } else if (cyl) {
       emit(U, line, col, "draw cylinder %s_o in %s axis z radius %s length %s%s", L->name, frame,
            lg_fmt_double(n[0], r), lg_fmt_double(n[1], len), at);
-    else
+    } else {
       emit(U, line, col, "draw sphere %s_o in %s radius %s%s", L->name, frame,
            lg_fmt_double(n[0], r), at);
+    }
   }
   return LG_OK;
 }
@@ -828,20 +1059,16 @@ static lg_status urdf_to_text(const char *file, const char *src, size_t len, lan
     return LG_ERR_MODEL;
   }
   /* no DTD: no entities to expand, no external subset to fetch */
-  for (size_t i = 0, line = 1, ls = 0; i < len; i++) {
-    if (src[i] == '\n') line++, ls = i + 1;
-    if (src[i] == '<' && i + 2 < len && src[i + 1] == '!' &&
-        (src[i + 2] == 'D' || src[i + 2] == 'E' || src[i + 2] == 'd' || src[i + 2] == 'e')) {
-      lg_diag_set(diag, LG_ERR_MODEL, file, (int)line, (int)(i - ls) + 1,
-                  "a URDF may not declare a document type or entities (<!%.7s)", src + i + 2);
-      lg_diag_hint(diag, "remove the <!DOCTYPE ...> declaration");
-      return LG_ERR_MODEL;
-    }
+  int dl, dc;
+  size_t at = has_dtd(src, len, &dl, &dc);
+  if (at < len) {
+    lg_diag_set(diag, LG_ERR_MODEL, file, dl, dc,
+                "a URDF may not declare a document type or entities (<!%.7s)", src + at + 2);
+    lg_diag_hint(diag, "remove the <!DOCTYPE ...> declaration");
+    return LG_ERR_MODEL;
   }
   X.reset_error();
-  xmlDocPtr doc = X.read_memory(src, (int)len, file, NULL,
-                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-                                    XML_PARSE_BIG_LINES | XML_PARSE_NOCDATA);
+  xmlDocPtr doc = X.read_memory(src, (int)len, file, NULL, XML_FLAGS);
   if (!doc) {
     xmlErrorPtr e = X.last_error();
     char msg[300] = "malformed XML";

@@ -1,0 +1,59 @@
+/* lang_mesh.h - the bounding box of a URDF <mesh> (lang_mesh.c).
+ *
+ * A URDF `<visual>` that is a `<mesh filename="...">` is drawn as the
+ * axis-aligned box that holds the mesh's vertices (lang_urdf.c). This file
+ * finds the mesh file (a path relative to the URDF, `file://`, or
+ * `package://PKG/...` resolved as ROS would, without ROS), reads it with a
+ * size limit, and takes the bounds of its vertices from a binary or ASCII
+ * STL or a Wavefront OBJ; COLLADA (.dae) is XML, read by lang_urdf.c with
+ * the libxml2 it loads. Nothing here runs a program or writes a file: the
+ * file name is only opened for reading.
+ *
+ * Layer-internal.
+ */
+#ifndef LG_LANG_MESH_H
+#define LG_LANG_MESH_H
+
+#include <stddef.h>
+
+enum { LANG_MESH_MAX_BYTES = 64 << 20 }; /* a larger mesh file is not read */
+
+/* The box of the vertices seen so far (n of them). */
+typedef struct lang_bounds {
+  double lo[3], hi[3];
+  size_t n;
+} lang_bounds;
+
+void lang_bounds_init(lang_bounds *b);
+/* Adds a vertex; 0 when one of its coordinates is not finite. */
+int lang_bounds_add(lang_bounds *b, double x, double y, double z);
+
+typedef enum { MESH_UNKNOWN, MESH_STL, MESH_OBJ, MESH_DAE } lang_mesh_kind;
+/* The kind by the file name's extension (any case). */
+lang_mesh_kind lang_mesh_kind_of(const char *path);
+
+/* The path of the mesh `filename` of the URDF `urdf_file`: relative to the
+ * URDF's folder, `file://` absolute, `package://PKG/REST` from a folder PKG
+ * next to the URDF or up to three folders above it, or in a folder of
+ * ROS_PACKAGE_PATH. NULL with a reason and a fix in why[] when it cannot be
+ * found (or memory ran out: why is then "out of memory"). */
+char *lang_mesh_resolve(const char *urdf_file, const char *filename, char *why, size_t nwhy);
+
+/* The whole of the regular file `path` (at most LANG_MESH_MAX_BYTES; a
+ * FIFO, a device or a folder is refused without blocking), NUL-terminated,
+ * into *buf (free with lg_free). 0, or -1 with why[]. */
+int lang_mesh_read(const char *path, char **buf, size_t *len, char *why, size_t nwhy);
+
+/* The bounds of the vertices of an STL (binary: 84 + 50 n bytes exactly;
+ * ASCII: `vertex x y z`) or OBJ (`v x y z`) held in data[0..len). 0, or -1
+ * with why[] (malformed, no vertex, a coordinate not finite). */
+int lang_mesh_bounds(lang_mesh_kind kind, const char *data, size_t len, lang_bounds *b,
+                     char *why, size_t nwhy);
+
+/* The numbers of the text s[0..len) (blank-separated), every stride-th
+ * group's first three as a vertex, each times `unit` (COLLADA's
+ * <float_array>). 0, or -1 with why[]. */
+int lang_mesh_float_array(const char *s, size_t len, int stride, double unit, lang_bounds *b,
+                          char *why, size_t nwhy);
+
+#endif
