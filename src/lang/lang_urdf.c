@@ -755,10 +755,11 @@ static int mesh_box(urdf *U, const xmlNode *m, double c[3], double e[3], int *mo
       p = end;
     }
     while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-    if (!ok || *p) snprintf(why, nwhy, "its scale=\"%.60s\" is not three finite numbers; write "
-                            "scale=\"sx sy sz\"", s);
+    int bad = !ok || *p;
+    if (bad) snprintf(why, nwhy, "its scale=\"%.60s\" is not three finite numbers; write "
+                      "scale=\"sx sy sz\"", s);
     lg_free(s);
-    if (!ok || *p) return -1;
+    if (bad) return -1;
   }
   char *fn = attr(m, "filename");
   if (!fn) {
