@@ -320,9 +320,10 @@ int lang_mesh_bounds(lang_mesh_kind kind, const char *data, size_t len, lang_bou
     int solid = len - k >= 5 && strncasecmp(data + k, "solid", 5) == 0;
     if (len >= 84 && 84 + 50 * n == (uint64_t)len) {
       r = stl_binary((const unsigned char *)data, len, b, why, nwhy);
-    } else if (solid) {
-      r = stl_ascii(data, len, b, why, nwhy);
+    } else if (solid && ((r = stl_ascii(data, len, b, why, nwhy)) != 0 || b->n > 0 || len < 84)) {
+      /* an ASCII STL (or a short file that starts as one) */
     } else {
+      /* not binary, and "solid" without a vertex: a binary STL of the wrong size */
       if (len < 84)
         snprintf(why, nwhy, "the STL has %zu bytes: too short for a binary STL (84 at least) and "
                  "not an ASCII one (`solid ...`); repair the mesh", len);
