@@ -227,6 +227,22 @@ with tempfile.TemporaryDirectory() as tmp:
           and "far_pkg" in r.stderr and "ROS_PACKAGE_PATH" in r.stderr,
           "a package not found is a note naming ROS_PACKAGE_PATH", r.stderr[-600:])
 
+    # a COLLADA scene that moves its node: drawn without the transform, with a note
+    moved = dae(TRIS, "1").replace("</COLLADA>", '<library_visual_scenes><visual_scene id="s">'
+                                   '<node><matrix>1 0 0 5 0 1 0 0 0 0 1 0 0 0 0 1</matrix>'
+                                   '<instance_geometry url="#g"/></node></visual_scene>'
+                                   '</library_visual_scenes></COLLADA>')
+    put(os.path.join(udir, "moved.dae"), moved)
+    murdf = put(os.path.join(udir, "moved.urdf"), robot([visual("moved.dae")]))
+    mhtml = os.path.join(tmp, "moved.html")
+    r = run(BIN, "animate", murdf, "--tf", "0.01", "--out", mhtml)
+    sh = shapes_of(mhtml) if r.returncode == 0 else None
+    size, at = want_box(LO, HI)
+    check(sh and len(sh) == 1 and close(sh[0]["size"], size) and close(sh[0]["at"], at) and
+          "moved.urdf:4:19: note: the mesh of a <visual> of link 'b' is drawn as its box without "
+          "its COLLADA scene's node transforms" in r.stderr,
+          "a COLLADA node transform is not applied, and a note says so", (sh, r.stderr[-500:]))
+
     # ---- meshes that cannot be read: a note each, at the <mesh>'s line:col --------------
     bad = os.path.join(tmp, "bad")
     os.makedirs(os.path.join(bad, "folder.stl"))
