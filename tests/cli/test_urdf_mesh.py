@@ -152,6 +152,21 @@ def visual(filename, xyz=None, rpy=None, scale=None):
     return '<visual>%s<geometry><mesh filename="%s"%s/></geometry></visual>' % (o, filename, sc)
 
 
+# the example robot of the tests (tests/cli/urdf/mesh_arm.urdf): its upper
+# arm's OBJ spans 0.1 x 0.1 x 0.5 from z = 0, its forearm's ASCII STL
+# 0.08 x 0.08 x 0.4 from z = 0, turned over (rpy pi 0 0) at z = 0.4: the
+# box's centre is at z = 0.4 - 0.2 along the link, -0.2 along the visual's z
+with tempfile.TemporaryDirectory() as tmp:
+    html = os.path.join(tmp, "arm.html")
+    r = run(BIN, "animate", os.path.join(ROOT, "tests", "cli", "urdf", "mesh_arm.urdf"), "--tf",
+            "0.05", "--out", html)
+    sh = shapes_of(html) if r.returncode == 0 else None
+    want = [([0.1, 0.1, 0.5], [0, 0, 0.25]), ([0.08, 0.08, 0.4], [0, 0, -0.2])]
+    check(sh is not None and len(sh) == 2 and
+          all(close(x["size"], w[0]) and close(x["at"], w[1]) for x, w in zip(sh, want)) and
+          " note: " not in r.stderr, "tests/cli/urdf/mesh_arm.urdf: its OBJ and STL as boxes",
+          (sh, r.stderr[-400:]))
+
 with tempfile.TemporaryDirectory() as tmp:
     # the layout: tmp/ws/src/robot_pkg/{urdf/robot.urdf, meshes/...}, a package
     # next to the URDF (tmp/ws/src/robot_pkg/urdf/near_pkg), one on
