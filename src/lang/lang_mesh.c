@@ -347,8 +347,8 @@ int lang_mesh_bounds(lang_mesh_kind kind, const char *data, size_t len, lang_bou
   return r;
 }
 
-int lang_mesh_float_array(const char *s, size_t len, int stride, double unit, lang_bounds *b,
-                          char *why, size_t nwhy) {
+int lang_mesh_float_array(const char *s, size_t len, int stride, double unit, const double *M,
+                          lang_bounds *b, char *why, size_t nwhy) {
   if (stride < 3) {
     snprintf(why, nwhy, "the COLLADA positions' stride %d is less than 3; repair the mesh",
              stride);
@@ -365,8 +365,14 @@ int lang_mesh_float_array(const char *s, size_t len, int stride, double unit, la
       return -1;
     }
     int c = (int)(count++ % (size_t)stride);
-    if (c < 3) v[c] = d * unit;
-    if (c == 2 && !lang_bounds_add(b, v[0], v[1], v[2])) {
+    if (c < 3) v[c] = d;
+    if (c == 2 && M) {
+      double w[3];
+      for (int i = 0; i < 3; i++)
+        w[i] = M[4 * i] * v[0] + M[4 * i + 1] * v[1] + M[4 * i + 2] * v[2] + M[4 * i + 3];
+      memcpy(v, w, sizeof w);
+    }
+    if (c == 2 && !lang_bounds_add(b, v[0] * unit, v[1] * unit, v[2] * unit)) {
       snprintf(why, nwhy, "a COLLADA position is not finite; repair the mesh");
       return -1;
     }

@@ -51,9 +51,10 @@ int lang_mesh_bounds(lang_mesh_kind kind, const char *data, size_t len, lang_bou
                      char *why, size_t nwhy);
 
 /* The numbers of the text s[0..len) (blank-separated), every stride-th
- * group's first three as a vertex, each times `unit` (COLLADA's
- * <float_array>). 0, or -1 with why[]. */
-int lang_mesh_float_array(const char *s, size_t len, int stride, double unit, lang_bounds *b,
-                          char *why, size_t nwhy);
+ * group's first three as a vertex p, added as unit * (M p) (M: a 4x4
+ * matrix by rows, applied to (p, 1); NULL: none) (COLLADA's <float_array>
+ * in its node's transform). 0, or -1 with why[]. */
+int lang_mesh_float_array(const char *s, size_t len, int stride, double unit, const double *M,
+                          lang_bounds *b, char *why, size_t nwhy);
 
 #endif

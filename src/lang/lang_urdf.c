@@ -624,27 +624,16 @@ static int attr_is(const xmlNode *n, const char *a, const char *want) {
   return r;
 }
 
-/* Is there an element named one of names[] at or below n? (libxml2 keeps
- * the depth under 256 without XML_PARSE_HUGE.) */
-static int has_elem(const xmlNode *n, const char *const *names, int k) {
-  for (; n; n = n->next) {
-    if (n->type != XML_ELEMENT_NODE) continue;
-    for (int i = 0; i < k; i++)
-      if (is_elem(n, names[i])) return 1;
-    if (has_elem(n->children, names, k)) return 1;
-  }
-  return 0;
-}
-
 /* The positions of every <mesh> at or below n: each <vertices>' <input
  * semantic="POSITION" source="#ID"/> names the mesh's <source id="ID">,
  * whose <float_array> holds them (`stride` numbers a vertex, its accessor's
  * stride, default 3). */
-static int dae_meshes(const xmlNode *n, double unit, lang_bounds *b, char *why, size_t nwhy) {
+static int dae_meshes(const xmlNode *n, double unit, const double *M, lang_bounds *b, char *why,
+                      size_t nwhy) {
   for (; n; n = n->next) {
     if (n->type != XML_ELEMENT_NODE) continue;
     if (!is_elem(n, "mesh")) {
-      if (dae_meshes(n->children, unit, b, why, nwhy)) return -1;
+      if (dae_meshes(n->children, unit, M, b, why, nwhy)) return -1;
       continue;
     }
     for (const xmlNode *v = n->children; v; v = v->next) {
@@ -674,7 +663,7 @@ static int dae_meshes(const xmlNode *n, double unit, lang_bounds *b, char *why, 
         for (const xmlNode *t = fa->children; t; t = t->next) {
           if (t->type != XML_TEXT_NODE || !t->content) continue;
           const char *s = (const char *)t->content;
-          if (lang_mesh_float_array(s, strlen(s), stride, unit, b, why, nwhy)) return -1;
+          if (lang_mesh_float_array(s, strlen(s), stride, unit, M, b, why, nwhy)) return -1;
         }
       }
     }
@@ -682,12 +671,107 @@ static int dae_meshes(const xmlNode *n, double unit, lang_bounds *b, char *why, 
   return 0;
 }
 
+/* A COLLADA scene: its nodes' transforms composed down the tree (each
+ * node's <matrix>, <translate>, <rotate> and <scale> in order), applied to
+ * the geometries its <instance_geometry>s name. */
+typedef struct dae_walk {
+  const xmlNode *geometries; /* <library_geometries> */
+  double unit;
+  lang_bounds *b;
+  char *why;
+  size_t nwhy;
+  int instances, skipped; /* skipped: <lookat>, <skew>, <instance_node> not applied */
+} dae_walk;
+
+/* The k numbers of n's text (0: not exactly k finite numbers). */
+static int dae_numbers(const xmlNode *n, double *v, int k) {
+  const xmlNode *t = n->children;
+  if (!t || t->type != XML_TEXT_NODE || !t->content || t->next) return 0;
+  const char *p = (const char *)t->content;
+  for (int i = 0; i < k; i++) {
+    char *e;
+    v[i] = strtod(p, &e);
+    if (e == p || !isfinite(v[i])) return 0;
+    p = e;
+  }
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+  return *p == 0;
+}
+
+static void mat_mul(double M[16], const double T[16]) {
+  double R[16];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) {
+      R[4 * i + j] = 0;
+      for (int k = 0; k < 4; k++) R[4 * i + j] += M[4 * i + k] * T[4 * k + j];
+    }
+  memcpy(M, R, sizeof R);
+}
+
+static int dae_node(dae_walk *w, const xmlNode *node, const double P[16], int depth) {
+  double M[16], v[16];
+  memcpy(M, P, sizeof M);
+  if (depth > 300) return 0;
+  for (const xmlNode *c = node->children; c; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE) continue;
+    double T[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    if (is_elem(c, "matrix") && dae_numbers(c, v, 16)) {
+      memcpy(T, v, sizeof T);
+    } else if (is_elem(c, "translate") && dae_numbers(c, v, 3)) {
+      T[3] = v[0], T[7] = v[1], T[11] = v[2];
+    } else if (is_elem(c, "scale") && dae_numbers(c, v, 3)) {
+      T[0] = v[0], T[5] = v[1], T[10] = v[2];
+    } else if (is_elem(c, "rotate") && dae_numbers(c, v, 4)) {
+      /* about the axis (x, y, z) by an angle in degrees (Rodrigues) */
+      double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), a = v[3] * LG_PI / 180;
+      if (n == 0) continue;
+      double x = v[0] / n, y = v[1] / n, z = v[2] / n, C = cos(a), S = sin(a), D = 1 - C;
+      double R[16] = {C + x * x * D,     x * y * D - z * S, x * z * D + y * S, 0,
+                      y * x * D + z * S, C + y * y * D,     y * z * D - x * S, 0,
+                      z * x * D - y * S, z * y * D + x * S, C + z * z * D,     0,
+                      0,                 0,                 0,                 1};
+      memcpy(T, R, sizeof T);
+    } else if (is_elem(c, "matrix") || is_elem(c, "translate") || is_elem(c, "scale") ||
+               is_elem(c, "rotate") || is_elem(c, "lookat") || is_elem(c, "skew")) {
+      w->skipped = 1;
+      continue;
+    } else {
+      continue;
+    }
+    mat_mul(M, T);
+  }
+  for (const xmlNode *c = node->children; c; c = c->next) {
+    if (is_elem(c, "node")) {
+      if (dae_node(w, c, M, depth + 1)) return -1;
+    } else if (is_elem(c, "instance_node")) {
+      w->skipped = 1;
+    } else if (is_elem(c, "instance_geometry")) {
+      char *url = attr(c, "url");
+      const xmlNode *g = NULL;
+      for (const xmlNode *k = w->geometries ? w->geometries->children : NULL;
+           k && url && url[0] == '#' && !g; k = k->next)
+        if (is_elem(k, "geometry") && attr_is(k, "id", url + 1)) g = k;
+      lg_free(url);
+      if (!g) {
+        w->skipped = 1;
+        continue;
+      }
+      w->instances++;
+      if (dae_meshes(g->children, w->unit, M, w->b, w->why, w->nwhy)) return -1;
+    }
+  }
+  return 0;
+}
+
 /* The bounds of the COLLADA document data[0..len), in metres (its <asset>
- * <unit meter="..."/>). The transforms of its scene's nodes and its
- * <up_axis> are not applied (*moved is set when it has any). */
+ * <unit meter="..."/>): the geometries its scene instances, each in its
+ * node's transform; without a scene that instances one, every geometry
+ * as it is. *moved: 1 when its <up_axis> is not Z_UP (not applied), 2 when
+ * a <lookat>, <skew> or <instance_node> was not applied. */
 static int dae_bounds(const char *path, const char *data, size_t len, lang_bounds *b,
                       int *moved, char *why, size_t nwhy) {
   int line, col;
+  *moved = 0;
   if (has_dtd(data, len, &line, &col) < len) {
     snprintf(why, nwhy, "the COLLADA file declares a document type or entities (line %d), which "
              "are not read; remove the <!DOCTYPE ...>", line);
@@ -723,16 +807,32 @@ static int dae_bounds(const char *path, const char *data, size_t len, lang_bound
     }
     lg_free(m);
   }
-  if (r == 0 && root) r = dae_meshes(root, unit, b, why, nwhy);
+  dae_walk w = {root ? child(root, "library_geometries") : NULL, unit, b, why, nwhy, 0, 0};
+  /* the scene: <scene><instance_visual_scene url="#ID"/>, else the first */
+  const xmlNode *lvs = root ? child(root, "library_visual_scenes") : NULL, *vs = NULL;
+  const xmlNode *sc = root ? child(root, "scene") : NULL;
+  const xmlNode *ivs = sc ? child(sc, "instance_visual_scene") : NULL;
+  char *url = ivs ? attr(ivs, "url") : NULL;
+  for (const xmlNode *k = lvs ? lvs->children : NULL; k && !vs; k = k->next)
+    if (is_elem(k, "visual_scene") && (!url || (url[0] == '#' && attr_is(k, "id", url + 1))))
+      vs = k;
+  lg_free(url);
+  if (!vs && lvs) vs = child(lvs, "visual_scene");
+  static const double I[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  for (const xmlNode *k = vs ? vs->children : NULL; k && r == 0; k = k->next)
+    if (is_elem(k, "node")) r = dae_node(&w, k, I, 0);
+  if (r == 0 && w.instances == 0 && root) {
+    lang_bounds_init(b);
+    w.skipped = 0;
+    r = dae_meshes(root, unit, NULL, b, why, nwhy);
+  }
   if (r == 0 && b->n == 0) {
     snprintf(why, nwhy, "the COLLADA file has no <mesh> positions; give a mesh with triangles");
     r = -1;
   }
-  static const char *const tf[] = {"matrix", "translate", "rotate", "scale", "lookat", "skew"};
-  const xmlNode *lvs = root ? child(root, "library_visual_scenes") : NULL;
-  *moved = (lvs && has_elem(lvs->children, tf, 6)) ||
-           (up && up->children && up->children->content &&
-            !strstr((const char *)up->children->content, "Z_UP"));
+  const char *ua = up && up->children && up->children->type == XML_TEXT_NODE
+                       ? (const char *)up->children->content : NULL;
+  *moved = (ua && !strstr(ua, "Z_UP")) | (w.skipped ? 2 : 0);
   X.free_doc(doc);
   return r;
 }
@@ -829,7 +929,11 @@ static lg_status write_visuals(urdf *U, const ulink *L) {
       }
       if (moved)
         add_note(U, mline, mcol, "the mesh of a <visual> of link '%s' is drawn as its box "
-                 "without its COLLADA scene's node transforms and up axis", L->urdf);
+                 "without its COLLADA file's %s", L->urdf,
+                 moved == 1   ? "<up_axis> (Z_UP is assumed)"
+                 : moved == 2 ? "<lookat>, <skew> or <instance_node> transforms"
+                              : "<up_axis> (Z_UP is assumed) and <lookat>, <skew> or "
+                                "<instance_node> transforms");
     } else if (!box && !cyl && !sph) {
       add_note(U, line, col, "a <visual> of link '%s' is no box, cylinder or sphere: not drawn "
                "(animate draws boxes, cylinders, spheres, and meshes as boxes)", L->urdf);

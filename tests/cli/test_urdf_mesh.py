@@ -242,21 +242,50 @@ with tempfile.TemporaryDirectory() as tmp:
           and "far_pkg" in r.stderr and "ROS_PACKAGE_PATH" in r.stderr,
           "a package not found is a note naming ROS_PACKAGE_PATH", r.stderr[-600:])
 
-    # a COLLADA scene that moves its node: drawn without the transform, with a note
-    moved = dae(TRIS, "1").replace("</COLLADA>", '<library_visual_scenes><visual_scene id="s">'
-                                   '<node><matrix>1 0 0 5 0 1 0 0 0 0 1 0 0 0 0 1</matrix>'
-                                   '<instance_geometry url="#g"/></node></visual_scene>'
-                                   '</library_visual_scenes></COLLADA>')
-    put(os.path.join(udir, "moved.dae"), moved)
-    murdf = put(os.path.join(udir, "moved.urdf"), robot([visual("moved.dae")]))
+    # a COLLADA scene: nested nodes whose transforms compose (translate, rotate
+    # in degrees, scale, matrix by rows), the geometry instanced twice, in cm
+    def mmul(A, B):
+        return [[sum(A[i][k] * B[k][j] for k in range(4)) for j in range(4)] for i in range(4)]
+
+    def tr(x, y, z):
+        return [[1, 0, 0, x], [0, 1, 0, y], [0, 0, 1, z], [0, 0, 0, 1]]
+    rz90 = [[0, -1, 0, 0], [1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+    M = mmul(mmul(mmul(tr(0, 0, 10), rz90), [[2, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0],
+                                             [0, 0, 0, 1]]), tr(5, 0, 0))
+    pts = [v for t in TRIS for v in t]
+    moved_pts = pts + [[sum(M[i][k] * (list(v) + [1])[k] for k in range(4)) for i in range(3)]
+                       for v in pts]
+    mlo = [min(p[i] for p in moved_pts) for i in range(3)]
+    mhi = [max(p[i] for p in moved_pts) for i in range(3)]
+    scene = ('<library_visual_scenes><visual_scene id="other"/><visual_scene id="s">'
+             '<node><instance_geometry url="#g"/></node>'
+             '<node><translate>0 0 10</translate><rotate>0 0 2 90</rotate>'
+             '<node><scale>2 1 1</scale><matrix>1 0 0 5 0 1 0 0 0 0 1 0 0 0 0 1</matrix>'
+             '<instance_geometry url="#g"/></node></node></visual_scene>'
+             '</library_visual_scenes><scene><instance_visual_scene url="#s"/></scene>')
+    put(os.path.join(udir, "moved.dae"), dae(TRIS, "0.01").replace("</COLLADA>",
+                                                                   scene + "</COLLADA>"))
+    # Y_UP and an <instance_node>: drawn as if Z_UP, without that node, with a note
+    put(os.path.join(udir, "yup.dae"), dae(TRIS, "1").replace("Z_UP", "Y_UP").replace(
+        "</COLLADA>", '<library_visual_scenes><visual_scene id="s"><node>'
+        '<instance_geometry url="#g"/><instance_node url="#n"/></node></visual_scene>'
+        '</library_visual_scenes></COLLADA>'))
+    murdf = put(os.path.join(udir, "moved.urdf"), robot([visual("moved.dae"),
+                                                         visual("yup.dae")]))
     mhtml = os.path.join(tmp, "moved.html")
     r = run(BIN, "animate", murdf, "--tf", "0.01", "--out", mhtml)
     sh = shapes_of(mhtml) if r.returncode == 0 else None
+    size, at = want_box(mlo, mhi, unit=0.01)
+    check(sh and len(sh) == 2 and close(sh[0]["size"], size) and close(sh[0]["at"], at) and
+          "moved.urdf:4:" not in r.stderr,
+          "COLLADA: the scene's node transforms composed down the tree, each instance counted",
+          (sh, size, at, r.stderr[-500:]))
     size, at = want_box(LO, HI)
-    check(sh and len(sh) == 1 and close(sh[0]["size"], size) and close(sh[0]["at"], at) and
-          "moved.urdf:4:19: note: the mesh of a <visual> of link 'b' is drawn as its box without "
-          "its COLLADA scene's node transforms" in r.stderr,
-          "a COLLADA node transform is not applied, and a note says so", (sh, r.stderr[-500:]))
+    check(sh and len(sh) == 2 and close(sh[1]["size"], size) and close(sh[1]["at"], at) and
+          "moved.urdf:5:19: note: the mesh of a <visual> of link 'b' is drawn as its box without "
+          "its COLLADA file's <up_axis> (Z_UP is assumed) and <lookat>, <skew> or <instance_node>"
+          in r.stderr, "COLLADA: Y_UP and an <instance_node> are not applied, and a note says so",
+          (sh, r.stderr[-500:]))
 
     # ---- meshes that cannot be read: a note each, at the <mesh>'s line:col --------------
     bad = os.path.join(tmp, "bad")

@@ -1,7 +1,7 @@
 /* test_lang_mesh.c - the bounding box of a URDF mesh (lang_mesh.c): binary
  * and ASCII STL, OBJ and COLLADA float arrays against the boxes of
  * vertices written here; every prefix and thousands of byte mutations of
- * each sample read from exact-size heap copies (ASan catches a read past
+ * each sample read from exact-size heap copies, a COLLADA node's matrix (ASan catches a read past
  * the end: the parsers may not rely on a NUL); where filename resolves
  * (relative, file://, package:// next to and above the URDF, and through
  * ROS_PACKAGE_PATH); the bounded reader refuses folders, FIFOs (without
@@ -62,7 +62,7 @@ static int floats(const void *src, size_t len, int stride, double unit, lang_bou
   char *c = lg_malloc(len ? len : 1);
   if (len) memcpy(c, src, len);
   lang_bounds_init(b);
-  int r = lang_mesh_float_array(c, len, stride, unit, b, why, 300);
+  int r = lang_mesh_float_array(c, len, stride, unit, NULL, b, why, 300);
   lg_free(c);
   return r;
 }
@@ -158,6 +158,17 @@ int main(void) {
     for (int i = 0; i < 3; i++) {
       CHECK_NEAR(b.lo[i], lo[i], 1e-18);
       CHECK_NEAR(b.hi[i], hi[i], 1e-18);
+    }
+  }
+  {
+    /* (x, y, z) -> (-y + 1, 2x, z - 3): the box of the images of V's corners */
+    static const double M[16] = {0, -1, 0, 1, 2, 0, 0, 0, 0, 0, 1, -3, 0, 0, 0, 1};
+    lang_bounds_init(&b);
+    CHECK(lang_mesh_float_array(FLOATS, strlen(FLOATS), 4, 10, M, &b, why, sizeof why) == 0);
+    const double lo[3] = {-30, -20, -25}, hi[3] = {-10, 60, -15};
+    for (int i = 0; i < 3; i++) {
+      CHECK_NEAR(b.lo[i], lo[i], 1e-15);
+      CHECK_NEAR(b.hi[i], hi[i], 1e-15);
     }
   }
   CHECK(floats(FLOATS, strlen(FLOATS), 2, 1, &b, why) != 0 && strstr(why, "stride 2"));
