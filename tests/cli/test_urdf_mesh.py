@@ -287,6 +287,14 @@ with tempfile.TemporaryDirectory() as tmp:
           in r.stderr, "COLLADA: Y_UP and an <instance_node> are not applied, and a note says so",
           (sh, r.stderr[-500:]))
 
+    if SAN and os.path.exists(SAN):
+        for u in (urdf, murdf):
+            r = run(SAN, "animate", u, "--tf", "0.01", "--out", os.path.join(tmp, "san.html"),
+                    env={"ROS_PACKAGE_PATH": far})
+            check(r.returncode == 0 and "Sanitizer" not in r.stderr and "ERROR" not in r.stderr,
+                  "sanitized: %s's meshes read without a report" % os.path.basename(u),
+                  r.stderr[-600:])
+
     # ---- meshes that cannot be read: a note each, at the <mesh>'s line:col --------------
     bad = os.path.join(tmp, "bad")
     os.makedirs(os.path.join(bad, "folder.stl"))
