@@ -287,6 +287,16 @@ with tempfile.TemporaryDirectory() as tmp:
           in r.stderr, "COLLADA: Y_UP and an <instance_node> are not applied, and a note says so",
           (sh, r.stderr[-500:]))
 
+    # a model that imports the URDF: its meshes are found from the URDF's folder
+    lag = put(os.path.join(tmp, "imports.lag"), 'import "ws/src/robot_pkg/urdf/moved.urdf"\n'
+              'initial j = 0.1\n')
+    r = run(BIN, "animate", lag, "--tf", "0.01", "--out", mhtml)
+    sh2 = shapes_of(mhtml) if r.returncode == 0 else None
+    check(sh2 is not None and sh is not None and [x["size"] for x in sh2] ==
+          [x["size"] for x in sh] and "moved.urdf:5:19: note:" in r.stderr,
+          "import \"...urdf\" in a model: meshes relative to the URDF's folder, notes at its "
+          "line:col", (sh2, r.stderr[-400:]))
+
     if SAN and os.path.exists(SAN):
         for u in (urdf, murdf):
             r = run(SAN, "animate", u, "--tf", "0.01", "--out", os.path.join(tmp, "san.html"),
