@@ -384,3 +384,60 @@ int lang_mesh_float_array(const char *s, size_t len, int stride, double unit, co
   }
   return 0;
 }
+
+/* ---- the box --------------------------------------------------------------------- */
+int lang_mesh_box(const char *urdf_file, const char *fn, const char *s, double c[3], double e[3],
+                  int *moved, char *why, size_t nwhy) {
+  double sc[3] = {1, 1, 1};
+  *moved = 0;
+  if (s) {
+    const char *p = s;
+    int ok = 1;
+    for (int i = 0; i < 3 && ok; i++) {
+      char *end;
+      sc[i] = strtod(p, &end);
+      ok = end != p && isfinite(sc[i]);
+      p = end;
+    }
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    int bad = !ok || *p;
+    if (bad) snprintf(why, nwhy, "its scale=\"%.60s\" is not three finite numbers; write "
+                      "scale=\"sx sy sz\"", s);
+    if (bad) return -1;
+  }
+  if (!fn) {
+    snprintf(why, nwhy, "the <mesh> has no filename; give filename=\"...\"");
+    return -1;
+  }
+  char *path = lang_mesh_resolve(urdf_file, fn, why, nwhy);
+  if (!path) return -1;
+  lang_mesh_kind kind = lang_mesh_kind_of(path);
+  if (kind == MESH_UNKNOWN) {
+    snprintf(why, nwhy, "'%.300s' is not a .stl, .obj or .dae file; convert the mesh to one of "
+             "them", path);
+    lg_free(path);
+    return -1;
+  }
+  char *data = NULL;
+  size_t len = 0;
+  lang_bounds b;
+  lang_bounds_init(&b);
+  int r = lang_mesh_read(path, &data, &len, why, nwhy);
+  char inner[400];
+  if (r == 0)
+    r = kind == MESH_DAE ? lang_mesh_dae_bounds(path, data, len, &b, moved, inner, sizeof inner)
+                         : lang_mesh_bounds(kind, data, len, &b, inner, sizeof inner);
+  if (r == 0)
+    for (int i = 0; i < 3 && r == 0; i++) {
+      c[i] = (b.lo[i] + b.hi[i]) / 2 * sc[i];
+      e[i] = (b.hi[i] - b.lo[i]) * fabs(sc[i]);
+      if (!isfinite(c[i]) || !isfinite(e[i])) {
+        snprintf(inner, sizeof inner, "its box is too large for a double; check the scale");
+        r = -1;
+      }
+    }
+  if (r != 0 && data) snprintf(why, nwhy, "'%.300s': %s", path, inner);
+  lg_free(data);
+  lg_free(path);
+  return r;
+}

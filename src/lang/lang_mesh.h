@@ -5,8 +5,8 @@
  * finds the mesh file (a path relative to the URDF, `file://`, or
  * `package://PKG/...` resolved as ROS would, without ROS), reads it with a
  * size limit, and takes the bounds of its vertices from a binary or ASCII
- * STL or a Wavefront OBJ; COLLADA (.dae) is XML, read by lang_urdf.c with
- * the libxml2 it loads. Nothing here runs a program or writes a file: the
+ * STL, a Wavefront OBJ or COLLADA (.dae: XML, read in lang_mesh_dae.c with
+ * the libxml2 that lang_urdf.c loads). Nothing here runs a program or writes a file: the
  * file name is only opened for reading.
  *
  * Layer-internal.
@@ -56,5 +56,23 @@ int lang_mesh_bounds(lang_mesh_kind kind, const char *data, size_t len, lang_bou
  * in its node's transform). 0, or -1 with why[]. */
 int lang_mesh_float_array(const char *s, size_t len, int stride, double unit, const double *M,
                           lang_bounds *b, char *why, size_t nwhy);
+
+/* The bounds of the COLLADA document data[0..len) in metres (its <asset>
+ * <unit meter="..."/>): the positions every <vertices> names (<input
+ * semantic="POSITION">), of the geometries its scene instances, each in
+ * its nodes' <matrix>, <translate>, <rotate> and <scale> composed down the
+ * tree (lang_mesh_dae.c, with libxml2). *moved: 1 when its <up_axis> is not
+ * Z_UP (not applied), 2 when a <lookat>, <skew> or <instance_node> was not
+ * applied (3: both). 0, or -1 with why[]. */
+int lang_mesh_dae_bounds(const char *path, const char *data, size_t len, lang_bounds *b,
+                         int *moved, char *why, size_t nwhy);
+
+/* The box of the URDF <mesh filename="fn" scale="s"/> of `urdf_file` (fn,
+ * s: NULL when absent) in its visual's frame: centre c and edges e, the
+ * bounds of its vertices times the scale. 0, or -1 with why[] (what is
+ * wrong and how to fix it; "out of memory" when memory ran out). *moved as
+ * for lang_mesh_dae_bounds. */
+int lang_mesh_box(const char *urdf_file, const char *fn, const char *s, double c[3], double e[3],
+                  int *moved, char *why, size_t nwhy);
 
 #endif

@@ -17,12 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-#include <libxml/xmlerror.h>
-
 #include "lang_ast.h"
 #include "lang_mesh.h"
+#include "lang_xml.h"
 
 enum {
   URDF_MAX_BYTES = 16 << 20, /* a URDF larger than this is refused */
@@ -30,18 +27,7 @@ enum {
 };
 
 /* ---- libxml2, loaded on first use ------------------------------------------------- */
-static struct {
-  xmlDocPtr (*read_memory)(const char *, int, const char *, const char *, int);
-  void (*free_doc)(xmlDocPtr);
-  xmlNodePtr (*root)(const xmlDoc *);
-  xmlChar *(*get_prop)(const xmlNode *, const xmlChar *);
-  long (*line_no)(const xmlNode *);
-  xmlErrorPtr (*last_error)(void);
-  void (*reset_error)(void);
-  xmlFreeFunc *free;
-  int ok;
-  char why[200];
-} X;
+static lang_xml_api X;
 static pthread_once_t x_once = PTHREAD_ONCE_INIT;
 
 static void x_open(void) {
@@ -72,9 +58,14 @@ static void x_open(void) {
   X.ok = 1; /* the handle stays open for the process's life */
 }
 
+const lang_xml_api *lang_xml(void) {
+  pthread_once(&x_once, x_open);
+  return &X;
+}
+
 /* The offset of the first "<!D" or "<!E" (any case) of src, at line:col
  * (len: none). XML read here may declare no document type and no entity. */
-static size_t has_dtd(const char *src, size_t len, int *line, int *col) {
+size_t lang_xml_has_dtd(const char *src, size_t len, int *line, int *col) {
   for (size_t i = 0, ln = 1, ls = 0; i < len; i++) {
     if (src[i] == '\n') ln++, ls = i + 1;
     if (src[i] == '<' && i + 2 < len && src[i + 1] == '!' &&
@@ -86,11 +77,6 @@ static size_t has_dtd(const char *src, size_t len, int *line, int *col) {
   }
   return len;
 }
-
-enum {
-  XML_FLAGS = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES |
-              XML_PARSE_NOCDATA
-};
 
 /* ---- the reader's state ------------------------------------------------------------- */
 typedef enum { J_REVOLUTE, J_CONTINUOUS, J_PRISMATIC, J_FIXED, J_FLOATING, J_PLANAR } jtype;
@@ -607,299 +593,6 @@ static void write_link_mass(urdf *U, const ulink *L) {
          L->name, n[0], n[1], n[2], n[3], n[4], n[5]);
 }
 
-/* ---- a mesh's bounding box -------------------------------------------------------- */
-/* Attribute `a` of n as a string of our own (NULL: absent or no memory). */
-static char *attr(const xmlNode *n, const char *a) {
-  xmlChar *v = X.get_prop(n, (const xmlChar *)a);
-  if (!v) return NULL;
-  char *r = lg_strdup((const char *)v);
-  (*X.free)(v);
-  return r;
-}
-
-static int attr_is(const xmlNode *n, const char *a, const char *want) {
-  char *v = attr(n, a);
-  int r = v && strcmp(v, want) == 0;
-  lg_free(v);
-  return r;
-}
-
-/* The positions of every <mesh> at or below n: each <vertices>' <input
- * semantic="POSITION" source="#ID"/> names the mesh's <source id="ID">,
- * whose <float_array> holds them (`stride` numbers a vertex, its accessor's
- * stride, default 3). */
-static int dae_meshes(const xmlNode *n, double unit, const double *M, lang_bounds *b, char *why,
-                      size_t nwhy) {
-  for (; n; n = n->next) {
-    if (n->type != XML_ELEMENT_NODE) continue;
-    if (!is_elem(n, "mesh")) {
-      if (dae_meshes(n->children, unit, M, b, why, nwhy)) return -1;
-      continue;
-    }
-    for (const xmlNode *v = n->children; v; v = v->next) {
-      if (!is_elem(v, "vertices")) continue;
-      for (const xmlNode *in = v->children; in; in = in->next) {
-        if (!is_elem(in, "input") || !attr_is(in, "semantic", "POSITION")) continue;
-        char *src = attr(in, "source");
-        const xmlNode *S = NULL;
-        for (const xmlNode *c = n->children; c && src && src[0] == '#'; c = c->next)
-          if (is_elem(c, "source") && attr_is(c, "id", src + 1)) S = c;
-        lg_free(src);
-        const xmlNode *fa = S ? child(S, "float_array") : NULL;
-        if (!fa) {
-          snprintf(why, nwhy, "a COLLADA <vertices> names no <source> with a <float_array> of "
-                   "positions; repair the mesh");
-          return -1;
-        }
-        int stride = 3;
-        const xmlNode *tc = child(S, "technique_common"), *acc = tc ? child(tc, "accessor") : NULL;
-        char *st = acc ? attr(acc, "stride") : NULL;
-        if (st) {
-          char *e;
-          long k = strtol(st, &e, 10);
-          stride = e != st && !*e && k >= 0 && k <= 1000 ? (int)k : 0;
-          lg_free(st);
-        }
-        for (const xmlNode *t = fa->children; t; t = t->next) {
-          if (t->type != XML_TEXT_NODE || !t->content) continue;
-          const char *s = (const char *)t->content;
-          if (lang_mesh_float_array(s, strlen(s), stride, unit, M, b, why, nwhy)) return -1;
-        }
-      }
-    }
-  }
-  return 0;
-}
-
-/* A COLLADA scene: its nodes' transforms composed down the tree (each
- * node's <matrix>, <translate>, <rotate> and <scale> in order), applied to
- * the geometries its <instance_geometry>s name. */
-typedef struct dae_walk {
-  const xmlNode *geometries; /* <library_geometries> */
-  double unit;
-  lang_bounds *b;
-  char *why;
-  size_t nwhy;
-  int instances, skipped; /* skipped: <lookat>, <skew>, <instance_node> not applied */
-} dae_walk;
-
-/* The k numbers of n's text (0: not exactly k finite numbers). */
-static int dae_numbers(const xmlNode *n, double *v, int k) {
-  const xmlNode *t = n->children;
-  if (!t || t->type != XML_TEXT_NODE || !t->content || t->next) return 0;
-  const char *p = (const char *)t->content;
-  for (int i = 0; i < k; i++) {
-    char *e;
-    v[i] = strtod(p, &e);
-    if (e == p || !isfinite(v[i])) return 0;
-    p = e;
-  }
-  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-  return *p == 0;
-}
-
-static void mat_mul(double M[16], const double T[16]) {
-  double R[16];
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 4; j++) {
-      R[4 * i + j] = 0;
-      for (int k = 0; k < 4; k++) R[4 * i + j] += M[4 * i + k] * T[4 * k + j];
-    }
-  memcpy(M, R, sizeof R);
-}
-
-static int dae_node(dae_walk *w, const xmlNode *node, const double P[16], int depth) {
-  double M[16], v[16];
-  memcpy(M, P, sizeof M);
-  if (depth > 300) return 0;
-  for (const xmlNode *c = node->children; c; c = c->next) {
-    if (c->type != XML_ELEMENT_NODE) continue;
-    double T[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    if (is_elem(c, "matrix") && dae_numbers(c, v, 16)) {
-      memcpy(T, v, sizeof T);
-    } else if (is_elem(c, "translate") && dae_numbers(c, v, 3)) {
-      T[3] = v[0], T[7] = v[1], T[11] = v[2];
-    } else if (is_elem(c, "scale") && dae_numbers(c, v, 3)) {
-      T[0] = v[0], T[5] = v[1], T[10] = v[2];
-    } else if (is_elem(c, "rotate") && dae_numbers(c, v, 4)) {
-      /* about the axis (x, y, z) by an angle in degrees (Rodrigues) */
-      double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]), a = v[3] * LG_PI / 180;
-      if (n == 0) continue;
-      double x = v[0] / n, y = v[1] / n, z = v[2] / n, C = cos(a), S = sin(a), D = 1 - C;
-      double R[16] = {C + x * x * D,     x * y * D - z * S, x * z * D + y * S, 0,
-                      y * x * D + z * S, C + y * y * D,     y * z * D - x * S, 0,
-                      z * x * D - y * S, z * y * D + x * S, C + z * z * D,     0,
-                      0,                 0,                 0,                 1};
-      memcpy(T, R, sizeof T);
-    } else if (is_elem(c, "matrix") || is_elem(c, "translate") || is_elem(c, "scale") ||
-               is_elem(c, "rotate") || is_elem(c, "lookat") || is_elem(c, "skew")) {
-      w->skipped = 1;
-      continue;
-    } else {
-      continue;
-    }
-    mat_mul(M, T);
-  }
-  for (const xmlNode *c = node->children; c; c = c->next) {
-    if (is_elem(c, "node")) {
-      if (dae_node(w, c, M, depth + 1)) return -1;
-    } else if (is_elem(c, "instance_node")) {
-      w->skipped = 1;
-    } else if (is_elem(c, "instance_geometry")) {
-      char *url = attr(c, "url");
-      const xmlNode *g = NULL;
-      for (const xmlNode *k = w->geometries ? w->geometries->children : NULL;
-           k && url && url[0] == '#' && !g; k = k->next)
-        if (is_elem(k, "geometry") && attr_is(k, "id", url + 1)) g = k;
-      lg_free(url);
-      if (!g) {
-        w->skipped = 1;
-        continue;
-      }
-      w->instances++;
-      if (dae_meshes(g->children, w->unit, M, w->b, w->why, w->nwhy)) return -1;
-    }
-  }
-  return 0;
-}
-
-/* The bounds of the COLLADA document data[0..len), in metres (its <asset>
- * <unit meter="..."/>): the geometries its scene instances, each in its
- * node's transform; without a scene that instances one, every geometry
- * as it is. *moved: 1 when its <up_axis> is not Z_UP (not applied), 2 when
- * a <lookat>, <skew> or <instance_node> was not applied. */
-static int dae_bounds(const char *path, const char *data, size_t len, lang_bounds *b,
-                      int *moved, char *why, size_t nwhy) {
-  int line, col;
-  *moved = 0;
-  if (has_dtd(data, len, &line, &col) < len) {
-    snprintf(why, nwhy, "the COLLADA file declares a document type or entities (line %d), which "
-             "are not read; remove the <!DOCTYPE ...>", line);
-    return -1;
-  }
-  X.reset_error();
-  xmlDocPtr doc = X.read_memory(data, (int)len, path, NULL, XML_FLAGS);
-  if (!doc) {
-    xmlErrorPtr e = X.last_error();
-    char msg[200] = "";
-    if (e && e->message) {
-      snprintf(msg, sizeof msg, "%s", e->message);
-      size_t n = strlen(msg);
-      while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) msg[--n] = 0;
-    }
-    snprintf(why, nwhy, "the COLLADA file is malformed XML (line %d: %s); repair the mesh",
-             e && e->line > 0 ? e->line : 1, msg);
-    X.reset_error();
-    return -1;
-  }
-  int r = 0;
-  double unit = 1;
-  const xmlNode *root = X.root(doc), *asset = root ? child(root, "asset") : NULL;
-  const xmlNode *u = asset ? child(asset, "unit") : NULL, *up = asset ? child(asset, "up_axis") : NULL;
-  char *m = u ? attr(u, "meter") : NULL;
-  if (m) {
-    char *e;
-    unit = strtod(m, &e);
-    if (e == m || *e || !isfinite(unit) || unit <= 0) {
-      snprintf(why, nwhy, "the COLLADA <unit meter=\"%.40s\"> is not a positive number; repair "
-               "the mesh", m);
-      r = -1;
-    }
-    lg_free(m);
-  }
-  dae_walk w = {root ? child(root, "library_geometries") : NULL, unit, b, why, nwhy, 0, 0};
-  /* the scene: <scene><instance_visual_scene url="#ID"/>, else the first */
-  const xmlNode *lvs = root ? child(root, "library_visual_scenes") : NULL, *vs = NULL;
-  const xmlNode *sc = root ? child(root, "scene") : NULL;
-  const xmlNode *ivs = sc ? child(sc, "instance_visual_scene") : NULL;
-  char *url = ivs ? attr(ivs, "url") : NULL;
-  for (const xmlNode *k = lvs ? lvs->children : NULL; k && !vs; k = k->next)
-    if (is_elem(k, "visual_scene") && (!url || (url[0] == '#' && attr_is(k, "id", url + 1))))
-      vs = k;
-  lg_free(url);
-  if (!vs && lvs) vs = child(lvs, "visual_scene");
-  static const double I[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-  for (const xmlNode *k = vs ? vs->children : NULL; k && r == 0; k = k->next)
-    if (is_elem(k, "node")) r = dae_node(&w, k, I, 0);
-  if (r == 0 && w.instances == 0 && root) {
-    lang_bounds_init(b);
-    w.skipped = 0;
-    r = dae_meshes(root, unit, NULL, b, why, nwhy);
-  }
-  if (r == 0 && b->n == 0) {
-    snprintf(why, nwhy, "the COLLADA file has no <mesh> positions; give a mesh with triangles");
-    r = -1;
-  }
-  const char *ua = up && up->children && up->children->type == XML_TEXT_NODE
-                       ? (const char *)up->children->content : NULL;
-  *moved = (ua && !strstr(ua, "Z_UP")) | (w.skipped ? 2 : 0);
-  X.free_doc(doc);
-  return r;
-}
-
-/* The box of the <mesh> element m in its visual's frame (centre c, edges
- * e: its vertices' bounds times its scale); 0, or -1 with why[] for the
- * note. *moved: a COLLADA file whose node transforms were not applied. */
-static int mesh_box(urdf *U, const xmlNode *m, double c[3], double e[3], int *moved, char *why,
-                    size_t nwhy) {
-  double sc[3] = {1, 1, 1};
-  *moved = 0;
-  char *s = attr(m, "scale");
-  if (s) {
-    const char *p = s;
-    int ok = 1;
-    for (int i = 0; i < 3 && ok; i++) {
-      char *end;
-      sc[i] = strtod(p, &end);
-      ok = end != p && isfinite(sc[i]);
-      p = end;
-    }
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-    int bad = !ok || *p;
-    if (bad) snprintf(why, nwhy, "its scale=\"%.60s\" is not three finite numbers; write "
-                      "scale=\"sx sy sz\"", s);
-    lg_free(s);
-    if (bad) return -1;
-  }
-  char *fn = attr(m, "filename");
-  if (!fn) {
-    snprintf(why, nwhy, "the <mesh> has no filename; give filename=\"...\"");
-    return -1;
-  }
-  char *path = lang_mesh_resolve(U->file, fn, why, nwhy);
-  lg_free(fn);
-  if (!path) return -1;
-  lang_mesh_kind kind = lang_mesh_kind_of(path);
-  if (kind == MESH_UNKNOWN) {
-    snprintf(why, nwhy, "'%.300s' is not a .stl, .obj or .dae file; convert the mesh to one of "
-             "them", path);
-    lg_free(path);
-    return -1;
-  }
-  char *data = NULL;
-  size_t len = 0;
-  lang_bounds b;
-  lang_bounds_init(&b);
-  int r = lang_mesh_read(path, &data, &len, why, nwhy);
-  char inner[400];
-  if (r == 0)
-    r = kind == MESH_DAE ? dae_bounds(path, data, len, &b, moved, inner, sizeof inner)
-                         : lang_mesh_bounds(kind, data, len, &b, inner, sizeof inner);
-  if (r == 0)
-    for (int i = 0; i < 3 && r == 0; i++) {
-      c[i] = (b.lo[i] + b.hi[i]) / 2 * sc[i];
-      e[i] = (b.hi[i] - b.lo[i]) * fabs(sc[i]);
-      if (!isfinite(c[i]) || !isfinite(e[i])) {
-        snprintf(inner, sizeof inner, "its box is too large for a double; check the scale");
-        r = -1;
-      }
-    }
-  if (r != 0 && data) snprintf(why, nwhy, "'%.300s': %s", path, inner);
-  lg_free(data);
-  lg_free(path);
-  return r;
-}
-
 /* The <visual>s of link L as `draw` shapes in its frame, at their origin
  * (a turned origin gets a frame of its own, LINK_v1 ...): a box, a
  * cylinder (along the visual's z), a sphere, and a mesh as the box that
@@ -921,7 +614,9 @@ static lg_status write_visuals(urdf *U, const ulink *L) {
       char why[900];
       int mline, mcol, moved = 0;
       node_pos(U, mesh, &mline, &mcol);
-      if (mesh_box(U, mesh, mc, msize, &moved, why, sizeof why) != 0) {
+      const char *fn = prop(U, mesh, "filename"), *sc = prop(U, mesh, "scale");
+      if (U->oom) return LG_ERR_NOMEM;
+      if (lang_mesh_box(U->file, fn, sc, mc, msize, &moved, why, sizeof why) != 0) {
         if (U->oom || strcmp(why, "out of memory") == 0) return LG_ERR_NOMEM;
         add_note(U, mline, mcol, "a <visual> of link '%s' is a mesh: not drawn (%s)", L->urdf,
                  why);
@@ -1150,7 +845,7 @@ static lg_status translate(urdf *U, const xmlNode *robot) {
 static lg_status urdf_to_text(const char *file, const char *src, size_t len, lang_expanded *x,
                               const char *xfile, lg_diag *diag, int at_line, int at_col,
                               const char *at_file) {
-  pthread_once(&x_once, x_open);
+  lang_xml();
   if (!X.ok) {
     lg_diag_set(diag, LG_ERR_MODEL, at_file, at_line, at_col,
                 "reading a URDF needs libxml2, which could not be loaded (%s)", X.why);
@@ -1165,7 +860,7 @@ static lg_status urdf_to_text(const char *file, const char *src, size_t len, lan
   }
   /* no DTD: no entities to expand, no external subset to fetch */
   int dl, dc;
-  size_t at = has_dtd(src, len, &dl, &dc);
+  size_t at = lang_xml_has_dtd(src, len, &dl, &dc);
   if (at < len) {
     lg_diag_set(diag, LG_ERR_MODEL, file, dl, dc,
                 "a URDF may not declare a document type or entities (<!%.7s)", src + at + 2);
@@ -1173,7 +868,7 @@ static lg_status urdf_to_text(const char *file, const char *src, size_t len, lan
     return LG_ERR_MODEL;
   }
   X.reset_error();
-  xmlDocPtr doc = X.read_memory(src, (int)len, file, NULL, XML_FLAGS);
+  xmlDocPtr doc = X.read_memory(src, (int)len, file, NULL, LANG_XML_FLAGS);
   if (!doc) {
     xmlErrorPtr e = X.last_error();
     char msg[300] = "malformed XML";
