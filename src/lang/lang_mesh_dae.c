@@ -40,16 +40,31 @@ static int attr_is(const xmlNode *n, const char *a, const char *want) {
   return r;
 }
 
+/* Work is counted (elements visited, ids compared, bytes of numbers read)
+ * against a budget: a file that instances a large geometry many times, or
+ * names one of many sources many times, is refused instead of taking
+ * hours. */
+enum { DAE_WORK = LANG_MESH_MAX_BYTES };
+
+static int spend(size_t *work, size_t n, char *why, size_t nwhy) {
+  *work += n;
+  if (*work <= (size_t)DAE_WORK) return 0;
+  snprintf(why, nwhy, "the COLLADA file takes too much work (its geometries instanced or named "
+           "too often); simplify the mesh");
+  return -1;
+}
+
 /* The positions of every <mesh> at or below n: each <vertices>' <input
  * semantic="POSITION" source="#ID"/> names the mesh's <source id="ID">,
  * whose <float_array> holds them (`stride` numbers a vertex, its accessor's
  * stride, default 3). */
-static int dae_meshes(const xmlNode *n, double unit, const double *M, lang_bounds *b, char *why,
-                      size_t nwhy) {
+static int dae_meshes(const xmlNode *n, double unit, const double *M, lang_bounds *b,
+                      size_t *work, char *why, size_t nwhy) {
   for (; n; n = n->next) {
+    if (spend(work, 1, why, nwhy)) return -1;
     if (n->type != XML_ELEMENT_NODE) continue;
     if (!is_elem(n, "mesh")) {
-      if (dae_meshes(n->children, unit, M, b, why, nwhy)) return -1;
+      if (dae_meshes(n->children, unit, M, b, work, why, nwhy)) return -1;
       continue;
     }
     for (const xmlNode *v = n->children; v; v = v->next) {
@@ -58,8 +73,13 @@ static int dae_meshes(const xmlNode *n, double unit, const double *M, lang_bound
         if (!is_elem(in, "input") || !attr_is(in, "semantic", "POSITION")) continue;
         char *src = attr(in, "source");
         const xmlNode *S = NULL;
-        for (const xmlNode *c = n->children; c && src && src[0] == '#'; c = c->next)
+        for (const xmlNode *c = n->children; c && src && src[0] == '#' && !S; c = c->next) {
+          if (spend(work, 1, why, nwhy)) {
+            lg_free(src);
+            return -1;
+          }
           if (is_elem(c, "source") && attr_is(c, "id", src + 1)) S = c;
+        }
         lg_free(src);
         const xmlNode *fa = S ? child(S, "float_array") : NULL;
         if (!fa) {
@@ -79,7 +99,10 @@ static int dae_meshes(const xmlNode *n, double unit, const double *M, lang_bound
         for (const xmlNode *t = fa->children; t; t = t->next) {
           if (t->type != XML_TEXT_NODE || !t->content) continue;
           const char *s = (const char *)t->content;
-          if (lang_mesh_float_array(s, strlen(s), stride, unit, M, b, why, nwhy)) return -1;
+          size_t len = strlen(s);
+          if (spend(work, len, why, nwhy) ||
+              lang_mesh_float_array(s, len, stride, unit, M, b, why, nwhy))
+            return -1;
         }
       }
     }
@@ -97,6 +120,7 @@ typedef struct dae_walk {
   char *why;
   size_t nwhy;
   int instances, skipped; /* skipped: <lookat>, <skew>, <instance_node> not applied */
+  size_t work;
 } dae_walk;
 
 /* The k numbers of n's text (0: not exactly k finite numbers). */
@@ -129,6 +153,7 @@ static int dae_node(dae_walk *w, const xmlNode *node, const double P[16], int de
   memcpy(M, P, sizeof M);
   if (depth > 300) return 0;
   for (const xmlNode *c = node->children; c; c = c->next) {
+    if (spend(&w->work, 1, w->why, w->nwhy)) return -1;
     if (c->type != XML_ELEMENT_NODE) continue;
     double T[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     if (is_elem(c, "matrix") && dae_numbers(c, v, 16)) {
@@ -165,15 +190,20 @@ static int dae_node(dae_walk *w, const xmlNode *node, const double P[16], int de
       char *url = attr(c, "url");
       const xmlNode *g = NULL;
       for (const xmlNode *k = w->geometries ? w->geometries->children : NULL;
-           k && url && url[0] == '#' && !g; k = k->next)
+           k && url && url[0] == '#' && !g; k = k->next) {
+        if (spend(&w->work, 1, w->why, w->nwhy)) {
+          lg_free(url);
+          return -1;
+        }
         if (is_elem(k, "geometry") && attr_is(k, "id", url + 1)) g = k;
+      }
       lg_free(url);
       if (!g) {
         w->skipped = 1;
         continue;
       }
       w->instances++;
-      if (dae_meshes(g->children, w->unit, M, w->b, w->why, w->nwhy)) return -1;
+      if (dae_meshes(g->children, w->unit, M, w->b, &w->work, w->why, w->nwhy)) return -1;
     }
   }
   return 0;
@@ -226,7 +256,7 @@ int lang_mesh_dae_bounds(const char *path, const char *data, size_t len, lang_bo
     }
     lg_free(m);
   }
-  dae_walk w = {root ? child(root, "library_geometries") : NULL, unit, b, why, nwhy, 0, 0};
+  dae_walk w = {root ? child(root, "library_geometries") : NULL, unit, b, why, nwhy, 0, 0, 0};
   /* the scene: <scene><instance_visual_scene url="#ID"/>, else the first */
   const xmlNode *lvs = root ? child(root, "library_visual_scenes") : NULL, *vs = NULL;
   const xmlNode *sc = root ? child(root, "scene") : NULL;
@@ -243,7 +273,7 @@ int lang_mesh_dae_bounds(const char *path, const char *data, size_t len, lang_bo
   if (r == 0 && w.instances == 0 && root) {
     lang_bounds_init(b);
     w.skipped = 0;
-    r = dae_meshes(root, unit, NULL, b, why, nwhy);
+    r = dae_meshes(root, unit, NULL, b, &w.work, why, nwhy);
   }
   if (r == 0 && b->n == 0) {
     snprintf(why, nwhy, "the COLLADA file has no <mesh> positions; give a mesh with triangles");

@@ -11,7 +11,8 @@ package:// next to the URDF, above it, and through ROS_PACKAGE_PATH. Each
 mesh that cannot be read (missing, unknown extension, malformed, empty,
 NaN, a URL, a FIFO, a folder, entities) is left out with a note at the
 <mesh>'s line:col that says why and how to fix it, and the robot still
-runs; the hostile cases run under the sanitized binary too when given.
+runs; a COLLADA geometry instanced too often is refused by a work budget;
+the hostile cases run under the sanitized binary too when given.
 usage: test_urdf_mesh.py [build/lagrange [build-san/lagrange]]
 Ends "N passed, N failed"."""
 import json
@@ -296,6 +297,20 @@ with tempfile.TemporaryDirectory() as tmp:
           [x["size"] for x in sh] and "moved.urdf:5:19: note:" in r.stderr,
           "import \"...urdf\" in a model: meshes relative to the URDF's folder, notes at its "
           "line:col", (sh2, r.stderr[-400:]))
+
+    # a geometry instanced 1,500 times: refused by the work budget, not hours of work
+    nums = " ".join("%d.25 %d.5 %d.75" % (i % 97, i % 89, i % 83) for i in range(3000))
+    inst = "".join('<node><translate>%d 0 0</translate><instance_geometry url="#g"/></node>' % i
+                   for i in range(1500))
+    put(os.path.join(udir, "many.dae"),
+        '<COLLADA><library_geometries><geometry id="g"><mesh><source id="p"><float_array>%s'
+        '</float_array></source><vertices id="v"><input semantic="POSITION" source="#p"/>'
+        '</vertices></mesh></geometry></library_geometries><library_visual_scenes>'
+        '<visual_scene id="s">%s</visual_scene></library_visual_scenes></COLLADA>' % (nums, inst))
+    r = run(BIN, "eval", put(os.path.join(udir, "many.urdf"), robot([visual("many.dae")])))
+    check(r.returncode == 0 and "many.urdf:4:19: note: a <visual> of link 'b' is a mesh: not "
+          "drawn (" in r.stderr and "too much work" in r.stderr,
+          "a COLLADA geometry instanced too often is refused by a work budget", r.stderr[-400:])
 
     if SAN and os.path.exists(SAN):
         for u in (urdf, murdf):
