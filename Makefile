@@ -52,7 +52,7 @@ LDLIBS  += -lpthread
 # opened with dlopen when a URDF is read (src/lang/lang_urdf.c), so that
 # the command's start pays nothing for it.
 XML_CFLAGS ?= $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
-$(BUILD)/src/lang/lang_urdf.o: override CFLAGS += $(XML_CFLAGS)
+$(BUILD)/src/lang/lang_urdf.o $(BUILD)/src/lang/lang_mesh_dae.o: override CFLAGS += $(XML_CFLAGS)
 
 # The shared library links what Debian 12 ships as shared objects
 # (libsundials-dev, liblapacke-dev, libgmp-dev): packages pull them in.

@@ -17,11 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-#include <libxml/xmlerror.h>
-
 #include "lang_ast.h"
+#include "lang_mesh.h"
+#include "lang_xml.h"
 
 enum {
   URDF_MAX_BYTES = 16 << 20, /* a URDF larger than this is refused */
@@ -29,18 +27,7 @@ enum {
 };
 
 /* ---- libxml2, loaded on first use ------------------------------------------------- */
-static struct {
-  xmlDocPtr (*read_memory)(const char *, int, const char *, const char *, int);
-  void (*free_doc)(xmlDocPtr);
-  xmlNodePtr (*root)(const xmlDoc *);
-  xmlChar *(*get_prop)(const xmlNode *, const xmlChar *);
-  long (*line_no)(const xmlNode *);
-  xmlErrorPtr (*last_error)(void);
-  void (*reset_error)(void);
-  xmlFreeFunc *free;
-  int ok;
-  char why[200];
-} X;
+static lang_xml_api X;
 static pthread_once_t x_once = PTHREAD_ONCE_INIT;
 
 static void x_open(void) {
@@ -69,6 +56,26 @@ static void x_open(void) {
   SYM_(free, "xmlFree");
 #undef SYM_
   X.ok = 1; /* the handle stays open for the process's life */
+}
+
+const lang_xml_api *lang_xml(void) {
+  pthread_once(&x_once, x_open);
+  return &X;
+}
+
+/* The offset of the first "<!D" or "<!E" (any case) of src, at line:col
+ * (len: none). XML read here may declare no document type and no entity. */
+size_t lang_xml_has_dtd(const char *src, size_t len, int *line, int *col) {
+  for (size_t i = 0, ln = 1, ls = 0; i < len; i++) {
+    if (src[i] == '\n') ln++, ls = i + 1;
+    if (src[i] == '<' && i + 2 < len && src[i + 1] == '!' &&
+        (src[i + 2] == 'D' || src[i + 2] == 'E' || src[i + 2] == 'd' || src[i + 2] == 'e')) {
+      *line = ln < 1000000000 ? (int)ln : 1;
+      *col = i - ls < 1000000000 ? (int)(i - ls) + 1 : 1;
+      return i;
+    }
+  }
+  return len;
 }
 
 /* ---- the reader's state ------------------------------------------------------------- */
@@ -591,8 +598,10 @@ static void write_link_mass(urdf *U, const ulink *L) {
 
 /* The <visual>s of link L as `draw` shapes in its frame, at their origin
  * (a turned origin gets a frame of its own, LINK_v1 ...): a box, a
- * cylinder (along the visual's z), a sphere; a mesh has no size the URDF
- * gives, so it is left out with a note. */
+ * cylinder (along the visual's z), a sphere, and a mesh as the box that
+ * holds its vertices (times its scale; its centre moves the box from the
+ * visual's origin along the visual's axes). A mesh that cannot be found or
+ * read is left out with a note that says why. */
 static lg_status write_visuals(urdf *U, const ulink *L) {
   int k = 0;
   for (const xmlNode *v = L->node->children; v; v = v->next) {
@@ -602,10 +611,30 @@ static lg_status write_visuals(urdf *U, const ulink *L) {
     const xmlNode *g = child(v, "geometry");
     const xmlNode *box = g ? child(g, "box") : NULL, *cyl = g ? child(g, "cylinder") : NULL;
     const xmlNode *sph = g ? child(g, "sphere") : NULL;
-    if (!box && !cyl && !sph) {
-      const xmlNode *mesh = g ? child(g, "mesh") : NULL;
-      add_note(U, line, col, "a <visual> of link '%s' is %s: not drawn (animate draws boxes, "
-               "cylinders and spheres)", L->urdf, mesh ? "a mesh" : "no box, cylinder or sphere");
+    const xmlNode *mesh = !box && !cyl && !sph && g ? child(g, "mesh") : NULL;
+    double mc[3] = {0, 0, 0}, msize[3] = {0, 0, 0};
+    if (mesh) {
+      char why[900];
+      int mline, mcol, moved = 0;
+      node_pos(U, mesh, &mline, &mcol);
+      const char *fn = prop(U, mesh, "filename"), *sc = prop(U, mesh, "scale");
+      if (U->oom) return LG_ERR_NOMEM;
+      if (lang_mesh_box(U->file, fn, sc, mc, msize, &moved, why, sizeof why) != 0) {
+        if (U->oom || strcmp(why, "out of memory") == 0) return LG_ERR_NOMEM;
+        add_note(U, mline, mcol, "a <visual> of link '%s' is a mesh: not drawn (%s)", L->urdf,
+                 why);
+        continue;
+      }
+      if (moved)
+        add_note(U, mline, mcol, "the mesh of a <visual> of link '%s' is drawn as its box "
+                 "without its COLLADA file's %s", L->urdf,
+                 moved == 1   ? "<up_axis> (Z_UP is assumed)"
+                 : moved == 2 ? "<lookat>, <skew> or <instance_node> transforms"
+                              : "<up_axis> (Z_UP is assumed) and <lookat>, <skew> or "
+                                "<instance_node> transforms");
+    } else if (!box && !cyl && !sph) {
+      add_note(U, line, col, "a <visual> of link '%s' is no box, cylinder or sphere: not drawn "
+               "(animate draws boxes, cylinders, spheres, and meshes as boxes)", L->urdf);
       continue;
     }
     double xyz[3] = {0, 0, 0}, rpy[3] = {0, 0, 0}, size[3] = {0, 0, 0}, r = 0, len = 0;
@@ -629,20 +658,22 @@ static lg_status write_visuals(urdf *U, const ulink *L) {
       rpy_matrix(rpy, R);
       for (int i = 0; i < 3; i++) off[i] = R[i] * xyz[0] + R[3 + i] * xyz[1] + R[6 + i] * xyz[2];
     }
+    for (int i = 0; i < 3; i++) off[i] += mc[i];
     at[0] = 0;
     if (nonzero3(off))
       snprintf(at, sizeof at, " at %s, %s, %s", lg_fmt_double(n[0], off[0]),
                lg_fmt_double(n[1], off[1]), lg_fmt_double(n[2], off[2]));
-    if (box)
+    if (box || mesh) {
+      const double *e = box ? size : msize;
       emit(U, line, col, "draw box %s_o in %s size %s, %s, %s%s", L->name, frame,
-           lg_fmt_double(n[0], size[0]), lg_fmt_double(n[1], size[1]),
-           lg_fmt_double(n[2], size[2]), at);
-    else if (cyl)
+           lg_fmt_double(n[0], e[0]), lg_fmt_double(n[1], e[1]), lg_fmt_double(n[2], e[2]), at);
+    } else if (cyl) {
       emit(U, line, col, "draw cylinder %s_o in %s axis z radius %s length %s%s", L->name, frame,
            lg_fmt_double(n[0], r), lg_fmt_double(n[1], len), at);
-    else
+    } else {
       emit(U, line, col, "draw sphere %s_o in %s radius %s%s", L->name, frame,
            lg_fmt_double(n[0], r), at);
+    }
   }
   return LG_OK;
 }
@@ -817,7 +848,7 @@ static lg_status translate(urdf *U, const xmlNode *robot) {
 static lg_status urdf_to_text(const char *file, const char *src, size_t len, lang_expanded *x,
                               const char *xfile, lg_diag *diag, int at_line, int at_col,
                               const char *at_file) {
-  pthread_once(&x_once, x_open);
+  lang_xml();
   if (!X.ok) {
     lg_diag_set(diag, LG_ERR_MODEL, at_file, at_line, at_col,
                 "reading a URDF needs libxml2, which could not be loaded (%s)", X.why);
@@ -831,20 +862,16 @@ static lg_status urdf_to_text(const char *file, const char *src, size_t len, lan
     return LG_ERR_MODEL;
   }
   /* no DTD: no entities to expand, no external subset to fetch */
-  for (size_t i = 0, line = 1, ls = 0; i < len; i++) {
-    if (src[i] == '\n') line++, ls = i + 1;
-    if (src[i] == '<' && i + 2 < len && src[i + 1] == '!' &&
-        (src[i + 2] == 'D' || src[i + 2] == 'E' || src[i + 2] == 'd' || src[i + 2] == 'e')) {
-      lg_diag_set(diag, LG_ERR_MODEL, file, (int)line, (int)(i - ls) + 1,
-                  "a URDF may not declare a document type or entities (<!%.7s)", src + i + 2);
-      lg_diag_hint(diag, "remove the <!DOCTYPE ...> declaration");
-      return LG_ERR_MODEL;
-    }
+  int dl, dc;
+  size_t at = lang_xml_has_dtd(src, len, &dl, &dc);
+  if (at < len) {
+    lg_diag_set(diag, LG_ERR_MODEL, file, dl, dc,
+                "a URDF may not declare a document type or entities (<!%.7s)", src + at + 2);
+    lg_diag_hint(diag, "remove the <!DOCTYPE ...> declaration");
+    return LG_ERR_MODEL;
   }
   X.reset_error();
-  xmlDocPtr doc = X.read_memory(src, (int)len, file, NULL,
-                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-                                    XML_PARSE_BIG_LINES | XML_PARSE_NOCDATA);
+  xmlDocPtr doc = X.read_memory(src, (int)len, file, NULL, LANG_XML_FLAGS);
   if (!doc) {
     xmlErrorPtr e = X.last_error();
     char msg[300] = "malformed XML";

@@ -255,8 +255,8 @@ with tempfile.TemporaryDirectory() as tmp:
     got = [(x["kind"], x["size"], [round(v, 12) for v in x["at"]]) for x in shapes]
     check(got == want, "visuals: a turned box in a frame of its own, its offset along its axes; "
           "a sphere at its origin", (got, r.stderr[-300:]))
-    check("visual.urdf:5:1: note: a <visual> of link 'b' is a mesh: not drawn" in r.stderr,
-          "a mesh visual is left out with a note at its line:col", r.stderr)
+    check("visual.urdf:5:19: note: a <visual> of link 'b' is a mesh: not drawn (cannot open" in r.stderr,
+          "a missing mesh is left out with a note at the <mesh> line:col", r.stderr)
 
     p = os.path.join(tmp, "floating.urdf")
     with open(p, "w") as f:
