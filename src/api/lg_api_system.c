@@ -16,8 +16,9 @@ void lg_system_free(lg_system *s) {
   api_events_free(s);
   api_friction_free(s);
   api_contact_free(s);
-  num_system_free(s->num);
   if (s->sim != s->num) num_system_free(s->sim);
+  num_system_free(s->num); /* (it may borrow num_accel's) */
+  num_system_free(s->num_accel);
   num_kane_evaluator_free(s->kev);
   num_lin_free(s->lin);
   if (s->sim_lin != s->lin) num_lin_free(s->sim_lin);
@@ -118,7 +119,10 @@ static lg_status compile_kane(lg_system *s, lg_diag *d) {
 static lg_status compile(lg_system *s, lg_diag *d) {
   mech_model *mm = s->lm->mech;
   lg_status st = api_num_eom(s, d);
-  if (st == LG_OK) st = num_system_build(mm, s->eom_num, s->dummy, s->ndummy, &s->num, d);
+  if (st == LG_OK && s->num_accel) /* its dynamics tape is already there */
+    st = num_system_add_full(mm, s->eom_num, s->dummy, s->ndummy, s->num_accel, &s->num, d);
+  else if (st == LG_OK)
+    st = num_system_build(mm, s->eom_num, s->dummy, s->ndummy, &s->num, d);
   if (st == LG_OK) /* simulate's O(n) tree solve, as the command's */
     st = num_system_add_tree(mm, s->eom_num, s->dummy, s->ndummy, s->num);
   if (st == LG_OK && s->method == LG_KANE) st = compile_kane(s, d);
@@ -156,10 +160,10 @@ lg_status api_num_eom(lg_system *s, lg_diag *d) {
   if (s->eom_num) return LG_OK;
   mech_model *mm = s->lm->mech;
   if (s->method == LG_LAGRANGE && s->nq > API_TREE_DENSE_MAX && !s->nc) {
-    const sym_node **qdd, **M, **f;
+    const sym_node **qdd = s->tree_qdd, **M = s->tree_M, **f = s->tree_f;
     lg_diag ignore;
     lg_diag_clear(&ignore);
-    lg_status st = mech_tree_dynamics(mm, s->eom, NULL, &qdd, &M, &f, &ignore);
+    lg_status st = M ? LG_OK : mech_tree_dynamics(mm, s->eom, NULL, &qdd, &M, &f, &ignore);
     if (st == LG_ERR_NOMEM) return st;
     if (st == LG_OK) {
       s->eom_num = mech_eom_with_dynamics(mm, s->eom, M, f, qdd);
@@ -218,6 +222,35 @@ lg_status api_ready(const lg_system *s, lg_diag *d) {
   pthread_mutex_unlock(&mut->lock);
   if (s->compile_status != LG_OK && d) *d = s->compile_diag;
   return s->compile_status;
+}
+
+/* The first step of a lazy large tree (issue 26): the tree's q'', M and
+ * f, and only the dynamics tape of M and f, which is all lg_eval_accel
+ * evaluates (the full tape, the recursion's tape, the energy balance and
+ * the rest wait for api_ready). 0: not such a system (or it is not a
+ * tree): everything is compiled at once. */
+static int compile_accel(lg_system *s) {
+  if (s->method != LG_LAGRANGE || s->nq <= API_TREE_DENSE_MAX || s->nc || s->eom_num)
+    return 0;
+  mech_model *mm = s->lm->mech;
+  lg_diag ignore;
+  lg_diag_clear(&ignore);
+  const sym_node **qdd, **M, **f;
+  if (mech_tree_dynamics(mm, s->eom, NULL, &qdd, &M, &f, &ignore) != LG_OK) return 0;
+  s->tree_qdd = qdd, s->tree_M = M, s->tree_f = f; /* (api_num_eom takes them) */
+  lg_diag_clear(&ignore);
+  return num_system_build_dyn(mm, s->eom, M, f, s->dummy, s->ndummy, &s->num_accel,
+                              &ignore) == LG_OK;
+}
+
+lg_status api_ready_accel(const lg_system *s, lg_diag *d) {
+  if (s->accel_ready) return LG_OK;
+  if (s->compiled) return api_ready(s, d);
+  lg_system *mut = (lg_system *)s;
+  pthread_mutex_lock(&mut->lock);
+  if (!mut->compiled && !mut->accel_ready && compile_accel(mut)) mut->accel_ready = 1;
+  pthread_mutex_unlock(&mut->lock);
+  return s->accel_ready ? LG_OK : api_ready(s, d);
 }
 
 void lg_derive_options_default(lg_derive_options *o) {
