@@ -82,6 +82,11 @@ struct lg_system {
   num_system *num_accel;
   const sym_node **tree_qdd, **tree_M, **tree_f;
   _Atomic int accel_ready;
+  /* Then what only simulate reads (sim: num with the recursion's tape;
+   * aux), made by api_ready_sim; set with `compiled` for the others. */
+  _Atomic int sim_ready;
+  lg_status sim_status;
+  lg_diag sim_diag;
   num_system *sim;       /* what simulate integrates in x = [q; q']:
                             num, or Kane's in Lagrange's shape */
   num_kane_evaluator *kev; /* Kane's equations at one state */
@@ -194,6 +199,9 @@ lg_status api_params(const lg_system *s, const double *p, const double **out,
 /* Only what q'' needs (the dynamics tape of api_num_accel): for a lazy
  * large tree, the rest waits for api_ready; else api_ready itself. */
 lg_status api_ready_accel(const lg_system *s, lg_diag *d);
+/* Everything, with what only simulate reads (s->sim, s->aux): api_ready,
+ * then for a lazy large tree the recursion's tape and the energy balance. */
+lg_status api_ready_sim(const lg_system *s, lg_diag *d);
 lg_status api_params_accel(const lg_system *s, const double *p, const double **out,
                            lg_diag *d);
 /* The system q'' is solved from (after api_ready_accel): num_accel when

@@ -119,10 +119,11 @@ static lg_status compile_kane(lg_system *s, lg_diag *d) {
 static lg_status compile(lg_system *s, lg_diag *d) {
   mech_model *mm = s->lm->mech;
   lg_status st = api_num_eom(s, d);
-  if (st == LG_OK && s->num_accel) /* its dynamics tape is already there */
+  if (st == LG_OK && s->num_accel) { /* its dynamics tape is already there; */
     st = num_system_add_full(mm, s->eom_num, s->dummy, s->ndummy, s->num_accel, &s->num, d);
-  else if (st == LG_OK)
-    st = num_system_build(mm, s->eom_num, s->dummy, s->ndummy, &s->num, d);
+    return st; /* and simulate's pieces wait for api_ready_sim */
+  }
+  if (st == LG_OK) st = num_system_build(mm, s->eom_num, s->dummy, s->ndummy, &s->num, d);
   if (st == LG_OK) /* simulate's O(n) tree solve, as the command's */
     st = num_system_add_tree(mm, s->eom_num, s->dummy, s->ndummy, s->num);
   if (st == LG_OK && s->method == LG_KANE) st = compile_kane(s, d);
@@ -131,7 +132,35 @@ static lg_status compile(lg_system *s, lg_diag *d) {
   if (st == LG_OK)
     st = num_aux_build(mm, s->kane_eom ? s->kane_eom : s->eom_num, s->ks ? s->kane : NULL,
                        s->dummy, s->ndummy, NULL, &s->aux, d);
+  s->sim_status = st;
+  s->sim_ready = 1;
   return st;
+}
+
+/* A two-step system's simulate pieces, after compile: the recursion's
+ * tape over num (a view of its own, as num is read meanwhile) and the
+ * energy balance, as compile makes them for the others. */
+static lg_status compile_sim(lg_system *s, lg_diag *d) {
+  mech_model *mm = s->lm->mech;
+  lg_status st = num_system_with_tree(mm, s->eom_num, s->dummy, s->ndummy, s->num, &s->sim);
+  if (st == LG_OK)
+    st = num_aux_build(mm, s->eom_num, NULL, s->dummy, s->ndummy, NULL, &s->aux, d);
+  return st;
+}
+
+lg_status api_ready_sim(const lg_system *s, lg_diag *d) {
+  lg_status st = api_ready(s, d);
+  if (st != LG_OK || s->sim_ready) return st != LG_OK ? st : s->sim_status;
+  lg_system *mut = (lg_system *)s;
+  pthread_mutex_lock(&mut->lock);
+  if (!mut->sim_ready) {
+    lg_diag_clear(&mut->sim_diag);
+    mut->sim_status = compile_sim(mut, &mut->sim_diag);
+    mut->sim_ready = 1;
+  }
+  pthread_mutex_unlock(&mut->lock);
+  if (s->sim_status != LG_OK && d) *d = s->sim_diag;
+  return s->sim_status;
 }
 
 /* The dense dynamics (p, f, M and the full forms), derived on first use

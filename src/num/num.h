@@ -37,8 +37,9 @@ typedef struct num_system {
   int *row_holonomic;         /* m */
   num_euler *euler;           /* neuler: frames by Euler angles */
   size_t neuler;
-  int borrowed;               /* names, values, euler and dyn are another
-                                 system's (num_system_add_full) */
+  int borrowed;               /* 1: names, values, euler and dyn are another
+                                 system's (num_system_add_full); 2: all but
+                                 tree is (num_system_with_tree) */
 } num_system;
 
 /* Per-evaluation scratch and results (owned by the caller). */
@@ -72,6 +73,10 @@ lg_status num_system_build_dyn(mech_model *mm, const mech_eom *e, const sym_node
 lg_status num_system_add_full(mech_model *mm, const mech_eom *e, const num_setting *set,
                               size_t nset, const num_system *dyn, num_system **out,
                               lg_diag *diag);
+/* A view of s that adds the tree tape (num_system_add_tree) and owns only
+ * that: for a system others read while it is made (free it before s). */
+lg_status num_system_with_tree(mech_model *mm, const mech_eom *e, const num_setting *set,
+                               size_t nset, const num_system *s, num_system **out);
 /* The slots a num_work needs for every tape s has now. */
 size_t num_system_nslots(const num_system *s);
 

@@ -230,6 +230,23 @@ lg_status num_system_add_full(mech_model *mm, const mech_eom *e, const num_setti
   return LG_OK;
 }
 
+lg_status num_system_with_tree(mech_model *mm, const mech_eom *e, const num_setting *set,
+                               size_t nset, const num_system *s, num_system **out) {
+  *out = NULL;
+  if (s->tree) return LG_ERR_USAGE;
+  num_system *x = lg_malloc(sizeof *x);
+  if (!x) return LG_ERR_NOMEM;
+  *x = *s;
+  x->borrowed = 2;
+  lg_status st = num_system_add_tree(mm, e, set, nset, x);
+  if (st != LG_OK) {
+    num_system_free(x);
+    return st;
+  }
+  *out = x;
+  return LG_OK;
+}
+
 size_t num_system_nslots(const num_system *s) {
   size_t slots = s->dyn ? s->dyn->nslots : 0;
   if (s->tape && s->tape->nslots > slots) slots = s->tape->nslots;
@@ -269,7 +286,7 @@ lg_status num_system_add_tree(mech_model *mm, const mech_eom *e, const num_setti
 
 void num_system_free(num_system *s) {
   if (!s) return;
-  sym_tape_free(s->tape);
+  if (s->borrowed != 2) sym_tape_free(s->tape);
   sym_tape_free(s->tree);
   if (s->borrowed) {
     lg_free(s);
