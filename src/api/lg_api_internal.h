@@ -82,6 +82,7 @@ struct lg_system {
   num_system *num_accel;
   const sym_node **tree_qdd, **tree_M, **tree_f;
   _Atomic int accel_ready;
+  int accel_tried;       /* (under the lock) */
   /* Then what only simulate reads (sim: num with the recursion's tape;
    * aux), made by api_ready_sim; set with `compiled` for the others. */
   _Atomic int sim_ready;

@@ -239,11 +239,16 @@ static lg_status derive(const lg_model *m, const lg_derive_options *o, lg_system
   return st;
 }
 
+static int compile_accel(lg_system *s);
+
 lg_status api_ready(const lg_system *s, lg_diag *d) {
   if (s->compiled) return s->compile_status;
   lg_system *mut = (lg_system *)s;
   pthread_mutex_lock(&mut->lock);
   if (!mut->compiled) {
+    /* a large tree in two steps even when q'' alone was not asked first:
+     * simulate's pieces then still wait for api_ready_sim */
+    if (!mut->accel_ready && compile_accel(mut)) mut->accel_ready = 1;
     lg_diag_clear(&mut->compile_diag);
     mut->compile_status = compile(mut, &mut->compile_diag);
     mut->compiled = 1;
@@ -259,8 +264,10 @@ lg_status api_ready(const lg_system *s, lg_diag *d) {
  * the rest wait for api_ready). 0: not such a system (or it is not a
  * tree): everything is compiled at once. */
 static int compile_accel(lg_system *s) {
-  if (s->method != LG_LAGRANGE || s->nq <= API_TREE_DENSE_MAX || s->nc || s->eom_num)
+  if (s->accel_tried || s->method != LG_LAGRANGE || s->nq <= API_TREE_DENSE_MAX || s->nc ||
+      s->eom_num)
     return 0;
+  s->accel_tried = 1;
   mech_model *mm = s->lm->mech;
   lg_diag ignore;
   lg_diag_clear(&ignore);

@@ -214,6 +214,18 @@ static void compare(const char *name, const char *text) {
     free(qa);
     free(qb);
   }
+  /* every form asked first (the two steps in one call), then q'' */
+  {
+    lg_system *lazy4 = derive(name, text, 1);
+    state(n, 0, q, qd);
+    double t = 0;
+    CHECK(lazy4 && lg_eval_many(lazy4, 1, &t, q, qd, NULL, rb, NULL) == LG_OK);
+    CHECK(lg_eval_many(eager, 1, &t, q, qd, NULL, ra, NULL) == LG_OK);
+    CHECK(memcmp(ra, rb, size * sizeof *ra) == 0);
+    CHECK(lazy4 && lg_eval_accel(lazy4, t, q, qd, NULL, c, NULL, NULL) == LG_OK &&
+          memcmp(c, a, n * sizeof *c) == 0);
+    lg_system_free(lazy4);
+  }
   /* two threads make the first evaluations of one lazy system at once */
   {
     job j1 = {lazy2, n, ta, 0}, j2 = {lazy2, n, tb, 0};
