@@ -85,15 +85,27 @@ lg_status num_substitute_inputs(mech_model *mm, const num_setting *set, size_t n
       law = sym_dt(c, law);
     }
   }
-  /* one cache for every output: they share their let-bound recursion */
+  /* one cache for every output: they share their let-bound recursion;
+   * an output without an input (M, most often) is its own result, and
+   * telling which those are is cheaper than walking them (best effort) */
+  unsigned char *has = st == LG_OK ? lg_malloc(nout + 1) : NULL, *state = NULL;
+  size_t nstate = 0;
+  if (has && sym_has_any(c, nout, o, 3 * ni, from, has, &state, &nstate) != LG_OK) {
+    lg_free(has);
+    has = NULL;
+  }
   sym_subst_cache sc;
   if (st == LG_OK) st = sym_subst_cache_init(&sc, 3 * ni, from, to);
   int made = st == LG_OK;
   for (size_t j = 0; st == LG_OK && j < nout; j++) {
-    o[j] = sym_subst_cached(c, &sc, o[j]);
+    if (has && !has[j]) continue;
+    o[j] = state ? sym_subst_cached_pruned(c, &sc, o[j], state, nstate)
+                 : sym_subst_cached(c, &sc, o[j]);
     if (!o[j]) st = LG_ERR_NOMEM;
   }
   if (made) sym_subst_cache_free(&sc);
+  lg_free(has);
+  lg_free(state);
   lg_free(from);
   lg_free(to);
   return st;
