@@ -150,8 +150,15 @@ static void compare(const char *name, const char *text) {
     ok &= lg_eval_many(eager, 1, &t, q, qd, NULL, ra, NULL) == LG_OK;
     ok &= lg_eval_many(lazy, 1, &t, q, qd, NULL, rb, NULL) == LG_OK;
     CHECK(ok && memcmp(ra, rb, size * sizeof *ra) == 0);
-    /* eval's q'' is accel's */
-    CHECK(memcmp(ra, a + k * n, n * sizeof *ra) == 0);
+    /* eval's q'' is accel's (to rounding: the full tape need not lower M
+     * and f exactly as the dynamics tape does) */
+    double dq = 0, sq = 0;
+    for (size_t i = 0; i < n; i++) {
+      dq = fmax(dq, fabs(ra[i] - a[k * n + i]));
+      sq = fmax(sq, fabs(a[k * n + i]));
+    }
+    if (dq > 1e-10 * (1 + sq)) fprintf(stderr, "%s: eval's q'' off accel's by %g\n", name, dq);
+    CHECK(dq <= 1e-10 * (1 + sq));
     /* independently: M symmetric, M q'' = f */
     const double *M = ra + 2 * n, *f = M + n * n;
     double asym = 0, res = 0, scale = 0;
