@@ -69,10 +69,10 @@ lg_status api_end(api_call *c, lg_status st, const char *file, int line, int col
   return st;
 }
 
-lg_status api_params(const lg_system *s, const double *p, const double **out,
-                     lg_diag *d) {
+static lg_status params(const lg_system *s, const double *p, const double **out, int accel,
+                        lg_diag *d) {
   *out = p ? p : s->defaults;
-  lg_status st = api_ready(s, d);
+  lg_status st = accel ? api_ready_accel(s, d) : api_ready(s, d);
   if (st != LG_OK || p) return st;
   size_t np = mech_nparams(s->lm->mech);
   for (size_t i = 0; i < np; i++)
@@ -83,4 +83,13 @@ lg_status api_params(const lg_system *s, const double *p, const double **out,
       return LG_ERR_USAGE;
     }
   return LG_OK;
+}
+
+lg_status api_params(const lg_system *s, const double *p, const double **out, lg_diag *d) {
+  return params(s, p, out, 0, d);
+}
+
+lg_status api_params_accel(const lg_system *s, const double *p, const double **out,
+                           lg_diag *d) {
+  return params(s, p, out, 1, d);
 }

@@ -26,7 +26,8 @@ static int col_of(const lg_system *s) { return s ? s->lm->coord_col : 0; }
 /* The checks every entry makes, and a scratch with the call's parameter
  * values in the tape's inputs (*sc NULL when count is 0). */
 static lg_status begin(const lg_system *s, size_t count, const double *q, const double *qd,
-                       const void *res, const double *p, api_scratch **sc, lg_diag *d) {
+                       const void *res, const double *p, int accel, api_scratch **sc,
+                       lg_diag *d) {
   *sc = NULL;
   if (!s || (count && (!q || !qd || !res))) {
     lg_diag_set(d, LG_ERR_USAGE, file_of(s), 0, 0,
@@ -34,7 +35,8 @@ static lg_status begin(const lg_system *s, size_t count, const double *q, const 
     return LG_ERR_USAGE;
   }
   const double *par = NULL;
-  lg_status st = api_params(s, p, &par, d);
+  /* q'' alone compiles only what it needs (api_ready_accel) */
+  lg_status st = accel ? api_params_accel(s, p, &par, d) : api_params(s, p, &par, d);
   if (st != LG_OK || !count) return st;
   *sc = api_scratch_take(s);
   if (!*sc) return LG_ERR_NOMEM;
@@ -47,8 +49,9 @@ static lg_status begin(const lg_system *s, size_t count, const double *q, const 
 static lg_status accel_one(const lg_system *s, api_scratch *sc, double t, const double *q,
                            const double *qd, double *qdd, double *lam, lg_diag *d) {
   if (s->method == LG_KANE) return kane_accel(s, t, q, qd, sc->par, qdd, lam, d);
-  num_evaluate_dynamics(s->num, &sc->w, t, q, qd);
-  return num_solve_accel(s->num, &sc->w, qdd, lam, d);
+  const num_system *ns = api_num_accel(s);
+  num_evaluate_dynamics(ns, &sc->w, t, q, qd);
+  return num_solve_accel(ns, &sc->w, qdd, lam, d);
 }
 
 /* Everything else eval reports, from the evaluated tape. */
@@ -90,7 +93,7 @@ lg_status lg_eval_accel(const lg_system *s, double t, const double *q, const dou
   api_call c;
   lg_diag *d = api_begin(&c, diag);
   api_scratch *sc;
-  lg_status st = begin(s, 1, q, qd, qdd, p, &sc, d);
+  lg_status st = begin(s, 1, q, qd, qdd, p, 1, &sc, d);
   if (st == LG_OK) st = accel_one(s, sc, t, q, qd, qdd, lam, d);
   if (sc) api_scratch_give(s, sc);
   return api_end(&c, st, file_of(s), line_of(s), col_of(s));
@@ -101,7 +104,7 @@ lg_status lg_eval(const lg_system *s, double t, const double *q, const double *q
   api_call c;
   lg_diag *d = api_begin(&c, diag);
   api_scratch *sc;
-  lg_status st = begin(s, 1, q, qd, r, p, &sc, d);
+  lg_status st = begin(s, 1, q, qd, r, p, 0, &sc, d);
   if (st == LG_OK) st = eval_one(s, sc, t, q, qd, r, d);
   if (sc) api_scratch_give(s, sc);
   return api_end(&c, st, file_of(s), line_of(s), col_of(s));
@@ -157,7 +160,7 @@ lg_status lg_eval_many(const lg_system *s, size_t count, const double *t, const 
   api_call c;
   lg_diag *d = api_begin(&c, diag);
   api_scratch *sc;
-  lg_status st = begin(s, count, q, qd, out, p, &sc, d);
+  lg_status st = begin(s, count, q, qd, out, p, 0, &sc, d);
   size_t n = s ? s->nq : 0, size = lg_eval_record_size(s);
   for (size_t k = 0; st == LG_OK && k < count; k++) {
     lg_eval_result r = record_at(n, s->nc, out + k * size);
@@ -174,7 +177,7 @@ lg_status lg_eval_accel_many(const lg_system *s, size_t count, const double *t,
   api_call c;
   lg_diag *d = api_begin(&c, diag);
   api_scratch *sc;
-  lg_status st = begin(s, count, q, qd, qdd, p, &sc, d);
+  lg_status st = begin(s, count, q, qd, qdd, p, 1, &sc, d);
   size_t n = s ? s->nq : 0, m = s ? s->nc : 0;
   for (size_t k = 0; st == LG_OK && k < count; k++) {
     st = accel_one(s, sc, t ? t[k] : 0.0, q + k * n, qd + k * n, qdd + k * n,

@@ -34,6 +34,7 @@ typedef struct api_scratch {
   num_work w;
   double *x;
   const double *par;     /* the call's parameters (not owned) */
+  size_t nslots;         /* w.slots' length */
 } api_scratch;
 typedef struct api_pool api_pool;
 /* The model's geometry, compiled on first use (lg_api_scene.c). */
@@ -73,6 +74,20 @@ struct lg_system {
   const mech_eom *print_eom;   /* for lg_print, made on first use (lock) */
   const mech_kane *print_kane;
   num_system *num;       /* Lagrange's equations, compiled */
+  /* A lazily derived large tree compiles its first q'' in two steps
+   * (issue 26): api_ready_accel makes num_accel (the dynamics tape only,
+   * from the tree's M and f, kept in tree_M, tree_f with its q'' tree_qdd)
+   * and sets accel_ready; api_ready later makes num over the same tape.
+   * Each is read without the lock once its flag is set. */
+  num_system *num_accel;
+  const sym_node **tree_qdd, **tree_M, **tree_f;
+  _Atomic int accel_ready;
+  int accel_tried;       /* (under the lock) */
+  /* Then what only simulate reads (sim: num with the recursion's tape;
+   * aux), made by api_ready_sim; set with `compiled` for the others. */
+  _Atomic int sim_ready;
+  lg_status sim_status;
+  lg_diag sim_diag;
   num_system *sim;       /* what simulate integrates in x = [q; q']:
                             num, or Kane's in Lagrange's shape */
   num_kane_evaluator *kev; /* Kane's equations at one state */
@@ -182,6 +197,20 @@ lg_status api_ready(const lg_system *s, lg_diag *d);
  * one has no value). Compiles a lazy system first (api_ready). */
 lg_status api_params(const lg_system *s, const double *p, const double **out,
                      lg_diag *d);
+/* Only what q'' needs (the dynamics tape of api_num_accel): for a lazy
+ * large tree, the rest waits for api_ready; else api_ready itself. */
+lg_status api_ready_accel(const lg_system *s, lg_diag *d);
+/* Everything, with what only simulate reads (s->sim, s->aux): api_ready,
+ * then for a lazy large tree the recursion's tape and the energy balance. */
+lg_status api_ready_sim(const lg_system *s, lg_diag *d);
+lg_status api_params_accel(const lg_system *s, const double *p, const double **out,
+                           lg_diag *d);
+/* The system q'' is solved from (after api_ready_accel): num_accel when
+ * there is one (s->num then shares its dyn tape, names and values), else
+ * s->num. */
+static inline const num_system *api_num_accel(const lg_system *s) {
+  return s->num_accel ? s->num_accel : s->num;
+}
 
 /* The pool of a system's evaluation scratch: take one for a call (NULL:
  * out of memory), give it back after (NULL does nothing). Safe from any
@@ -189,6 +218,9 @@ lg_status api_params(const lg_system *s, const double *p, const double **out,
 lg_status api_pool_new(api_pool **out);
 void api_pool_free(api_pool *p);
 api_scratch *api_scratch_take(const lg_system *s);
+/* A scratch made before everything was compiled (api_ready_accel) grown
+ * for every tape of s->num (after api_ready); LG_ERR_NOMEM. */
+lg_status api_scratch_fit(const lg_system *s, api_scratch *sc);
 void api_scratch_give(const lg_system *s, api_scratch *sc);
 /* One state's q'' (and lam) or every form, with a scratch the caller holds
  * whose tape inputs already carry the parameters (sc->par set): what

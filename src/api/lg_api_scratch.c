@@ -36,7 +36,20 @@ static api_scratch *scratch_new(const num_system *ns) {
     lg_free(sc);
     return NULL;
   }
+  sc->nslots = num_system_nslots(ns);
   return sc;
+}
+
+lg_status api_scratch_fit(const lg_system *s, api_scratch *sc) {
+  if (!s->compiled || !s->num) return LG_OK; /* (num_accel's: made for it) */
+  size_t need = num_system_nslots(s->num);
+  if (sc->nslots >= need) return LG_OK;
+  double *slots = lg_calloc(need + 1, sizeof *slots);
+  if (!slots) return LG_ERR_NOMEM;
+  lg_free(sc->w.slots);
+  sc->w.slots = slots;
+  sc->nslots = need;
+  return LG_OK;
 }
 
 lg_status api_pool_new(api_pool **out) {
@@ -63,7 +76,12 @@ api_scratch *api_scratch_take(const lg_system *s) {
   pthread_mutex_lock(&p->mu);
   if (p->nidle) sc = p->idle[--p->nidle];
   pthread_mutex_unlock(&p->mu);
-  return sc ? sc : scratch_new(s->num);
+  if (!sc) sc = scratch_new(api_num_accel(s));
+  if (sc && api_scratch_fit(s, sc) != LG_OK) {
+    api_scratch_give(s, sc);
+    return NULL;
+  }
+  return sc;
 }
 
 void api_scratch_give(const lg_system *s, api_scratch *sc) {

@@ -786,6 +786,7 @@ lg_status lg_simulate(const lg_system *s, const lg_sim_options *o, const double 
   size_t n = s->nq;
   double *x = lg_calloc(2 * n + 1, sizeof *x);
   lg_status st = x ? api_params(s, p, &c.par, d) : LG_ERR_NOMEM;
+  if (st == LG_OK) st = api_ready_sim(s, d); /* (a lazy large tree's last step) */
   if (st == LG_OK) {
     memcpy(x, q0 ? q0 : s->lm->q0, n * sizeof *x);
     memcpy(x + n, qd0 ? qd0 : s->lm->qd0, n * sizeof *x);
@@ -825,7 +826,7 @@ lg_status lg_sim_options_check(const lg_system *s, const lg_sim_options *o, lg_d
   memset(&stats, 0, sizeof stats);
   sim_call c = {.s = s, .o = o, .stats = &stats};
   num_sim_opts so;
-  lg_status st = api_ready(s, d);
+  lg_status st = api_ready_sim(s, d);
   if (st == LG_OK) st = to_num_options(s, o, &so, d);
   if (st == LG_OK && o->stop_when) st = build_stop(&c, d);
   if (st == LG_OK && o->outputs) {

@@ -16,8 +16,9 @@ void lg_system_free(lg_system *s) {
   api_events_free(s);
   api_friction_free(s);
   api_contact_free(s);
-  num_system_free(s->num);
   if (s->sim != s->num) num_system_free(s->sim);
+  num_system_free(s->num); /* (it may borrow num_accel's) */
+  num_system_free(s->num_accel);
   num_kane_evaluator_free(s->kev);
   num_lin_free(s->lin);
   if (s->sim_lin != s->lin) num_lin_free(s->sim_lin);
@@ -118,6 +119,10 @@ static lg_status compile_kane(lg_system *s, lg_diag *d) {
 static lg_status compile(lg_system *s, lg_diag *d) {
   mech_model *mm = s->lm->mech;
   lg_status st = api_num_eom(s, d);
+  if (st == LG_OK && s->num_accel) { /* its dynamics tape is already there; */
+    st = num_system_add_full(mm, s->eom_num, s->dummy, s->ndummy, s->num_accel, &s->num, d);
+    return st; /* and simulate's pieces wait for api_ready_sim */
+  }
   if (st == LG_OK) st = num_system_build(mm, s->eom_num, s->dummy, s->ndummy, &s->num, d);
   if (st == LG_OK) /* simulate's O(n) tree solve, as the command's */
     st = num_system_add_tree(mm, s->eom_num, s->dummy, s->ndummy, s->num);
@@ -127,7 +132,35 @@ static lg_status compile(lg_system *s, lg_diag *d) {
   if (st == LG_OK)
     st = num_aux_build(mm, s->kane_eom ? s->kane_eom : s->eom_num, s->ks ? s->kane : NULL,
                        s->dummy, s->ndummy, NULL, &s->aux, d);
+  s->sim_status = st;
+  s->sim_ready = 1;
   return st;
+}
+
+/* A two-step system's simulate pieces, after compile: the recursion's
+ * tape over num (a view of its own, as num is read meanwhile) and the
+ * energy balance, as compile makes them for the others. */
+static lg_status compile_sim(lg_system *s, lg_diag *d) {
+  mech_model *mm = s->lm->mech;
+  lg_status st = num_system_with_tree(mm, s->eom_num, s->dummy, s->ndummy, s->num, &s->sim);
+  if (st == LG_OK)
+    st = num_aux_build(mm, s->eom_num, NULL, s->dummy, s->ndummy, NULL, &s->aux, d);
+  return st;
+}
+
+lg_status api_ready_sim(const lg_system *s, lg_diag *d) {
+  lg_status st = api_ready(s, d);
+  if (st != LG_OK || s->sim_ready) return st != LG_OK ? st : s->sim_status;
+  lg_system *mut = (lg_system *)s;
+  pthread_mutex_lock(&mut->lock);
+  if (!mut->sim_ready) {
+    lg_diag_clear(&mut->sim_diag);
+    mut->sim_status = compile_sim(mut, &mut->sim_diag);
+    mut->sim_ready = 1;
+  }
+  pthread_mutex_unlock(&mut->lock);
+  if (s->sim_status != LG_OK && d) *d = s->sim_diag;
+  return s->sim_status;
 }
 
 /* The dense dynamics (p, f, M and the full forms), derived on first use
@@ -156,10 +189,10 @@ lg_status api_num_eom(lg_system *s, lg_diag *d) {
   if (s->eom_num) return LG_OK;
   mech_model *mm = s->lm->mech;
   if (s->method == LG_LAGRANGE && s->nq > API_TREE_DENSE_MAX && !s->nc) {
-    const sym_node **qdd, **M, **f;
+    const sym_node **qdd = s->tree_qdd, **M = s->tree_M, **f = s->tree_f;
     lg_diag ignore;
     lg_diag_clear(&ignore);
-    lg_status st = mech_tree_dynamics(mm, s->eom, NULL, &qdd, &M, &f, &ignore);
+    lg_status st = M ? LG_OK : mech_tree_dynamics(mm, s->eom, NULL, &qdd, &M, &f, &ignore);
     if (st == LG_ERR_NOMEM) return st;
     if (st == LG_OK) {
       s->eom_num = mech_eom_with_dynamics(mm, s->eom, M, f, qdd);
@@ -206,11 +239,16 @@ static lg_status derive(const lg_model *m, const lg_derive_options *o, lg_system
   return st;
 }
 
+static int compile_accel(lg_system *s);
+
 lg_status api_ready(const lg_system *s, lg_diag *d) {
   if (s->compiled) return s->compile_status;
   lg_system *mut = (lg_system *)s;
   pthread_mutex_lock(&mut->lock);
   if (!mut->compiled) {
+    /* a large tree in two steps even when q'' alone was not asked first:
+     * simulate's pieces then still wait for api_ready_sim */
+    if (!mut->accel_ready && compile_accel(mut)) mut->accel_ready = 1;
     lg_diag_clear(&mut->compile_diag);
     mut->compile_status = compile(mut, &mut->compile_diag);
     mut->compiled = 1;
@@ -218,6 +256,37 @@ lg_status api_ready(const lg_system *s, lg_diag *d) {
   pthread_mutex_unlock(&mut->lock);
   if (s->compile_status != LG_OK && d) *d = s->compile_diag;
   return s->compile_status;
+}
+
+/* The first step of a lazy large tree (issue 26): the tree's q'', M and
+ * f, and only the dynamics tape of M and f, which is all lg_eval_accel
+ * evaluates (the full tape, the recursion's tape, the energy balance and
+ * the rest wait for api_ready). 0: not such a system (or it is not a
+ * tree): everything is compiled at once. */
+static int compile_accel(lg_system *s) {
+  if (s->accel_tried || s->method != LG_LAGRANGE || s->nq <= API_TREE_DENSE_MAX || s->nc ||
+      s->eom_num)
+    return 0;
+  s->accel_tried = 1;
+  mech_model *mm = s->lm->mech;
+  lg_diag ignore;
+  lg_diag_clear(&ignore);
+  const sym_node **qdd, **M, **f;
+  if (mech_tree_dynamics(mm, s->eom, NULL, &qdd, &M, &f, &ignore) != LG_OK) return 0;
+  s->tree_qdd = qdd, s->tree_M = M, s->tree_f = f; /* (api_num_eom takes them) */
+  lg_diag_clear(&ignore);
+  return num_system_build_dyn(mm, s->eom, M, f, s->dummy, s->ndummy, &s->num_accel,
+                              &ignore) == LG_OK;
+}
+
+lg_status api_ready_accel(const lg_system *s, lg_diag *d) {
+  if (s->accel_ready) return LG_OK;
+  if (s->compiled) return api_ready(s, d);
+  lg_system *mut = (lg_system *)s;
+  pthread_mutex_lock(&mut->lock);
+  if (!mut->compiled && !mut->accel_ready && compile_accel(mut)) mut->accel_ready = 1;
+  pthread_mutex_unlock(&mut->lock);
+  return s->accel_ready ? LG_OK : api_ready(s, d);
 }
 
 void lg_derive_options_default(lg_derive_options *o) {

@@ -29,7 +29,7 @@ lg_status lg_work_new(const lg_system *s, lg_work **out, lg_diag *diag) {
     lg_diag_set(d, LG_ERR_USAGE, NULL, 0, 0, "lg_work_new: a system and an output are needed");
     return api_end(&c, LG_ERR_USAGE, NULL, 0, 0);
   }
-  lg_status st = api_ready(s, d);
+  lg_status st = api_ready_accel(s, d); /* lg_work_eval compiles the rest */
   lg_work *w = st == LG_OK ? lg_calloc(1, sizeof *w) : NULL;
   if (st == LG_OK && !w) st = LG_ERR_NOMEM;
   if (st == LG_OK) {
@@ -124,7 +124,10 @@ lg_status lg_work_eval(lg_work *w, double t, const double *q, const double *qd,
     lg_diag_set(d, LG_ERR_USAGE, NULL, 0, 0, "lg_work_eval: a workspace, q, q' and a result are needed");
     return api_end(&c, LG_ERR_USAGE, NULL, 0, 0);
   }
-  lg_status st = load_params(w, d);
+  /* everything compiled, and the scratch grown for it (it may be older) */
+  lg_status st = api_ready(w->s, d);
+  if (st == LG_OK && api_scratch_fit(w->s, w->sc) != LG_OK) st = LG_ERR_NOMEM;
+  if (st == LG_OK) st = load_params(w, d);
   if (st == LG_OK) st = api_eval_in(w->s, w->sc, t, q, qd, r, d);
   return api_end(&c, st, w->s->lm->file, w->s->lm->coord_line, w->s->lm->coord_col);
 }

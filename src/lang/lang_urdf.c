@@ -120,6 +120,8 @@ typedef struct urdf {
   size_t nnames, names_cap;
   char **props; /* attribute strings to release (xmlFree) */
   size_t nprops, props_cap;
+  size_t *line_start; /* nlines: where each line of src starts (NULL: none) */
+  size_t nlines;
   int oom;
 } urdf;
 
@@ -137,24 +139,57 @@ static lg_status fail(urdf *U, int line, int col, const char *fmt, ...) {
 
 /* Line and column of the element: libxml2 knows the line where its start
  * tag ends; the column is that of its last "<name" up to that line's end. */
+/* Where each line starts (a table, so that finding a node's position does
+ * not scan the text from its start for every node). */
+static void index_lines(urdf *U) {
+  size_t n = 1;
+  for (size_t i = 0; i < U->len; i++) n += U->src[i] == '\n';
+  U->line_start = lg_malloc(n * sizeof *U->line_start);
+  if (!U->line_start) return; /* (node_pos scans instead) */
+  U->line_start[0] = 0;
+  U->nlines = 1;
+  for (size_t i = 0; i < U->len; i++)
+    if (U->src[i] == '\n') U->line_start[U->nlines++] = i + 1;
+}
+
+/* The line (1-based) holding offset i, and where that line starts. */
+static int line_of(const urdf *U, size_t i, size_t *ls) {
+  if (!U->line_start) {
+    int ln = 1;
+    *ls = 0;
+    for (size_t k = 0; k < i; k++)
+      if (U->src[k] == '\n') ln++, *ls = k + 1;
+    return ln;
+  }
+  size_t lo = 0, hi = U->nlines; /* the last start <= i */
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (U->line_start[mid] <= i) lo = mid;
+    else hi = mid;
+  }
+  *ls = U->line_start[lo];
+  return (int)lo + 1;
+}
+
 static void node_pos(const urdf *U, const xmlNode *n, int *line, int *col) {
   long l = X.line_no(n);
   *line = l > 0 && l < 1000000000 ? (int)l : 1;
   *col = 1;
   size_t end = 0;
-  int cur = 1;
-  while (end < U->len && cur < *line)
-    if (U->src[end++] == '\n') cur++;
+  if (U->line_start) {
+    end = (size_t)*line - 1 < U->nlines ? U->line_start[*line - 1] : U->len;
+  } else {
+    int cur = 1;
+    while (end < U->len && cur < *line)
+      if (U->src[end++] == '\n') cur++;
+  }
   while (end < U->len && U->src[end] != '\n') end++;
   size_t nl = strlen((const char *)n->name);
   for (size_t i = end; i-- > 0;) {
     if (U->src[i] == '<' && i + 1 + nl <= U->len &&
         memcmp(U->src + i + 1, n->name, nl) == 0) {
-      int ln = 1;
-      size_t ls = 0;
-      for (size_t k = 0; k < i; k++)
-        if (U->src[k] == '\n') ln++, ls = k + 1;
-      *line = ln;
+      size_t ls;
+      *line = line_of(U, i, &ls);
       *col = (int)(i - ls) + 1;
       return;
     }
@@ -886,7 +921,9 @@ static lg_status urdf_to_text(const char *file, const char *src, size_t len, lan
     return LG_ERR_MODEL;
   }
   xmlNodePtr robot = X.root(doc);
+  index_lines(&U);
   lg_status st = robot ? translate(&U, robot) : LG_ERR_MODEL;
+  lg_free(U.line_start);
   if (!robot) lg_diag_set(diag, LG_ERR_MODEL, file, 1, 1, "the URDF has no <robot>");
   if (st == LG_OK && U.oom) st = LG_ERR_NOMEM;
   for (size_t i = 0; i < U.nprops; i++) (*X.free)(U.props[i]);

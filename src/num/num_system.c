@@ -28,7 +28,12 @@ static lg_status check_settings(mech_model *mm, const num_setting *set, size_t n
  * The dynamics come last: a tape lowers its outputs last first, so the
  * full tape computes M and f with exactly the instructions of the
  * dynamics tape (eval's q'' and accel's agree to the last bit). */
-static const sym_node **collect_outputs(sym_ctx *c, num_system *s, const mech_eom *e) {
+/* M (n x n) and f (n) given apart: e's, or a tree's before its eom is
+ * assembled. dyn_only: only the outputs from o_M on are filled (the
+ * layout is the same). */
+static const sym_node **collect_outputs(sym_ctx *c, num_system *s, const mech_eom *e,
+                                        const sym_node *const *M, const sym_node *const *f,
+                                        int dyn_only) {
   size_t n = e->n, m = e->m, k = 0;
   s->o_T = k++;
   s->o_V = k++;
@@ -43,13 +48,17 @@ static const sym_node **collect_outputs(sym_ctx *c, num_system *s, const mech_eo
   s->nout = k;
   const sym_node **o = lg_malloc((k ? k : 1) * sizeof *o);
   if (!o) return NULL;
-  memcpy(o + s->o_M, e->M->e, n * n * sizeof *o);
-  memcpy(o + s->o_f, e->f, n * sizeof *o);
+  memcpy(o + s->o_M, M, n * n * sizeof *o);
+  memcpy(o + s->o_f, f, n * sizeof *o);
   if (m) memcpy(o + s->o_J, e->J->e, m * n * sizeof *o);
   if (m) memcpy(o + s->o_gc, e->gc, m * sizeof *o);
-  o[s->o_T] = e->T;
-  o[s->o_V] = e->V;
-  memcpy(o + s->o_p, e->p, n * sizeof *o);
+  if (!dyn_only) {
+    o[s->o_T] = e->T;
+    o[s->o_V] = e->V;
+    memcpy(o + s->o_p, e->p, n * sizeof *o);
+  } else {
+    for (size_t j = 0; j < s->o_M; j++) o[j] = e->T; /* (not built) */
+  }
   for (size_t r = 0; r < m; r++) {
     o[s->o_C + r] = e->C[r];
     /* velocity-level residual: C' for a holonomic row, the row itself else */
@@ -76,15 +85,27 @@ lg_status num_substitute_inputs(mech_model *mm, const num_setting *set, size_t n
       law = sym_dt(c, law);
     }
   }
-  /* one cache for every output: they share their let-bound recursion */
+  /* one cache for every output: they share their let-bound recursion;
+   * an output without an input (M, most often) is its own result, and
+   * telling which those are is cheaper than walking them (best effort) */
+  unsigned char *has = st == LG_OK ? lg_malloc(nout + 1) : NULL, *state = NULL;
+  size_t nstate = 0;
+  if (has && sym_has_any(c, nout, o, 3 * ni, from, has, &state, &nstate) != LG_OK) {
+    lg_free(has);
+    has = NULL;
+  }
   sym_subst_cache sc;
   if (st == LG_OK) st = sym_subst_cache_init(&sc, 3 * ni, from, to);
   int made = st == LG_OK;
   for (size_t j = 0; st == LG_OK && j < nout; j++) {
-    o[j] = sym_subst_cached(c, &sc, o[j]);
+    if (has && !has[j]) continue;
+    o[j] = state ? sym_subst_cached_pruned(c, &sc, o[j], state, nstate)
+                 : sym_subst_cached(c, &sc, o[j]);
     if (!o[j]) st = LG_ERR_NOMEM;
   }
   if (made) sym_subst_cache_free(&sc);
+  lg_free(has);
+  lg_free(state);
   lg_free(from);
   lg_free(to);
   return st;
@@ -93,10 +114,10 @@ lg_status num_substitute_inputs(mech_model *mm, const num_setting *set, size_t n
 /* ---- build ------------------------------------------------------------------------------- */
 /* A parameter without a value is an error only when the equations use it. */
 static lg_status check_valueless(mech_model *mm, const num_system *s,
-                                 const sym_node *const *o, lg_diag *diag) {
+                                 const sym_node *const *o, size_t from, lg_diag *diag) {
   for (size_t i = 0; i < s->np; i++) {
     if (!isnan(s->params[i])) continue;
-    for (size_t j = 0; j < s->nout; j++) {
+    for (size_t j = from; j < s->nout; j++) {
       if (!sym_has(o[j], mech_param(mm, i))) continue;
       int line, col;
       mech_param_pos(mm, i, &line, &col);
@@ -125,15 +146,17 @@ static const sym_node **tape_inputs(mech_model *mm, const num_system *s, const m
   return in;
 }
 
+/* The tapes: full (every output) and dyn (from o_M on), as asked. */
 static lg_status compile(mech_model *mm, num_system *s, const mech_eom *e,
-                         const sym_node *const *o, lg_diag *diag) {
+                         const sym_node *const *o, int full, int dyn, lg_diag *diag) {
   sym_ctx *c = mech_ctx(mm);
   size_t nin;
   const sym_node **in = tape_inputs(mm, s, e, &nin);
   if (!in) return LG_ERR_NOMEM;
   const sym_node *missing = NULL;
-  lg_status st = sym_tape_build(c, nin, in, s->nout, o, &s->tape, &missing);
-  if (st == LG_OK) st = sym_tape_build(c, nin, in, s->ndyn, o + s->o_M, &s->dyn, &missing);
+  lg_status st = full ? sym_tape_build(c, nin, in, s->nout, o, &s->tape, &missing) : LG_OK;
+  if (st == LG_OK && dyn)
+    st = sym_tape_build(c, nin, in, s->ndyn, o + s->o_M, &s->dyn, &missing);
   lg_free(in);
   if (st == LG_ERR_MODEL)
     lg_diag_set(diag, LG_ERR_MODEL, NULL, 0, 0,
@@ -142,8 +165,9 @@ static lg_status compile(mech_model *mm, num_system *s, const mech_eom *e,
   return st;
 }
 
-lg_status num_system_build(mech_model *mm, const mech_eom *e, const num_setting *set,
-                           size_t nset, num_system **out, lg_diag *diag) {
+static lg_status build(mech_model *mm, const mech_eom *e, const sym_node *const *M,
+                       const sym_node *const *f, int dyn_only, const num_setting *set,
+                       size_t nset, num_system **out, lg_diag *diag) {
   *out = NULL;
   lg_status st = check_settings(mm, set, nset, diag);
   if (st != LG_OK) return st;
@@ -165,11 +189,12 @@ lg_status num_system_build(mech_model *mm, const mech_eom *e, const num_setting 
   for (size_t i = 0; i < s->np; i++) s->param_names[i] = mech_param_name(mm, i);
   for (size_t r = 0; r < s->m; r++) s->row_holonomic[r] = e->kind[r] == MECH_HOLONOMIC;
   if ((st = mech_resolve_params(mm, set, nset, s->params, diag)) != LG_OK) goto done;
-  o = collect_outputs(mech_ctx(mm), s, e);
+  o = collect_outputs(mech_ctx(mm), s, e, M, f, dyn_only);
   if (!o) { st = LG_ERR_NOMEM; goto done; }
-  if ((st = num_substitute_inputs(mm, set, nset, o, s->nout)) != LG_OK) goto done;
-  if ((st = check_valueless(mm, s, o, diag)) != LG_OK) goto done;
-  st = compile(mm, s, e, o, diag);
+  size_t from = dyn_only ? s->o_M : 0;
+  if ((st = num_substitute_inputs(mm, set, nset, o + from, s->nout - from)) != LG_OK) goto done;
+  if ((st = check_valueless(mm, s, o, from, diag)) != LG_OK) goto done;
+  st = compile(mm, s, e, o, !dyn_only, 1, diag);
   if (st == LG_OK) st = num_system_add_orientations(mm, e, s);
 done:
   lg_free(o);
@@ -179,6 +204,66 @@ done:
   }
   *out = s;
   return LG_OK;
+}
+
+lg_status num_system_build(mech_model *mm, const mech_eom *e, const num_setting *set,
+                           size_t nset, num_system **out, lg_diag *diag) {
+  return build(mm, e, e->M->e, e->f, 0, set, nset, out, diag);
+}
+
+lg_status num_system_build_dyn(mech_model *mm, const mech_eom *e, const sym_node *const *M,
+                               const sym_node *const *f, const num_setting *set, size_t nset,
+                               num_system **out, lg_diag *diag) {
+  if (e->m) return num_system_build(mm, e, set, nset, out, diag);
+  return build(mm, e, M, f, 1, set, nset, out, diag);
+}
+
+lg_status num_system_add_full(mech_model *mm, const mech_eom *e, const num_setting *set,
+                              size_t nset, const num_system *dyn, num_system **out,
+                              lg_diag *diag) {
+  *out = NULL;
+  if (dyn->tape) return LG_ERR_USAGE;
+  num_system *s = lg_malloc(sizeof *s);
+  if (!s) return LG_ERR_NOMEM;
+  *s = *dyn; /* its names, values, layout and dyn tape, borrowed */
+  s->tape = s->tree = NULL;
+  s->borrowed = 1;
+  const sym_node **o = collect_outputs(mech_ctx(mm), s, e, e->M->e, e->f, 0);
+  lg_status st = o ? LG_OK : LG_ERR_NOMEM;
+  if (st == LG_OK) st = num_substitute_inputs(mm, set, nset, o, s->nout);
+  if (st == LG_OK) st = check_valueless(mm, s, o, 0, diag);
+  if (st == LG_OK) st = compile(mm, s, e, o, 1, 0, diag);
+  lg_free(o);
+  if (st != LG_OK) {
+    num_system_free(s);
+    return st;
+  }
+  *out = s;
+  return LG_OK;
+}
+
+lg_status num_system_with_tree(mech_model *mm, const mech_eom *e, const num_setting *set,
+                               size_t nset, const num_system *s, num_system **out) {
+  *out = NULL;
+  if (s->tree) return LG_ERR_USAGE;
+  num_system *x = lg_malloc(sizeof *x);
+  if (!x) return LG_ERR_NOMEM;
+  *x = *s;
+  x->borrowed = 2;
+  lg_status st = num_system_add_tree(mm, e, set, nset, x);
+  if (st != LG_OK) {
+    num_system_free(x);
+    return st;
+  }
+  *out = x;
+  return LG_OK;
+}
+
+size_t num_system_nslots(const num_system *s) {
+  size_t slots = s->dyn ? s->dyn->nslots : 0;
+  if (s->tape && s->tape->nslots > slots) slots = s->tape->nslots;
+  if (s->tree && s->tree->nslots > slots) slots = s->tree->nslots;
+  return slots;
 }
 
 lg_status num_system_add_tree(mech_model *mm, const mech_eom *e, const num_setting *set,
@@ -213,9 +298,13 @@ lg_status num_system_add_tree(mech_model *mm, const mech_eom *e, const num_setti
 
 void num_system_free(num_system *s) {
   if (!s) return;
-  sym_tape_free(s->tape);
-  sym_tape_free(s->dyn);
+  if (s->borrowed != 2) sym_tape_free(s->tape);
   sym_tape_free(s->tree);
+  if (s->borrowed) {
+    lg_free(s);
+    return;
+  }
+  sym_tape_free(s->dyn);
   lg_free(s->coord_names);
   lg_free(s->param_names);
   lg_free(s->params);
@@ -230,9 +319,7 @@ lg_status num_work_init(const num_system *s, num_work *w) {
   memset(w, 0, sizeof *w);
   w->in = lg_calloc(1 + 2 * s->n + s->np, sizeof *w->in);
   w->out = lg_calloc(s->nout + 1, sizeof *w->out);
-  size_t slots = s->tape->nslots > s->dyn->nslots ? s->tape->nslots : s->dyn->nslots;
-  if (s->tree && s->tree->nslots > slots) slots = s->tree->nslots;
-  w->slots = lg_calloc(slots, sizeof *w->slots);
+  w->slots = lg_calloc(num_system_nslots(s) + 1, sizeof *w->slots);
   w->A = lg_calloc(N * N + 1, sizeof *w->A);
   w->b = lg_calloc(N + 1, sizeof *w->b);
   w->ipiv = lg_calloc(N + 1, sizeof *w->ipiv);

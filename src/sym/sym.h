@@ -179,6 +179,14 @@ double sym_number_value(const sym_node *e);    /* NUM/FLOAT as double */
 int sym_cmp(const sym_node *a, const sym_node *b);
 /* Does `e` contain atom `x` (SYMBOL, COORD, TIME)? */
 int sym_has(const sym_node *e, const sym_node *x);
+/* has[r] = 1 when roots[r] holds any of x (the nodes themselves, through
+ * arguments and let definitions: where substitution would replace one),
+ * else 0. state (NULL: not wanted): every node's by id (nstate of them;
+ * 1: it holds none, 2: it holds one, 0: not walked), for
+ * sym_subst_cached_pruned; the caller frees it. LG_ERR_NOMEM. */
+lg_status sym_has_any(const sym_ctx *c, size_t nroots, const sym_node *const *roots,
+                      size_t nx, const sym_node *const *x, unsigned char *has,
+                      unsigned char **state, size_t *nstate);
 /* Canonical-form invariants hold for e and its subterms (debug checks). */
 int sym_is_canonical(const sym_node *e);
 /* The node's own invariants only (its children taken as canonical): what
@@ -211,6 +219,10 @@ typedef struct sym_subst_cache { sym_memo map, memo; } sym_subst_cache;
 lg_status sym_subst_cache_init(sym_subst_cache *s, size_t n, const sym_node *const *from,
                                const sym_node *const *to);
 const sym_node *sym_subst_cached(sym_ctx *c, sym_subst_cache *s, const sym_node *e);
+/* The same, not walking a node whose state (sym_has_any over the same
+ * `from`) says it holds none of them: it is its own result. */
+const sym_node *sym_subst_cached_pruned(sym_ctx *c, sym_subst_cache *s, const sym_node *e,
+                                        const unsigned char *state, size_t nstate);
 void sym_subst_cache_free(sym_subst_cache *s);
 /* Distribute products over sums and expand positive integer powers of sums
  * (up to a bounded result size; beyond it the rest stays factored). */

@@ -114,6 +114,58 @@ int sym_has(const sym_node *e, const sym_node *x) {
   return found;
 }
 
+/* Which roots hold any of x (the nodes themselves, through arguments and
+ * let definitions, as substitution walks): one walk for every root, with
+ * a state per node id (0 not seen, 1 without, 2 with) instead of a map. */
+lg_status sym_has_any(const sym_ctx *c, size_t nroots, const sym_node *const *roots,
+                      size_t nx, const sym_node *const *x, unsigned char *has,
+                      unsigned char **state, size_t *nstate) {
+  size_t count = sym_ctx_node_count(c);
+  unsigned char *st = lg_calloc(count + 1, 1);
+  struct frame { const sym_node *n; uint32_t next; } *stack = NULL;
+  size_t cap = 0, top = 0;
+  if (state) *state = NULL;
+  if (!st) return LG_ERR_NOMEM;
+  for (size_t i = 0; i < nx; i++)
+    if (x[i] && x[i]->id < count) st[x[i]->id] = 2;
+  int ok = 1;
+  for (size_t r = 0; ok && r < nroots; r++) {
+    if (!roots[r] || roots[r]->id >= count) { has[r] = 1; continue; } /* (unknown: yes) */
+    if (!st[roots[r]->id]) {
+      ok = lg_grow((void **)&stack, &cap, 1, sizeof *stack);
+      if (ok) stack[top++] = (struct frame){roots[r], 0};
+    }
+    while (ok && top) {
+      struct frame *f = &stack[top - 1];
+      const sym_node *n = f->n, *def = n->nargs ? NULL : sym_let_def(c, n);
+      uint32_t nch = def ? 1 : n->nargs;
+      if (f->next < nch && st[n->id] != 2) {
+        const sym_node *ch = def ? def : n->args[f->next];
+        f->next++;
+        if (ch->id >= count) st[n->id] = 2;
+        else if (st[ch->id] == 2) st[n->id] = 2;
+        else if (!st[ch->id]) {
+          ok = lg_grow((void **)&stack, &cap, top + 1, sizeof *stack);
+          if (ok) stack[top++] = (struct frame){ch, 0};
+        }
+        continue;
+      }
+      if (st[n->id] != 2) st[n->id] = 1;
+      top--;
+      if (top && st[n->id] == 2) st[stack[top - 1].n->id] = 2;
+    }
+    has[r] = st[roots[r]->id] == 2;
+  }
+  lg_free(stack);
+  if (ok && state) {
+    *state = st;
+    *nstate = count;
+  } else {
+    lg_free(st);
+  }
+  return ok ? LG_OK : LG_ERR_NOMEM;
+}
+
 /* ---- canonical-form check (used by tests and debug builds) ----------------- */
 /* One node's own invariants, its children taken as canonical. */
 int sym_node_is_canonical(const sym_node *n) {

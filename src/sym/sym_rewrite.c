@@ -45,10 +45,13 @@ typedef struct rewriter {
   sym_rewrite_fn fn;
   void *ud;
   int lets; /* substitution: into let definitions too */
+  const unsigned char *clean; /* by id: 1 holds nothing to replace (or NULL) */
+  size_t nclean;
 } rewriter;
 
 static const sym_node *rewrite(rewriter *w, const sym_node *e) {
   if (!e) return NULL;
+  if (w->clean && e->id < w->nclean && w->clean[e->id] == 1) return e;
   const sym_node *r = sym_memo_get(w->memo, e->id);
   if (r) return r;
   const sym_node *def = w->lets && !e->nargs ? sym_let_def(w->c, e) : NULL;
@@ -80,7 +83,7 @@ static const sym_node *rewrite(rewriter *w, const sym_node *e) {
 const sym_node *sym_rewrite_bottom_up(sym_ctx *c, const sym_node *e, sym_rewrite_fn fn,
                                       sym_memo *memo) {
   if (!c || !e) return NULL;
-  rewriter w = {c, memo, fn, NULL, 0};
+  rewriter w = {c, memo, fn, NULL, 0, NULL, 0};
   return rewrite(&w, e);
 }
 
@@ -115,7 +118,14 @@ lg_status sym_subst_cache_init(sym_subst_cache *s, size_t n, const sym_node *con
 
 const sym_node *sym_subst_cached(sym_ctx *c, sym_subst_cache *s, const sym_node *e) {
   if (!c || !e) return NULL;
-  rewriter w = {c, &s->memo, subst_fn, s, 1};
+  rewriter w = {c, &s->memo, subst_fn, s, 1, NULL, 0};
+  return subst_node(&w, e);
+}
+
+const sym_node *sym_subst_cached_pruned(sym_ctx *c, sym_subst_cache *s, const sym_node *e,
+                                        const unsigned char *state, size_t nstate) {
+  if (!c || !e) return NULL;
+  rewriter w = {c, &s->memo, subst_fn, s, 1, state, nstate};
   return subst_node(&w, e);
 }
 

@@ -231,6 +231,51 @@ static int count_uses(void *ud, const sym_node *e) {
   return 1;
 }
 
+static int lower_visit(void *ud, const sym_node *e);
+
+/* A node's children in sym_postorder's order: coef (if any), then args. */
+static const sym_node *lower_child(const sym_node *n, uint32_t i) {
+  if (n->coef) {
+    if (i == 0) return n->coef;
+    i--;
+  }
+  return i < n->nargs ? n->args[i] : NULL;
+}
+
+/* lower_visit over the roots in post-order (sym_postorder_many's), but
+ * never into a node lowered already: lower_visit sets reg_of only after
+ * every child was visited, so all of a lowered node's descendants are
+ * lowered, and a full walk would do nothing under it. The same
+ * instructions in the same order, without walking the lowered part of
+ * the graph again for every let's definition (and with reg_of as the set
+ * of nodes seen: a node is lowered as soon as its subtree is done, and a
+ * DAG reaches no node on the stack from below it). */
+static int lower_all(lowering *L, size_t nroots, const sym_node *const *roots) {
+  struct frame { const sym_node *n; uint32_t next; } *stack = NULL;
+  size_t cap = 0, top = 0;
+  int ok = 1;
+  for (size_t r = 0; ok && r < nroots; r++) {
+    if (L->reg_of[roots[r]->id]) continue;
+    ok = lg_grow((void **)&stack, &cap, 1, sizeof *stack);
+    if (ok) stack[top++] = (struct frame){roots[r], 0};
+    while (ok && top) {
+      struct frame *f = &stack[top - 1];
+      const sym_node *ch = lower_child(f->n, f->next);
+      if (ch) {
+        f->next++;
+        if (L->reg_of[ch->id]) continue;
+        ok = lg_grow((void **)&stack, &cap, top + 1, sizeof *stack);
+        if (ok) stack[top++] = (struct frame){ch, 0};
+        continue;
+      }
+      ok = lower_visit(L, f->n);
+      top--;
+    }
+  }
+  lg_free(stack);
+  return ok;
+}
+
 static int lower_visit(void *ud, const sym_node *e) {
   lowering *L = ud;
   uint32_t r;
@@ -244,7 +289,7 @@ static int lower_visit(void *ud, const sym_node *e) {
   case SYM_TIME:
     if (!L->input_of[e->id] && sym_let_def(L->c, e)) { /* a let: its definition, once */
       const sym_node *def = sym_let_def(L->c, e);
-      if (!sym_postorder(def, lower_visit, L)) return 0;
+      if (!lower_all(L, 1, &def)) return 0;
       r = reg(L, def);
       break;
     }
@@ -425,7 +470,7 @@ static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *i
   const sym_node **backwards = lg_malloc((noutputs + 1) * sizeof *backwards);
   if (!backwards) { st = LG_ERR_NOMEM; goto fail; }
   for (size_t i = 0; i < noutputs; i++) backwards[i] = outputs[noutputs - 1 - i];
-  int lowered = sym_postorder_many(noutputs, backwards, lower_visit, &L);
+  int lowered = lower_all(&L, noutputs, backwards);
   lg_free(backwards);
   sym_tape_forget_sums(&L);
   if (!lowered || L.oom) {

@@ -355,6 +355,34 @@ static void test_fault_injection(void) {
   CHECK(survived > 0); /* and, under ASan/LSan, no crash and no leak */
 }
 
+/* ---- which expressions hold an atom (sym_has_any), and the pruned substitution ------- */
+static void test_has_any(void) {
+  const sym_node *inner = add(mul(x, y), fn(SYM_FN_SIN, q));
+  const sym_node *a = sym_let(C, inner, 0, NULL); /* x inside, behind a let */
+  const sym_node *roots[5] = {add(a, z), mul(y, z), x, add(pw(y, 2), fn(SYM_FN_COS, z)),
+                              mul(a, qd)};
+  const sym_node *from[1] = {x}, *to[1] = {I(2)};
+  unsigned char has[5] = {9, 9, 9, 9, 9}, *state = NULL;
+  size_t nstate = 0;
+  CHECK(sym_has_any(C, 5, roots, 1, from, has, &state, &nstate) == LG_OK && state);
+  CHECK(has[0] == 1 && has[1] == 0 && has[2] == 1 && has[3] == 0 && has[4] == 1);
+  if (!state) return;
+  CHECK(state[y->id] == 1 && state[x->id] == 2 && state[a->id] == 2);
+  /* the pruned substitution gives what the plain one gives, node for node */
+  for (int r = 0; r < 5; r++) {
+    sym_subst_cache s1, s2;
+    CHECK(sym_subst_cache_init(&s1, 1, from, to) == LG_OK);
+    CHECK(sym_subst_cache_init(&s2, 1, from, to) == LG_OK);
+    const sym_node *plain = sym_subst_cached(C, &s1, roots[r]);
+    const sym_node *pruned = sym_subst_cached_pruned(C, &s2, roots[r], state, nstate);
+    CHECK(plain && plain == pruned);
+    CHECK((plain == roots[r]) == !has[r]);
+    sym_subst_cache_free(&s1);
+    sym_subst_cache_free(&s2);
+  }
+  lg_free(state);
+}
+
 /* ---- let-bound atoms: a name kept whole in sums and products ------------------------ */
 static void test_let(void) {
   const sym_node *s = add(mul(x, y), fn(SYM_FN_SIN, q));
@@ -400,6 +428,7 @@ int main(void) {
   test_round_trip();
   test_tape();
   test_let();
+  test_has_any();
   test_tape_angle_sums();
   test_matrix();
   test_matrix_solve_at();
