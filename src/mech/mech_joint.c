@@ -210,14 +210,44 @@ typedef struct reader {
   unsigned char *fdone, *pdone, *fmoving, *pmoving;
   sn *banned;                  /* t and the inputs: never in the kinematics of a link */
   size_t nbanned;
+  /* every node's dependencies, memoized: words + 1 per node (the last: 1
+   * when it holds t or an input) at memo[node] - 1. A world position's
+   * terms share their subexpressions with every point below it: asking
+   * sym_has once per coordinate and expression was most of the reading */
+  lg_map memo, atom;           /* node id -> slot + 1; coordinate or banned atom -> its bit + 1 */
+  uint64_t *pool;
+  size_t npool, cap;
+  int oom;
 } reader;
+
+/* The slot of e's dependencies (computed on first use); (size_t)-1: OOM. */
+static size_t deps_of(reader *r, sn e) {
+  size_t at = lg_map_get_n(&r->memo, e->id);
+  if (at) return at - 1;
+  size_t W = r->words + 1, k = r->npool;
+  if (!lg_grow((void **)&r->pool, &r->cap, (k + 1) * W, sizeof *r->pool)) return (size_t)-1;
+  r->npool++;
+  memset(r->pool + k * W, 0, W * sizeof *r->pool);
+  size_t bit = lg_map_get_n(&r->atom, e->id);
+  if (bit) { /* a coordinate (bit <= n) or t, an input */
+    if (bit <= r->n) r->pool[k * W + (bit - 1) / 64] |= 1ull << ((bit - 1) % 64);
+    else r->pool[k * W + r->words] = 1;
+  }
+  for (uint32_t i = 0; i < e->nargs; i++) {
+    size_t c = deps_of(r, e->args[i]);
+    if (c == (size_t)-1) return c;
+    for (size_t j = 0; j < W; j++) r->pool[k * W + j] |= r->pool[c * W + j];
+  }
+  if (!lg_map_put_n(&r->memo, e->id, k + 1)) return (size_t)-1;
+  return k;
+}
 
 static int depends(reader *r, sn e, uint64_t *w, unsigned char *moving) {
   if (!e) return 0;
-  for (size_t i = 0; i < r->n; i++)
-    if (sym_has(e, mech_coord(r->m, i, 0))) w[i / 64] |= 1ull << (i % 64);
-  for (size_t i = 0; i < r->nbanned; i++)
-    if (sym_has(e, r->banned[i])) *moving = 1;
+  size_t k = deps_of(r, e), W = r->words + 1;
+  if (k == (size_t)-1) return r->oom = 1, 0;
+  for (size_t j = 0; j < r->words; j++) w[j] |= r->pool[k * W + j];
+  if (r->pool[k * W + r->words]) *moving = 1;
   return 1;
 }
 
@@ -270,11 +300,11 @@ static int subset(const uint64_t *a, const uint64_t *b, size_t words) {
 
 /* Does e depend on a coordinate outside own (or on t, an input)? */
 static int foreign(reader *r, sn e, const uint64_t *own) {
-  for (size_t i = 0; i < r->n; i++)
-    if (!(own && (own[i / 64] >> (i % 64) & 1)) && sym_has(e, mech_coord(r->m, i, 0))) return 1;
-  for (size_t i = 0; i < r->nbanned; i++)
-    if (sym_has(e, r->banned[i])) return 1;
-  return 0;
+  size_t k = deps_of(r, e), W = r->words + 1;
+  if (k == (size_t)-1) return r->oom = 1;
+  for (size_t j = 0; j < r->words; j++)
+    if (r->pool[k * W + j] & ~(own ? own[j] : 0)) return 1;
+  return r->pool[k * W + r->words] != 0;
 }
 
 static sn same(void *ud, sn e) {
@@ -417,6 +447,8 @@ static int read_tree(mech_model *m, mech_joints *J) {
   if (ok) {
     r.banned[0] = sym_time(r.c);
     for (size_t i = 0; i + 1 < r.nbanned; i++) r.banned[1 + i] = mech_input(m, i / 3, (int)(i % 3));
+    for (size_t i = 0; ok && i < n; i++) ok = lg_map_put_n(&r.atom, mech_coord(m, i, 0)->id, i + 1);
+    for (size_t i = 0; ok && i < r.nbanned; i++) ok = lg_map_put_n(&r.atom, r.banned[i]->id, n + 1);
   }
   /* the carriers and the coordinates each moves with */
   for (size_t k = 0; ok && k < nk; k++) {
@@ -500,7 +532,7 @@ static int read_tree(mech_model *m, mech_joints *J) {
         ok = add_inertia(&r, x, K[k].frame, K[k].point, K[k].mass, K[k].I, x->I);
     if (ok) let_sym6(r.c, x->I);
   }
-  ok = ok && popcount(covered, r.words) == n;
+  ok = ok && popcount(covered, r.words) == n && !r.oom;
   if (ok) {
     J->nl = nl;
     J->L = L;
@@ -514,6 +546,9 @@ static int read_tree(mech_model *m, mech_joints *J) {
   lg_free(r.fdone);
   lg_free(r.pdone);
   lg_free(r.banned);
+  lg_map_free(&r.memo);
+  lg_map_free(&r.atom);
+  lg_free(r.pool);
   lg_free(K);
   lg_free(link_of);
   lg_free(rep);
