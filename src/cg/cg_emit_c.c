@@ -45,7 +45,25 @@ static void emit_full_by_call(cg_ctx *G, cg_func f, const char *doc) {
                   doc, N, N, N, N, N, N);
 }
 
+/* A large tree's momenta: its p is M q' by construction
+ * (mech_eom_with_dynamics), so M is not written a second time. */
+static void emit_momenta_by_call(cg_ctx *G, const char *doc) {
+  const char *N = NAME(G);
+  lg_str_printf(G->src, "\n/* %s: M q' with M from %s_mass_matrix */\n"
+                "void %s_momenta(double t, const double *x, const double *u, "
+                "const double *p, double *res) {\n"
+                "  enum { n = %s_NQ };\n  double M[n * n];\n"
+                "  %s_mass_matrix(t, x, u, p, M);\n"
+                "  for (int i = 0; i < n; i++) {\n    double s = 0;\n"
+                "    for (int j = 0; j < n; j++) s += M[i * n + j] * x[n + j];\n"
+                "    res[i] = s;\n  }\n}\n", doc, N, N, N, N);
+}
+
 static lg_status emit_function(cg_ctx *G, cg_func f, const char *doc) {
+  if (G->full_by_call && f == CG_MOMENTA) {
+    emit_momenta_by_call(G, doc);
+    return LG_OK;
+  }
   if (G->full_by_call && (f == CG_MASS_FULL || f == CG_FORCING_FULL)) {
     emit_full_by_call(G, f, doc);
     return LG_OK;
