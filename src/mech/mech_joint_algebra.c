@@ -28,7 +28,7 @@ void mj_rot(sym_ctx *c, const sn *R, const sn *x, sn *o, int transpose) {
 }
 
 /* the motion vector m of the parent in the link: (R^T w, R^T (v - d x w)) */
-void mj_motion_in(sym_ctx *c, const jlink *L, const sn *m, sn *o) {
+static void motion_in(sym_ctx *c, const jlink *L, const sn *m, sn *o) {
   sn dw[3], t[3];
   mj_cross3(c, L->d, m, dw);
   for (int i = 0; i < 3; i++) t[i] = sym_sub(c, m[3 + i], dw[i]);
@@ -37,7 +37,7 @@ void mj_motion_in(sym_ctx *c, const jlink *L, const sn *m, sn *o) {
 }
 
 /* the link's force f in the parent: (R n + d x R f, R f) */
-void mj_force_out(sym_ctx *c, const jlink *L, const sn *f, sn *o) {
+static void force_out(sym_ctx *c, const jlink *L, const sn *f, sn *o) {
   sn rn[3], rf[3], dx[3];
   mj_rot(c, L->R, f, rn, 0);
   mj_rot(c, L->R, f + 3, rf, 0);
@@ -110,7 +110,7 @@ static int mj_scalar3(const sn *S) {
 /* X^T I X for the link's transform (I symmetric, in the link; the result
  * in the parent): with A' = R A R^T, B' = R B R^T, M' = R M R^T and
  * D = [d]x: [[A' + D B'^T - B' D - D M' D, B' + D M'], [.., M']]. */
-void mj_inertia_out(sym_ctx *c, const jlink *L, const sn *I, sn *o) {
+static void inertia_out(sym_ctx *c, const jlink *L, const sn *I, sn *o) {
   sn A[9], B[9], M[9], t[9], A1[9], B1[9], M1[9], z = sym_int(c, 0);
   mj_block(I, 0, 0, A);
   mj_block(I, 0, 1, B);
@@ -145,4 +145,119 @@ void mj_inertia_out(sym_ctx *c, const jlink *L, const sn *I, sn *o) {
 void mj_let_sym6(sym_ctx *c, sn *I) {
   for (int i = 0; i < 6; i++)
     for (int j = i; j < 6; j++) I[6 * i + j] = I[6 * j + i] = mj_let(c, I[6 * i + j]);
+}
+
+/* ---- transforms, one step at a time when the link has steps --------------------------------- */
+/* step s as a link of its own: R a rotation about one axis, or d along one */
+static void step_link(sym_ctx *c, const jstage *s, jlink *P) {
+  sn z = sym_int(c, 0), one = sym_int(c, 1);
+  for (int k = 0; k < 9; k++) P->R[k] = k % 4 == 0 ? one : z;
+  for (int k = 0; k < 3; k++) P->d[k] = z;
+  P->nst = 0;
+  int i = (s->ax + 1) % 3, j = (s->ax + 2) % 3;
+  if (s->rot) {
+    P->R[3 * i + i] = P->R[3 * j + j] = s->c;
+    P->R[3 * i + j] = sym_neg(c, s->s);
+    P->R[3 * j + i] = s->s;
+  } else
+    P->d[s->ax] = s->t;
+}
+
+void mj_motion_in(sym_ctx *c, const jlink *L, const sn *m, sn *o) {
+  if (!L->nst) {
+    motion_in(c, L, m, o);
+    return;
+  }
+  sn x[6];
+  memcpy(x, m, sizeof x);
+  for (int k = 0; k < L->nst; k++) {
+    jlink P;
+    step_link(c, &L->st[k], &P);
+    motion_in(c, &P, x, o);
+    for (int j = 0; j < 6; j++) x[j] = mj_let(c, o[j]);
+  }
+  memcpy(o, x, sizeof x);
+}
+
+void mj_force_out(sym_ctx *c, const jlink *L, const sn *f, sn *o) {
+  if (!L->nst) {
+    force_out(c, L, f, o);
+    return;
+  }
+  sn x[6];
+  memcpy(x, f, sizeof x);
+  for (int k = L->nst; k-- > 0;) {
+    jlink P;
+    step_link(c, &L->st[k], &P);
+    force_out(c, &P, x, o);
+    for (int j = 0; j < 6; j++) x[j] = mj_let(c, o[j]);
+  }
+  memcpy(o, x, sizeof x);
+}
+
+/* R S R^T for a rotation in the (i, j) plane (fixing axis k) of the
+ * symmetric 3x3 block of I at (b, b): the (i, j) part by the double angle,
+ * (m + h', m - h', b') with m and h the mean and half difference of the
+ * diagonal, 12 operations where the products take 27. */
+static void rot_sym_block(sym_ctx *c, const jstage *st, sn c2, sn s2, const sn *I, int b, sn *o) {
+  int i = (st->ax + 1) % 3 + b, j = (st->ax + 2) % 3 + b, k = st->ax + b;
+  sn half = sym_rat(c, 1, 2), Sii = I[6 * i + i], Sjj = I[6 * j + j], Sij = I[6 * i + j];
+  sn m = sym_mul(c, half, sym_add(c, Sii, Sjj)), h = mj_let(c, sym_mul(c, half, sym_sub(c, Sii, Sjj)));
+  sn h1 = mj_let(c, sym_sub(c, sym_mul(c, c2, h), sym_mul(c, s2, Sij)));
+  m = mj_let(c, m);
+  o[6 * i + i] = sym_add(c, m, h1);
+  o[6 * j + j] = sym_sub(c, m, h1);
+  o[6 * i + j] = o[6 * j + i] = sym_add(c, sym_mul(c, s2, h), sym_mul(c, c2, Sij));
+  sn Sik = I[6 * i + k], Sjk = I[6 * j + k];
+  o[6 * i + k] = o[6 * k + i] = sym_sub(c, sym_mul(c, st->c, Sik), sym_mul(c, st->s, Sjk));
+  o[6 * j + k] = o[6 * k + j] = sym_add(c, sym_mul(c, st->s, Sik), sym_mul(c, st->c, Sjk));
+  o[6 * k + k] = I[6 * k + k];
+}
+
+/* X^T I X for a rotation step by a general angle: both symmetric blocks by
+ * the double angle, the coupling block R B R^T row pairs then column pairs */
+static void rot_inertia(sym_ctx *c, const jstage *st, const sn *I, sn *o) {
+  sn c2 = mj_let(c, sym_mul(c, sym_sub(c, st->c, st->s), sym_add(c, st->c, st->s)));
+  sn s2 = mj_let(c, sym_mul(c, sym_int(c, 2), sym_mul(c, st->c, st->s)));
+  rot_sym_block(c, st, c2, s2, I, 0, o);
+  rot_sym_block(c, st, c2, s2, I, 3, o);
+  int i = (st->ax + 1) % 3, j = (st->ax + 2) % 3, k = st->ax;
+  sn B[9], B1[9];
+  for (int r = 0; r < 3; r++)
+    for (int q = 0; q < 3; q++) B[3 * r + q] = I[6 * r + 3 + q];
+  for (int q = 0; q < 3; q++) { /* R B */
+    B1[3 * i + q] = mj_let(c, sym_sub(c, sym_mul(c, st->c, B[3 * i + q]), sym_mul(c, st->s, B[3 * j + q])));
+    B1[3 * j + q] = mj_let(c, sym_add(c, sym_mul(c, st->s, B[3 * i + q]), sym_mul(c, st->c, B[3 * j + q])));
+    B1[3 * k + q] = B[3 * k + q];
+  }
+  for (int r = 0; r < 3; r++) { /* (R B) R^T */
+    sn bi = B1[3 * r + i], bj = B1[3 * r + j];
+    o[6 * r + 3 + i] = sym_sub(c, sym_mul(c, st->c, bi), sym_mul(c, st->s, bj));
+    o[6 * r + 3 + j] = sym_add(c, sym_mul(c, st->s, bi), sym_mul(c, st->c, bj));
+    o[6 * r + 3 + k] = B1[3 * r + k];
+    for (int q = 0; q < 3; q++) o[6 * (3 + q) + r] = o[6 * r + 3 + q];
+  }
+}
+
+void mj_inertia_out(sym_ctx *c, const jlink *L, const sn *I, sn *o) {
+  if (!L->nst) {
+    inertia_out(c, L, I, o);
+    return;
+  }
+  sn x[36];
+  memcpy(x, I, sizeof x);
+  for (int k = L->nst; k-- > 0;) {
+    const jstage *st = &L->st[k];
+    int dense = 1; /* else the products skip the zeros: cheaper */
+    for (int e = 0; e < 36; e++) dense &= !sym_is_zero(x[e]);
+    if (st->rot && dense && !sym_is_zero(st->c) && !sym_is_zero(st->s))
+      rot_inertia(c, st, x, o);
+    else {
+      jlink P;
+      step_link(c, st, &P);
+      inertia_out(c, &P, x, o);
+    }
+    mj_let_sym6(c, o);
+    memcpy(x, o, sizeof x);
+  }
 }

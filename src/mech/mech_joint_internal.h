@@ -11,12 +11,24 @@ typedef const sym_node *sn;
 enum { KMAX = 7, NRHS = 7 }; /* joint coordinates (a free joint in a quaternion: 7); D^-1's
                                 right-hand sides [u, U^T] */
 
+/* One elementary step of a transform: a rotation about axis ax by the
+ * angle whose cosine and sine are c, s, or a translation by t along ax. */
+typedef struct jstage {
+  int rot, ax;
+  sn c, s, t;
+} jstage;
+enum { SMAX = 6 };
+
 typedef struct jlink {
   int frame, point, parent;  /* parent link (-1: the inertial frame, origin) */
   size_t k, q[KMAX];         /* own coordinates */
   sn R[9], d[3];
   sn S[KMAX][6], cJ[6];
   sn I[36];                  /* spatial inertia about O in F, (w, v_O) order */
+  /* (R, d) as nst steps, the parent's side first (0: as R and d), which
+   * the transforms below take one at a time (mech_joint_stages.c) */
+  int nst;
+  jstage st[SMAX];
 } jlink;
 
 struct mech_joints {
@@ -51,5 +63,9 @@ void mj_let_sym6(sym_ctx *c, sn *I);
 int mj_read_tree(mech_model *m, mech_joints *J);
 /* Each one-coordinate hinge or slider turned so that its axis is z. */
 int mj_axis_frames(mech_model *m, mech_joints *J);
+/* L's R and d at its own first coordinate = q0, when they are numbers there. */
+int mj_joint_at(mech_model *m, const jlink *L, double q0, double *R, double *d);
+/* Each hinge's constant transform as steps about and along single axes. */
+int mj_joint_stages(mech_model *m, mech_joints *J);
 
 #endif
