@@ -224,6 +224,18 @@ static int aba(mech_model *m, mech_joints *J, const jrows *R, const sym_node **q
       }
     for (int x = 0; x < 6; x++)
       for (int y = 0; y < x; y++) Ia[6 * x + y] = Ia[6 * y + x];
+    /* Ia S = U - U D^-1 D = 0: with S a unit e_j, row and column j are
+     * zero exactly (computed, they would be IA_jx - IA_jj IA_jx / IA_jj),
+     * and the transforms below skip them */
+    int unit = -1;
+    for (int j = 0; k == 1 && j < 6; j++)
+      if (L->S[0][j] == sym_int(c, 1)) unit = j;
+      else if (!sym_is_zero(L->S[0][j])) break;
+    if (unit >= 0 && k == 1) {
+      int zeros = 1;
+      for (int j = 0; j < 6; j++) zeros &= j == unit || sym_is_zero(L->S[0][j]);
+      for (int j = 0; zeros && j < 6; j++) Ia[6 * unit + j] = Ia[6 * j + unit] = z;
+    }
     mj_let_sym6(c, Ia);
     mj_times6(c, Ia, J->c[i], Ic);
     for (int j = 0; j < 6; j++) {

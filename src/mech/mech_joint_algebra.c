@@ -248,8 +248,12 @@ void mj_inertia_out(sym_ctx *c, const jlink *L, const sn *I, sn *o) {
   memcpy(x, I, sizeof x);
   for (int k = L->nst; k-- > 0;) {
     const jstage *st = &L->st[k];
-    int dense = 1; /* else the products skip the zeros: cheaper */
-    for (int e = 0; e < 36; e++) dense &= !sym_is_zero(x[e]);
+    /* the double angle where each symmetric block's (i, j) part is full;
+     * else the products, which skip the zeros, are cheaper */
+    int dense = st->rot, i = (st->ax + 1) % 3, j = (st->ax + 2) % 3;
+    for (int b = 0; dense && b <= 3; b += 3)
+      dense &= !sym_is_zero(x[6 * (b + i) + b + i]) && !sym_is_zero(x[6 * (b + j) + b + j]) &&
+               !sym_is_zero(x[6 * (b + i) + b + j]);
     if (st->rot && dense && !sym_is_zero(st->c) && !sym_is_zero(st->s))
       rot_inertia(c, st, x, o);
     else {
