@@ -14,7 +14,7 @@
 static const char *NAME(const cg_ctx *G) { return G->r->name; }
 
 /* Opening of a generated function: silence unused arguments, fill uu. */
-static void prologue(cg_ctx *G) {
+void cg_prologue(cg_ctx *G) {
   lg_str *o = G->src;
   lg_str_puts(o, "  (void)t; (void)x; (void)u; (void)p;\n");
   if (mech_ninputs(G->r->mech))
@@ -60,6 +60,10 @@ static void emit_momenta_by_call(cg_ctx *G, const char *doc) {
 }
 
 static lg_status emit_function(cg_ctx *G, cg_func f, const char *doc) {
+  if (f == CG_MASS) {
+    lg_status st = cg_emit_mass_crba(G, doc);
+    if (st != LG_ERR_MODEL) return st;
+  }
   if (G->full_by_call && f == CG_MOMENTA) {
     emit_momenta_by_call(G, doc);
     return LG_OK;
@@ -79,7 +83,7 @@ static lg_status emit_function(cg_ctx *G, cg_func f, const char *doc) {
   lg_str_printf(o, "\n/* %s (%zu operations) */\nvoid %s_%s(double t, const double *x, "
                    "const double *u, const double *p, double *res) {\n",
                 doc, t->flops, NAME(G), cg_function_name(f));
-  prologue(G);
+  cg_prologue(G);
   if (!n) lg_str_puts(o, "  (void)res;\n");
   cg_emit_tape(G, t, "res", at);
   lg_str_puts(o, "}\n");
@@ -237,7 +241,7 @@ static lg_status emit_rhs(cg_ctx *G) {
   lg_str_printf(o, "\n/* x' = F(t, x, u, p) (%zu operations before the solve) */\n"
                    "int %s_rhs(double t, const double *x, const double *u, const double *p, "
                    "double *xdot) {\n  double A[%zu];\n", t->flops, NAME(G), cnt);
-  prologue(G);
+  cg_prologue(G);
   cg_emit_tape(G, t, "A", at);
   G->stats.rhs = t->flops;
   if (G->r->kane) {
@@ -284,7 +288,7 @@ static lg_status emit_rhs_recursive(cg_ctx *G) {
                    "   for q'' = M^-1 (tau - C) (%zu operations in all) */\n"
                    "int %s_rhs_recursive(double t, const double *x, const double *u, "
                    "const double *p,\n    double *xdot) {\n", t->flops, NAME(G));
-  prologue(G);
+  cg_prologue(G);
   cg_emit_tape(G, t, "xdot", at);
   lg_str_printf(o, "  for (int i = %zu; i < %zu; i++)\n    if (!isfinite(xdot[i])) return 1;\n"
                    "  return 0;\n}\n", n, 2 * n);
@@ -392,7 +396,7 @@ static lg_status emit_rhs_jacobian(cg_ctx *G) {
                    "  static const int N = %zu, K = %zu;\n"
                    "  double A[%zu], Aug[%zu], D[%zu];\n", rt->flops, jt->flops, NM, N, K, cnt,
                 N * N, N * K);
-  prologue(G);
+  cg_prologue(G);
   lg_str_puts(o, "  { /* the augmented system, as in the right-hand side */\n");
   cg_emit_tape(G, rt, "A", at);
   lg_str_puts(o, "  }\n");
@@ -429,7 +433,7 @@ static void solve_block(cg_ctx *G, const sym_tape *t, size_t cnt, size_t at) {
   size_t N = e->n + e->m;
   lg_str *o = G->src;
   lg_str_printf(o, "  double A[%zu];\n", cnt);
-  prologue(G);
+  cg_prologue(G);
   cg_emit_tape(G, t, "A", at);
   lg_str_printf(o, "  int err = %s_%s(%zu, A, A + %zu);\n  const double *z = A + %zu;\n"
                    "  (void)z;\n", NAME(G), e->m ? "lu_solve" : "cholesky_solve", N, N * N,

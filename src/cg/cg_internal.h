@@ -73,6 +73,13 @@ lg_status cg_inputs_tape(cg_ctx *G, sym_tape **t);
  * tape: calls of functions inserted at fn_start, where the function being
  * written begins). */
 void cg_emit_tape(cg_ctx *G, const sym_tape *t, const char *out, size_t fn_start);
+/* Opening of a generated function (t, x, u, p): unused arguments
+ * silenced, the inputs uu filled. */
+void cg_prologue(cg_ctx *G);
+/* A large tree's NAME_mass_matrix by composite rigid bodies over its links
+ * (cg_emit_crba.c): LG_ERR_MODEL when the model has no link tree (then
+ * written as one expression per entry). */
+lg_status cg_emit_mass_crba(cg_ctx *G, const char *doc);
 /* A double as a C literal (NAN, INFINITY included). */
 void cg_literal(lg_str *o, double k);
 

@@ -325,6 +325,18 @@ mech_joints *mech_joints_of(mech_model *m);
 const sym_node *mech_joints_energy(mech_joints *J);
 /* -sum m g . p over the links (0 without gravity): V's gravity part */
 const sym_node *mech_joints_gravity_potential(mech_joints *J);
+/* The links, parents first, for a numeric recursion over them (the
+ * generated mass matrix): v_parent = R v_link with the origin moved by d
+ * (parent axes), the joint's motion S (k rows of 6, per own q'), the
+ * spatial inertia I (6 x 6 about the link's origin, (w, v) order). */
+typedef struct mech_link_view {
+  int parent;                     /* -1: the inertial frame */
+  size_t k;
+  const size_t *q;                /* k coordinate indices */
+  const sym_node *const *R, *const *d, *const *S, *const *I; /* 9, 3, 6k, 36 */
+} mech_link_view;
+size_t mech_joints_nlinks(const mech_joints *J);
+void mech_joints_link(const mech_joints *J, size_t i, mech_link_view *v);
 /* Constraint rows (e->m) are taken when each binds the own coordinates of
  * one root link (a free joint's quaternion): q'' only (M and f NULL). */
 lg_status mech_joints_dynamics(mech_model *m, mech_joints *J, const mech_eom *e,

@@ -359,6 +359,13 @@ mech_joints *mech_joints_of(mech_model *m) {
 
 const sym_node *mech_joints_energy(mech_joints *J) { return J ? J->T : NULL; }
 
+size_t mech_joints_nlinks(const mech_joints *J) { return J ? J->nl : 0; }
+
+void mech_joints_link(const mech_joints *J, size_t i, mech_link_view *v) {
+  const jlink *L = &J->L[i];
+  *v = (mech_link_view){L->parent, L->k, L->q, L->R, L->d, &L->S[0][0], L->I};
+}
+
 const sym_node *mech_joints_gravity_potential(mech_joints *J) { return J ? J->Vg : NULL; }
 
 /* Each row's root link: every coordinate it involves the own of one root. */
