@@ -316,10 +316,13 @@ static lg_status speeds(kane_ctx *K) {
  * velocity row vanishes identically (though it need not simplify to an
  * exact 0) and there is no speed for it to eliminate. It stays the model's
  * last holonomic C (columns, drift, the position projection of simulate),
- * with multiplier 0: no applied or inertia force acts along e itself, the
- * direction the norm fixes (Lagrange's multiplier of the norm row vanishes
- * at consistent states too: the lam column of `lagrange simulate` of the
- * torque-free top is ~1e-16). */
+ * with multiplier 0: forces reach e through the partial angular
+ * velocities dw/de' = 2 G(e), and G(e) e = 0 (a change of e along itself
+ * turns nothing), so no applied or inertia force acts along e, the norm's
+ * gradient; Lagrange's equations here form the bodies' inertia forces with
+ * the same partial velocities, and their multiplier of the norm is 0 as
+ * well (the lam1 column of `lagrange simulate` of the torque-free top is
+ * ~1e-16; a naive d/dt dT/de' - dT/de of T(e, e') would give -2T). */
 static const sym_node **constraint_rows(kane_ctx *K, size_t *mrows) {
   mech_model *m = K->m;
   size_t r = 0;
