@@ -70,7 +70,7 @@ typedef struct sema {
   int in_output;           /* evaluating an output: T, V, lamK, momentum() ... allowed */
   /* the unit norms of the quaternion frames, added after the model's own
    * constraints (sema_quaternion_norms) */
-  struct sema_norm { const sym_node *row; int line, col; } *norms;
+  struct sema_norm { const sym_node *row, *e[4]; int line, col; } *norms;
   size_t nnorms, norms_cap;
 } sema;
 

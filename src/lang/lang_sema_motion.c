@@ -61,8 +61,10 @@ lg_status sema_quaternion_norms(sema *S) {
   for (size_t i = 0; i < S->nnorms; i++) {
     const sym_node *row = S->norms[i].row;
     if (!row->max_order) continue;
+    size_t before = mech_nrows(S->m);
     lg_status st = add_row(S, row, S->norms[i].line, S->norms[i].col, 0);
     if (st != LG_OK) return st;
+    if (mech_nrows(S->m) > before) mech_mark_quaternion_norm(S->m, S->norms[i].e);
   }
   return LG_OK;
 }

@@ -90,6 +90,7 @@ static lg_status speeds(sema *S, const lang_stmt *st) {
     if ((en->index = mech_add_speed(S->m, id->text)) < 0 ||
         !lang_model_fit_speeds(S->out, (size_t)en->index + 1))
       return LG_ERR_NOMEM;
+    mech_speed_pos(S->m, id->line, id->col);
   }
   return LG_OK;
 }
@@ -234,7 +235,7 @@ static int orient_quaternion(sema *S, const lang_stmt *st, const lang_expr *call
   }
   const sym_node *row = sym_int(S->c, -1);
   for (int i = 0; i < 4; i++) row = sym_add(S->c, row, sym_mul(S->c, e[i], e[i]));
-  S->norms[S->nnorms++] = (struct sema_norm){row, call->line, call->col};
+  S->norms[S->nnorms++] = (struct sema_norm){row, {e[0], e[1], e[2], e[3]}, call->line, call->col};
   return mech_add_frame_quaternion(S->m, st->u.named.name.text, parent, e);
 }
 

@@ -104,10 +104,15 @@ void mech_add_torque(mech_model *m, int frame, mech_vec t);
 void mech_add_gen_force(mech_model *m, int coord, const sym_node *q);
 /* A scalar constraint row; `line`/`col` locate it for diagnostics. */
 int mech_add_constraint(mech_model *m, const sym_node *row, int line, int col);
+/* The last row added is the unit norm of the quaternion e[0..3] (Kane's
+ * method with body rates as speeds completes the kinematics with e.e'). */
+void mech_mark_quaternion_norm(mech_model *m, const sym_node *const e[4]);
 
 /* Kane's method: generalized speeds (functions of time, like coordinates)
  * and kinematical equations row = 0, linear in the q'. */
 int mech_add_speed(mech_model *m, const char *name);
+/* Where the first speed is declared (for Kane's errors about their count). */
+void mech_speed_pos(mech_model *m, int line, int col);
 int mech_add_kinematic(mech_model *m, const sym_node *row, int line, int col);
 /* The model names speed `speed` (index from mech_add_speed; without a
  * speeds statement, the coordinate's index: u_i = q_i') dependent: Kane's

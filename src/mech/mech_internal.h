@@ -31,7 +31,9 @@ typedef struct mech_body {
 typedef struct mech_load { int target; mech_vec v; const sym_node *s; } mech_load;
 typedef struct mech_param { const char *name; const sym_node *sym, *value; int line, col; } mech_param_rec;
 typedef struct mech_input { const char *name; const sym_node *law; } mech_input_rec;
-typedef struct mech_row { const sym_node *e; int line, col; } mech_row;
+/* quat: the Euler parameters when the row is a quaternion's unit norm
+ * (mech_mark_quaternion_norm), else NULL */
+typedef struct mech_row { const sym_node *e; int line, col; const sym_node *quat[4]; } mech_row;
 /* A speed the model declares dependent (Kane's method), and where. */
 typedef struct mech_dep_decl { int speed; int line, col; } mech_dep_decl;
 
@@ -60,6 +62,7 @@ struct mech_model {
   MECH_ARRAY(mech_load) gen_forces;
   MECH_ARRAY(mech_row) rows;
   MECH_ARRAY(const char *) speeds;
+  int speeds_line, speeds_col; /* the first speed declared (0: none) */
   MECH_ARRAY(mech_dep_decl) dependent; /* speeds the model names dependent */
   MECH_ARRAY(mech_row) kinematics;
   MECH_ARRAY(mech_dcm) dcms;

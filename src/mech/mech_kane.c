@@ -32,6 +32,8 @@ typedef struct kane_ctx {
   sym_subst_cache sigma_cache;  /* that substitution, shared by every use */
   sym_atom_value_fn pivot_value; /* optional: a state to pivot at */
   void *pivot_ud;
+  int body_rates;               /* quaternions with body rates: norms not rows to eliminate */
+  size_t *crow_src;             /* the model's row of each velocity constraint */
 } kane_ctx;
 
 static const sym_node **nodes(kane_ctx *K, size_t n) {
@@ -83,6 +85,32 @@ static int cramer(sym_ctx *c, const sym_node *const *A, const sym_node *const *b
     for (int r = 0; r < k; r++)
       for (int s = 0; s < k; s++) Aj[r * k + s] = s == j ? b[r] : A[r * k + s];
     x[j] = sym_simplify(c, sym_div(c, sym_simplify(c, det3(c, Aj, k)), det));
+  }
+  return 1;
+}
+
+/* A k x k block whose rows are orthogonal (A A^T simplifies to a diagonal
+ * D): x = A^T D^-1 b. A quaternion's kinematics with body rates, 2 G(e) e'
+ * = w and e.e' = 0, is such a block (D = diag(4|e|^2, 4|e|^2, 4|e|^2,
+ * |e|^2)): e' = G^T w / (2 |e|^2), where elimination divides by whichever
+ * parameter it pivots on and fails where that one is 0. */
+static int orthogonal(sym_ctx *c, const sym_node *const *A, const sym_node *const *b, size_t k,
+                      const sym_node **x) {
+  const sym_node *d[16];
+  if (k > 16) return 0;
+  for (size_t i = 0; i < k; i++)
+    for (size_t j = i; j < k; j++) {
+      const sym_node *s = sym_int(c, 0);
+      for (size_t l = 0; l < k; l++) s = sym_add(c, s, sym_mul(c, A[i * k + l], A[j * k + l]));
+      s = sym_simplify(c, s);
+      if (!s || (i != j && !sym_is_zero(s)) || (i == j && sym_is_zero(s))) return 0;
+      if (i == j) d[i] = s;
+    }
+  for (size_t j = 0; j < k; j++) {
+    const sym_node *s = sym_int(c, 0);
+    for (size_t i = 0; i < k; i++)
+      s = sym_add(c, s, sym_div(c, sym_mul(c, A[i * k + j], b[i]), d[i]));
+    x[j] = sym_simplify(c, s);
   }
   return 1;
 }
@@ -164,6 +192,12 @@ static const sym_node **solve_linear(kane_ctx *K, const sym_node *const *rows,
       for (size_t s = 0; s < k; s++) x[vi[s]] = xb[s];
       continue;
     }
+    const sym_node **xo = nodes(K, k);
+    if (!xo) return NULL;
+    if (k > 3 && orthogonal(K->c, Ab->e, bb->e, k, xo)) {
+      for (size_t s = 0; s < k; s++) x[vi[s]] = xo[s];
+      continue;
+    }
     double *gb = guide_block(K, g, ri, vi, k);
     if (g && g->ns && !gb) return NULL;
     /* kept as eliminated: simplified, the Whipple bicycle's five dependent
@@ -175,19 +209,54 @@ static const sym_node **solve_linear(kane_ctx *K, const sym_node *const *rows,
   return x;
 }
 
+/* Whether row r is the unit norm of a quaternion whose four Euler
+ * parameters are coordinates (lang: added after the model's own rows). */
+static int coordinate_quaternion(const mech_model *m, size_t r) {
+  const mech_row *row = &m->rows.v[r];
+  for (int i = 0; i < 4; i++)
+    if (!row->quat[i] || row->quat[i]->kind != SYM_COORD || row->quat[i]->order != 0) return 0;
+  return 1;
+}
+
+static size_t count_quaternions(const mech_model *m) {
+  size_t nq = 0;
+  for (size_t r = 0; r < m->rows.n; r++) nq += (size_t)coordinate_quaternion(m, r);
+  return nq;
+}
+
+/* The speeds and q' = k(q, u, t). With k speeds for n coordinates, n - k
+ * of them quaternions' Euler parameters (body rates as speeds), each
+ * quaternion adds the row e0 e0' + e1 e1' + e2 e2' + e3 e3' = 0 (the norm's
+ * rate) after the model's k rows: together n rows for the n q'. */
 static lg_status speeds(kane_ctx *K) {
   mech_model *m = K->m;
-  size_t n = K->n;
+  size_t n = K->n, ns = m->speeds.n ? m->speeds.n : n, nq = n - ns;
   K->k->default_speeds = m->speeds.n == 0;
-  K->nu = n;
-  K->uall = nodes(K, n);
-  K->udall = nodes(K, n);
+  K->nu = ns;
+  K->uall = nodes(K, ns);
+  K->udall = nodes(K, ns);
   K->kfull = nodes(K, n);
   if (!K->uall || !K->udall || !K->kfull) return LG_ERR_NOMEM;
-  if (m->speeds.n && m->speeds.n != n)
-    return fail(K, 1, 1, "Kane's method needs one speed per coordinate",
-                "declare as many speeds as coordinates");
-  for (size_t i = 0; i < n; i++) {
+  size_t nquat = count_quaternions(m);
+  if (m->speeds.n && m->speeds.n != n &&
+      (m->speeds.n > n || nq != nquat || !m->kinematics.n)) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "Kane's method needs one speed per coordinate%s (%zu speed%s "
+             "for %zu coordinates)", nquat ? ", or one fewer per quaternion" : "",
+             m->speeds.n, m->speeds.n == 1 ? "" : "s", n);
+    char hint[300];
+    if (nquat && !m->kinematics.n && nq == nquat)
+      snprintf(hint, sizeof hint, "with body rates as speeds, give one kinematical equation per "
+               "speed: kinematics dot(angvel(B), B.x) = w1, ...");
+    else if (nquat)
+      snprintf(hint, sizeof hint, "declare %zu speeds (one per coordinate), or %zu (body rates: "
+               "one fewer per quaternion, with their kinematical equations)", n, n - nquat);
+    else
+      snprintf(hint, sizeof hint, "declare %zu speeds, one per coordinate", n);
+    return fail(K, m->speeds_line ? m->speeds_line : 1, m->speeds_line ? m->speeds_col : 1,
+                msg, hint);
+  }
+  for (size_t i = 0; i < ns; i++) {
     const char *name = m->speeds.n ? m->speeds.v[i] : m->coords.v[i];
     int base = m->speeds.n ? 0 : 1; /* default: u_i = q_i' */
     K->uall[i] = sym_coord(K->c, name, base);
@@ -197,15 +266,28 @@ static lg_status speeds(kane_ctx *K) {
     memcpy(K->kfull, K->uall, n * sizeof *K->kfull);
     return LG_OK;
   }
-  /* kinematical rows, default q_i' - u_i */
+  /* kinematical rows, default q_i' - u_i, then the quaternions' e.e' */
   const sym_node **rows = nodes(K, n);
   if (!rows) return LG_ERR_NOMEM;
-  if (m->kinematics.n && m->kinematics.n != n)
-    return fail(K, m->kinematics.v[0].line, m->kinematics.v[0].col,
-                "give one kinematical equation per coordinate", NULL);
-  for (size_t i = 0; i < n; i++)
+  if (m->kinematics.n && m->kinematics.n != ns) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "give one kinematical equation per speed (%zu speeds, %zu "
+             "equations)", ns, m->kinematics.n);
+    return fail(K, m->kinematics.v[0].line, m->kinematics.v[0].col, msg,
+                nq ? "one row per speed; each quaternion's e.e' = 0 is added by the tool"
+                   : "one row per coordinate, each relating q' and the speeds");
+  }
+  for (size_t i = 0; i < ns; i++)
     rows[i] = m->kinematics.n ? m->kinematics.v[i].e
                               : sym_sub(K->c, K->k->qd[i], K->uall[i]);
+  for (size_t r = 0, i = ns; nq && r < m->rows.n; r++) {
+    if (!coordinate_quaternion(m, r)) continue;
+    const sym_node *t[4];
+    for (int j = 0; j < 4; j++)
+      t[j] = sym_mul(K->c, m->rows.v[r].quat[j], sym_dt(K->c, m->rows.v[r].quat[j]));
+    rows[i++] = sym_addv(K->c, 4, t);
+  }
+  K->body_rates = nq != 0;
   int singular = 0;
   const sym_node **kq = solve_linear(K, rows, K->k->qd, n, &singular, NULL);
   if (!kq)
@@ -215,8 +297,8 @@ static lg_status speeds(kane_ctx *K) {
                            "each q' must appear, linearly and independently")
                     : LG_ERR_NOMEM;
   memcpy(K->kfull, kq, n * sizeof *kq);
-  /* the speeds from (q, q'), for eval's state */
-  const sym_node **us = solve_linear(K, rows, K->uall, n, &singular, NULL);
+  /* the speeds from (q, q'), for eval's state: the model's own rows */
+  const sym_node **us = solve_linear(K, rows, K->uall, ns, &singular, NULL);
   K->k->speed_of_qd = us;
   if (!us)
     return singular ? fail(K, m->kinematics.n ? m->kinematics.v[0].line : 1,
@@ -228,18 +310,34 @@ static lg_status speeds(kane_ctx *K) {
 }
 
 /* ---- velocity constraints: dependent speeds ----------------------------------------------- */
-/* Velocity-level rows in terms of the speeds (q' -> k). */
+/* Velocity-level rows in terms of the speeds (q' -> k).
+ * With body rates as speeds a quaternion's norm is left out: its rate
+ * e.e' = 0 is one of the kinematical equations, so in the speeds its
+ * velocity row vanishes identically (though it need not simplify to an
+ * exact 0) and there is no speed for it to eliminate. It stays the model's
+ * last holonomic C (columns, drift, the position projection of simulate),
+ * with multiplier 0: forces reach e through the partial angular
+ * velocities dw/de' = 2 G(e), and G(e) e = 0 (a change of e along itself
+ * turns nothing), so no applied or inertia force acts along e, the norm's
+ * gradient; Lagrange's equations here form the bodies' inertia forces with
+ * the same partial velocities, and their multiplier of the norm is 0 as
+ * well (the lam1 column of `lagrange simulate` of the torque-free top is
+ * ~1e-16; a naive d/dt dT/de' - dT/de of T(e, e') would give -2T). */
 static const sym_node **constraint_rows(kane_ctx *K, size_t *mrows) {
   mech_model *m = K->m;
-  size_t r = m->rows.n;
-  const sym_node **rows = nodes(K, r);
-  for (size_t i = 0; rows && i < r; i++) {
+  size_t r = 0;
+  const sym_node **rows = nodes(K, m->rows.n);
+  K->crow_src = lg_arena_alloc(&m->arena, (m->rows.n + 1) * sizeof *K->crow_src);
+  if (!K->crow_src) rows = NULL;
+  for (size_t i = 0; rows && i < m->rows.n; i++) {
+    if (K->body_rates && coordinate_quaternion(m, i)) continue;
+    K->crow_src[r] = i;
     const sym_node *e = m->rows.v[i].e;
     int has_qd = 0;
     for (size_t j = 0; j < K->n; j++) has_qd |= sym_has(e, K->k->qd[j]);
     for (size_t j = 0; j < K->nu; j++) has_qd |= sym_has(e, K->uall[j]); /* in speeds */
     if (!has_qd) e = sym_dt(K->c, e); /* holonomic: its time derivative */
-    rows[i] = sym_subst(K->c, e, K->n, K->k->qd, K->kfull);
+    rows[r++] = sym_subst(K->c, e, K->n, K->k->qd, K->kfull);
   }
   *mrows = r;
   return rows;
@@ -276,7 +374,7 @@ static lg_status solve_dependent(kane_ctx *K, const sym_node *const *rows, const
   int singular = 0;
   k->udep_expr = solve_linear(K, rows, k->udep, m, &singular, &g);
   if (k->udep_expr) return LG_OK;
-  return singular ? fail(K, K->m->rows.v[0].line, K->m->rows.v[0].col,
+  return singular ? fail(K, K->m->rows.v[K->crow_src[0]].line, K->m->rows.v[K->crow_src[0]].col,
                          "the velocity constraints cannot be solved for the dependent speeds",
                          "remove redundant constraints")
                   : LG_ERR_NOMEM;
@@ -294,7 +392,7 @@ static lg_status redundant_row(kane_ctx *K, const double *vals, size_t ns, size_
     if (got < r + 1) break;
   }
   if (r >= m) r = m - 1;
-  return fail(K, K->m->rows.v[r].line, K->m->rows.v[r].col,
+  return fail(K, K->m->rows.v[K->crow_src[r]].line, K->m->rows.v[K->crow_src[r]].col,
               "this constraint depends on the others (no speed left to eliminate)",
               "remove redundant constraints for Kane's method");
 }
@@ -353,7 +451,7 @@ static lg_status dependent_speeds(kane_ctx *K) {
   K->k->crow = rows;
   memset(dep, 0, (nu + 1) * sizeof *dep);
   if (m > nu)
-    return fail(K, K->m->rows.v[nu].line, K->m->rows.v[nu].col,
+    return fail(K, K->m->rows.v[K->crow_src[nu]].line, K->m->rows.v[K->crow_src[nu]].col,
                 "more constraints than speeds", "remove redundant constraints");
   sym_matrix *A = sym_matrix_jacobian(K->c, m, rows, nu, K->uall);
   if (!A) return LG_ERR_NOMEM;

@@ -345,6 +345,12 @@ int mech_add_speed(mech_model *m, const char *name) {
 
 const char *mech_speed_name(const mech_model *m, size_t i) { return m->speeds.v[i]; }
 
+void mech_speed_pos(mech_model *m, int line, int col) {
+  if (m->speeds_line) return;
+  m->speeds_line = line;
+  m->speeds_col = col;
+}
+
 int mech_declare_dependent_speed(mech_model *m, int speed, int line, int col) {
   mech_dep_decl d = {speed, line, col};
   return MECH_PUSH(m, m->dependent, d);
@@ -360,19 +366,25 @@ size_t mech_declared_dependent(const mech_model *m, size_t k, int *line, int *co
 size_t mech_ndeclared_dependent(const mech_model *m) { return m->dependent.n; }
 
 int mech_add_kinematic(mech_model *m, const sym_node *row, int line, int col) {
-  mech_row r = {row, line, col};
+  mech_row r = {.e = row, .line = line, .col = col};
   return MECH_PUSH(m, m->kinematics, r);
 }
 
 int mech_add_constraint(mech_model *m, const sym_node *row, int line, int col) {
-  mech_row r = {row, line, col};
+  mech_row r = {.e = row, .line = line, .col = col};
   return MECH_PUSH(m, m->rows, r);
+}
+
+void mech_mark_quaternion_norm(mech_model *m, const sym_node *const e[4]) {
+  if (!m->rows.n) return;
+  for (int i = 0; i < 4; i++) m->rows.v[m->rows.n - 1].quat[i] = e[i];
 }
 
 int mech_model_oom(const mech_model *m) { return m->oom; }
 
 void mech_remap_positions(mech_model *m, void (*f)(void *ud, int *line, int *col), void *ud) {
   for (size_t i = 0; i < m->rows.n; i++) f(ud, &m->rows.v[i].line, &m->rows.v[i].col);
+  if (m->speeds_line) f(ud, &m->speeds_line, &m->speeds_col);
   for (size_t i = 0; i < m->kinematics.n; i++)
     f(ud, &m->kinematics.v[i].line, &m->kinematics.v[i].col);
   for (size_t i = 0; i < m->dependent.n; i++)

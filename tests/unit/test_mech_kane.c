@@ -187,10 +187,87 @@ static void test_oom_all(void) {
   CHECK(bad == 0);
 }
 
+/* A rolling sphere in Euler parameters with its body rates and the
+ * centre's velocity as speeds: five speeds for six coordinates (the
+ * quaternion's e.e' = 0 completes the kinematics), the norm no velocity
+ * constraint, the two rolling rows eliminating vx and vy; out of memory
+ * anywhere is out of memory. */
+static const char *SPHERE =
+    "coordinates x y e0 e1 e2 e3\n"
+    "parameters M = 2, r = 0.5, I = 0.2, J = 0.3, K = 0.25\n"
+    "frame N\n"
+    "frame B = quaternion(N, e0, e1, e2, e3)\n"
+    "point O\n"
+    "point C = O + x*N.x + y*N.y + r*N.z\n"
+    "body B mass M at C inertia (I, J, K)\n"
+    "speeds w1 w2 w3 vx vy\n"
+    "kinematics dot(angvel(B), B.x) = w1, dot(angvel(B), B.y) = w2,\n"
+    "  dot(angvel(B), B.z) = w3, x' = vx, y' = vy\n"
+    "constraint dot(vel(C) + cross(angvel(B), -r*N.z), N.x)\n"
+    "constraint dot(vel(C) + cross(angvel(B), -r*N.z), N.y)\n"
+    "gravity -9.81*N.z\n"
+    "initial e0 = 1, w1 = 0.3\n";
+
+static lang_model *load_text(const char *name, const char *src, lg_diag *d) {
+  lang_model *lm = NULL;
+  lg_diag_clear(d);
+  if (lang_load_string(name, src, strlen(src), &lm, d) != LG_OK) return NULL;
+  return lm;
+}
+
+static void test_quaternion_body_rates(void) {
+  lg_diag d;
+  lang_model *lm = load_text("sphere.lag", SPHERE, &d);
+  CHECK(lm != NULL);
+  if (!lm) return;
+  mech_kane *k = NULL;
+  CHECK(mech_derive_kane(lm->mech, "sphere.lag", initial_value, lm, &k, &d) == LG_OK);
+  if (k) {
+    CHECK(k->n == 6 && k->nu == 5 && k->p == 3 && k->ndep == 2);
+    CHECK(k->mass_matrix_full->rows == 9 && k->mass_matrix_full->cols == 9);
+    CHECK(!strcmp(k->udep[0]->v.name, "vx") && !strcmp(k->udep[1]->v.name, "vy"));
+    CHECK(mech_kane_derive_all(lm->mech, k, &d) == LG_OK && k->all && k->all->p == 5);
+  }
+  lang_model_free(lm);
+  /* two speeds for a quaternion: an error at the first speed, saying what would do */
+  lm = load_text("top.lag",
+                 "coordinates e0 e1 e2 e3\nframe N\nframe B = quaternion(N, e0, e1, e2, e3)\n"
+                 "point O\nbody B mass 1 at O inertia (1, 2, 3)\nspeeds w1 w2\n"
+                 "kinematics dot(angvel(B), B.x) = w1, dot(angvel(B), B.y) = w2\n",
+                 &d);
+  CHECK(lm != NULL);
+  if (lm) {
+    CHECK(mech_derive_kane(lm->mech, "top.lag", NULL, NULL, &k, &d) == LG_ERR_MODEL);
+    CHECK(d.line == 6 && d.col == 8 && strstr(d.message, "one fewer per quaternion") != NULL);
+    CHECK(strstr(d.hint, "declare 4 speeds") != NULL);
+    lang_model_free(lm);
+  }
+  int seen_ok = 0, bad = 0;
+  for (long n = 0; n < 400000 && !seen_ok; n += 1 + n / 64) {
+    lm = load_text("sphere.lag", SPHERE, &d);
+    if (!lm) break;
+    k = NULL;
+    lg_diag_clear(&d);
+    lg_alloc_fail_after(n);
+    lg_status st = mech_derive_kane(lm->mech, "sphere.lag", initial_value, lm, &k, &d);
+    if (st == LG_OK) st = mech_kane_derive_all(lm->mech, k, &d);
+    lg_alloc_fail_after(-1);
+    if (st == LG_OK) seen_ok = 1;
+    else if (st != LG_ERR_NOMEM || d.status != LG_ERR_NOMEM) {
+      bad++;
+      fprintf(stderr, "fail after %ld: status %d: %s\n", n, (int)st, d.message);
+    }
+    lang_model_free(lm);
+  }
+  CHECK(seen_ok);
+  CHECK(bad == 0);
+}
+
 int main(void) {
   test_order_independent();
   test_declared();
   test_oom();
   test_oom_all();
+  test_quaternion_body_rates();
   return tu_summary("test_mech_kane");
 }
