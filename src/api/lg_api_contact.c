@@ -68,7 +68,8 @@ lg_status api_contact_check(const lg_system *s, const num_contact *ct, double t,
   return refuse(s, c, what,
                 c->kind == LANG_CONTACT_LIMIT
                     ? "start the joint inside its limits (its 'initial' value)"
-                    : "start with the inequality holding ('initial'): the gap may be 0, not negative",
+                    : "start with the inequality holding ('initial'): the gap may be 0, not "
+                      "negative",
                 d);
 }
 

@@ -261,7 +261,8 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
   if (!file) file = "<string>";
   if (out) *out = NULL;
   lg_status st = lang_expand(file, src, len, &x, &expanded, diag);
-  if (st != LG_OK || !expanded) return st != LG_OK ? st : load_text(file, src, len, out, diag, NULL);
+  if (st != LG_OK || !expanded)
+    return st != LG_OK ? st : load_text(file, src, len, out, diag, NULL);
   st = load_text(file, x.text.s, x.text.len, out, diag, &x);
   if (st != LG_OK) {
     lang_expanded_remap(&x, file, diag);

@@ -139,7 +139,8 @@ static lg_status contact_limits(sema *S, const lang_stmt *st) {
                               ? "a kept limit is <limit lower=\"..\" upper=\"..\"/> with lower < "
                                 "upper on a revolute or prismatic joint; or write the stops: "
                                 "contact q1 >= -1.2"
-                              : "import \"robot.urdf\" first, or write the stops: contact q1 >= -1.2");
+                              : "import \"robot.urdf\" first, or write the stops: "
+                                "contact q1 >= -1.2");
     return LG_ERR_MODEL;
   }
   for (size_t i = 0; i < S->out->ncontacts; i++)
