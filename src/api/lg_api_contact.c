@@ -4,6 +4,7 @@
  * the same state); a start below a plane is an error at its statement. */
 #include "lg_api_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void api_contact_free(lg_system *s) {
@@ -57,8 +58,18 @@ lg_status api_contact_check(const lg_system *s, const num_contact *ct, double t,
   size_t below = 0;
   lg_status st = num_contact_check(ct, t, q, qd, atol, &below);
   if (st != LG_ERR_MODEL) return st;
-  return refuse(s, &s->lm->contacts[below], "the contact's point starts below its plane",
-                "start with the point on or above the plane (g = dot(pos(P) - pos(O), n) >= 0)",
+  const lang_contact *c = &s->lm->contacts[below];
+  if (c->kind == LANG_CONTACT_PLANE)
+    return refuse(s, c, "the contact's point starts below its plane",
+                  "start with the point on or above the plane (g = dot(pos(P) - pos(O), n) >= 0)",
+                  d);
+  char what[200];
+  snprintf(what, sizeof what, "%s does not hold at the start", c->what);
+  return refuse(s, c, what,
+                c->kind == LANG_CONTACT_LIMIT
+                    ? "start the joint inside its limits (its 'initial' value)"
+                    : "start with the inequality holding ('initial'): the gap may be 0, not "
+                      "negative",
                 d);
 }
 

@@ -62,8 +62,21 @@ typedef struct lang_friction {
 
 /* A `contact P plane O n restitution e [friction mu]` statement: the gap
  * g = dot(pos(P) - pos(O), n / |n|) >= 0, the restitution e and the
- * friction coefficient mu (NULL when not written), in the model's context. */
+ * friction coefficient mu (NULL when not written), in the model's context.
+ * The gap forms (lang_sema_contact.c) fill the same: `contact A >= B`
+ * g = A - B (`<=`: B - A), `contact limits` one contact per kept URDF
+ * stop (q - lower, upper - q); mu, vt, vt2 NULL then. */
+typedef enum lang_contact_kind {
+  LANG_CONTACT_PLANE,
+  LANG_CONTACT_GAP,
+  LANG_CONTACT_LIMIT
+} lang_contact_kind;
+
 typedef struct lang_contact {
+  lang_contact_kind kind;
+  /* GAP: the statement's inequality; LIMIT: "the lower limit of joint 'J'"
+   * (for messages) */
+  char what[128];
   const sym_node *g, *e, *mu;
   /* with friction (mu written and not 0): the tangential velocity
    * dot(vel(P) - vel(O), n x N.z / |n|) of a planar contact (n and the

@@ -236,8 +236,18 @@ struct lang_stmt {
     /* FRICTION: `friction x: F [static Fs]` (element.a the coordinate,
      * element.k F, element.x0 Fs or NULL) */
     /* CONTACT: `contact P plane O n restitution e [friction mu]` (mu NULL
-     * when not written) */
-    struct { lang_ident p, o; lang_expr *n, *e, *mu; } contact;
+     * when not written); `contact lhs >= rhs [restitution e]` (p.text
+     * NULL, op '>' or '<' for <=, at op_line:op_col; e NULL when not
+     * written); `contact limits [restitution e]` (p.text NULL, limits set).
+     * The gap forms keep a `friction mu` (at fric_line:fric_col) only to
+     * refuse it. */
+    struct {
+      lang_ident p, o; lang_expr *n, *e, *mu;
+      lang_expr *lhs, *rhs;
+      char op;
+      bool limits;
+      int op_line, op_col, fric_line, fric_col;
+    } contact;
     /* OUTPUT: `output h = expr` (frame.text NULL) or `output r = vec in A` */
     struct { lang_ident name; lang_expr *value; lang_ident frame; } output;
     /* WHEN: `when lhs < rhs: stop` (stop set, v NULL) or `when lhs > rhs:

@@ -906,9 +906,57 @@ static bool friction_stmt(parser *P, lang_stmt *st) {
   return true;
 }
 
-/* contact P plane O n restitution e [friction mu] */
+/* The tail of a gap contact: [restitution e] [friction mu] (friction kept
+ * for sema to refuse at its place). */
+static bool gap_tail(parser *P, lang_stmt *st) {
+  if (is_word(P, "restitution")) {
+    next(P);
+    if (!(st->u.contact.e = expr(P))) return false;
+  }
+  if (!is_word(P, "friction")) return true;
+  st->u.contact.fric_line = P->tok.line;
+  st->u.contact.fric_col = P->tok.col;
+  next(P);
+  return (st->u.contact.mu = expr(P)) != NULL;
+}
+
+/* contact P plane O n restitution e [friction mu], or
+ * contact lhs >= rhs [restitution e] (or <=), or
+ * contact limits [restitution e] (`limits` a word here only: followed by a
+ * name or the end of the line; `contact limits >= 0` is a gap on a name
+ * `limits`). */
 static bool contact_stmt(parser *P, lang_stmt *st) {
-  static const char usage[] = "contact P plane O N.y restitution e, or ... friction mu";
+  static const char usage[] =
+      "contact P plane O N.y restitution e, or contact q1 >= -1.2 restitution e";
+  const lang_tok *nx = peek(P);
+  bool plane = P->tok.kind == LANG_TK_NAME && nx->kind == LANG_TK_NAME &&
+               spelled(nx->text, nx->len, "plane");
+  if (!plane && is_word(P, "limits") &&
+      (nx->kind == LANG_TK_NAME || nx->kind == LANG_TK_NEWLINE || nx->kind == LANG_TK_EOF)) {
+    st->u.contact.limits = true;
+    next(P);
+    return gap_tail(P, st);
+  }
+  if (!plane) {
+    if (!(st->u.contact.lhs = expr(P))) return false;
+    if (P->tok.kind == LANG_TK_NAME && P->prev.kind == LANG_TK_NAME)
+      return expected(P, usage, "'plane' after the point, or '>=' or '<=' after the expression"),
+             false;
+    if (!is_punct(P, '>') && !is_punct(P, '<'))
+      return expected(P, usage, "'>=' or '<=' after the expression"), false;
+    st->u.contact.op = P->tok.punct;
+    st->u.contact.op_line = P->tok.line;
+    st->u.contact.op_col = P->tok.col;
+    next(P);
+    if (!is_punct(P, '=') || P->tok.line != st->u.contact.op_line ||
+        P->tok.col != st->u.contact.op_col + 1)
+      return fail_at(P, st->u.contact.op_line, st->u.contact.op_col, usage,
+                     "a contact holds an inequality: write '%c=', not '%c'", st->u.contact.op,
+                     st->u.contact.op), false;
+    next(P);
+    if (!(st->u.contact.rhs = expr(P))) return false;
+    return gap_tail(P, st);
+  }
   if (!ident(P, "a point name", &st->u.contact.p)) return false;
   if (!is_word(P, "plane")) return expected(P, usage, "'plane' after the point"), false;
   next(P);

@@ -195,8 +195,9 @@ static lg_status nomem_wins(const sema *S, lg_status st) {
   return st;
 }
 
+/* x: the expansion src came from (its URDF's joint limits), or NULL. */
 static lg_status load_text(const char *file, const char *src, size_t len,
-                           lang_model **out, lg_diag *diag) {
+                           lang_model **out, lg_diag *diag, const lang_expanded *x) {
   lg_diag local;
   lg_arena arena;
   lang_program *prog = NULL;
@@ -219,6 +220,11 @@ static lg_status load_text(const char *file, const char *src, size_t len,
   if (st == LG_OK && !(m = model_new(file))) st = LG_ERR_NOMEM;
   if (st == LG_OK) {
     sema S = {.file = file, .out = m, .c = m->ctx, .m = m->mech, .diag = diag};
+    if (x) {
+      S.limits = x->limits;
+      S.nlimits = x->nlimits;
+      S.imports = x->import_line > 0;
+    }
     st = nomem_wins(&S, run_statements(&S, prog));
     if (st == LG_OK && !sema_keep_scope(&S, &arena)) st = LG_ERR_NOMEM;
     lg_free(S.names);
@@ -255,8 +261,9 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
   if (!file) file = "<string>";
   if (out) *out = NULL;
   lg_status st = lang_expand(file, src, len, &x, &expanded, diag);
-  if (st != LG_OK || !expanded) return st != LG_OK ? st : load_text(file, src, len, out, diag);
-  st = load_text(file, x.text.s, x.text.len, out, diag);
+  if (st != LG_OK || !expanded)
+    return st != LG_OK ? st : load_text(file, src, len, out, diag, NULL);
+  st = load_text(file, x.text.s, x.text.len, out, diag, &x);
   if (st != LG_OK) {
     lang_expanded_remap(&x, file, diag);
   } else {
@@ -264,6 +271,8 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
     mech_remap_positions(m->mech, remap_one, &x);
     remap_one(&x, &m->coord_line, &m->coord_col);
     for (size_t i = 0; i < m->ndraws; i++) remap_one(&x, &m->draws[i].line, &m->draws[i].col);
+    for (size_t i = 0; i < m->ncontacts; i++)
+      remap_one(&x, &m->contacts[i].line, &m->contacts[i].col);
     for (size_t i = 0; i < m->nnotes; i++) {
       char *r = lang_expanded_remap_note(&x, file, m->notes[i]);
       if (r) lg_free(m->notes[i]), m->notes[i] = r;

@@ -72,6 +72,11 @@ typedef struct sema {
    * constraints (sema_quaternion_norms) */
   struct sema_norm { const sym_node *row, *e[4]; int line, col; } *norms;
   size_t nnorms, norms_cap;
+  /* the imported URDF's kept joint limits (`contact limits`; lang_urdf.h),
+   * imports set when the model imports a URDF */
+  const struct lang_limit *limits;
+  size_t nlimits;
+  int imports;
 } sema;
 
 /* The names a model declared, kept after loading (lang.h): the entries

@@ -4,7 +4,9 @@
  * lang_model for the numeric layer (which checks F >= 0 and Fs >= F with
  * the run's parameter values). */
 #include "lang_sema.h"
+#include "lang_urdf.h"
 
+#include <math.h>
 #include <stdio.h>
 
 lg_status sema_friction(sema *S, const lang_stmt *st) {
@@ -89,7 +91,124 @@ static lg_status friction_tangents(sema *S, lang_contact *ct, int p, int o, mech
   return LG_OK;
 }
 
+/* Push contact ct, its columns named after its place in the statement order. */
+static lg_status push_contact(sema *S, lang_contact *ct) {
+  lang_model *lm = S->out;
+  snprintf(ct->fn_name, sizeof ct->fn_name, "contact%zu_fn", lm->ncontacts + 1);
+  snprintf(ct->ft_name, sizeof ct->ft_name, "contact%zu_ft", lm->ncontacts + 1);
+  if (!LG_PUSH(lm->contacts, lm->ncontacts, lm->contacts_cap, *ct))
+    return sema_nomem(S), LG_ERR_NOMEM;
+  return LG_OK;
+}
+
+/* The gap forms' restitution (0 when not written) and their refusal of
+ * friction. */
+static const sym_node *gap_restitution(sema *S, const lang_stmt *st) {
+  if (st->u.contact.mu) {
+    sema_fail(S, st->u.contact.fric_line, st->u.contact.fric_col,
+              "a contact on an inequality of the coordinates takes no friction");
+    lg_diag_hint(S->diag, "Coulomb friction on a coordinate is 'friction x: F'; a point on a "
+                          "plane takes 'contact P plane O n restitution e friction mu'");
+    return NULL;
+  }
+  if (!st->u.contact.e) {
+    const sym_node *z = sym_int(S->c, 0);
+    if (!z) sema_nomem(S);
+    return z;
+  }
+  S->rule = SEMA_RULE_NO_ACCEL;
+  S->rule_what = "a restitution coefficient";
+  return sema_scalar(S, st->u.contact.e, "a restitution coefficient");
+}
+
+/* A number of a URDF limit as the model text would give it. */
+static const sym_node *limit_number(sema *S, double v) {
+  if (v == floor(v) && fabs(v) < 1e15) return sym_int(S->c, (int64_t)v);
+  return sym_float(S->c, v);
+}
+
+/* contact limits [restitution e]: both stops of every kept URDF limit,
+ * in joint order, lower then upper. */
+static lg_status contact_limits(sema *S, const lang_stmt *st) {
+  if (!S->nlimits) {
+    sema_fail(S, st->line, st->col,
+              S->imports ? "the imported URDF keeps no joint limits for 'contact limits'"
+                         : "'contact limits' makes contacts of an imported URDF's joint limits, "
+                           "and this model imports none");
+    lg_diag_hint(S->diag, S->imports
+                              ? "a kept limit is <limit lower=\"..\" upper=\"..\"/> with lower < "
+                                "upper on a revolute or prismatic joint; or write the stops: "
+                                "contact q1 >= -1.2"
+                              : "import \"robot.urdf\" first, or write the stops: "
+                                "contact q1 >= -1.2");
+    return LG_ERR_MODEL;
+  }
+  for (size_t i = 0; i < S->out->ncontacts; i++)
+    if (S->out->contacts[i].kind == LANG_CONTACT_LIMIT) {
+      sema_fail(S, st->line, st->col, "the URDF's joint limits are contacts already (line %d)",
+                S->out->contacts[i].line);
+      lg_diag_hint(S->diag, "write 'contact limits' once");
+      return LG_ERR_MODEL;
+    }
+  const sym_node *e = gap_restitution(S, st);
+  if (!e) return LG_ERR_MODEL;
+  for (size_t i = 0; i < S->nlimits; i++) {
+    const lang_limit *L = &S->limits[i];
+    sema_entry *en = sema_lookup(S, L->coord);
+    if (!en || en->kind != SEMA_COORD) {
+      sema_fail(S, st->line, st->col, "the joint limit's coordinate '%s' is not a coordinate",
+                L->coord);
+      lg_diag_hint(S->diag, "do not redeclare the URDF's joint names");
+      return LG_ERR_MODEL;
+    }
+    const sym_node *q = mech_coord(S->m, (size_t)en->index, 0);
+    for (int side = 0; side < 2; side++) {
+      char num[LG_DOUBLE_CHARS];
+      lang_contact ct = {.kind = LANG_CONTACT_LIMIT, .e = e, .line = st->line, .col = st->col};
+      const sym_node *b = limit_number(S, side ? L->upper : L->lower);
+      ct.g = b ? (side ? sym_sub(S->c, b, q) : sym_sub(S->c, q, b)) : NULL;
+      if (!ct.g) return sema_nomem(S), LG_ERR_NOMEM;
+      snprintf(ct.what, sizeof ct.what, "the %s limit of joint '%.40s' (%.40s %s %s)",
+               side ? "upper" : "lower", L->coord, L->coord, side ? "<=" : ">=",
+               lg_fmt_double(num, side ? L->upper : L->lower));
+      lg_status s = push_contact(S, &ct);
+      if (s != LG_OK) return s;
+    }
+  }
+  return LG_OK;
+}
+
+/* contact A >= B [restitution e] (g = A - B), or A <= B (g = B - A): A and
+ * B of the configuration (q, t, parameters, inputs; no q'). */
+static lg_status contact_gap(sema *S, const lang_stmt *st) {
+  lang_contact ct = {.kind = LANG_CONTACT_GAP, .line = st->line, .col = st->col};
+  S->rule = SEMA_RULE_POSITION;
+  S->rule_what = "a contact's inequality";
+  const sym_node *a = sema_scalar(S, st->u.contact.lhs, "the contact's left-hand side");
+  if (!a) return LG_ERR_MODEL;
+  S->rule = SEMA_RULE_POSITION;
+  S->rule_what = "a contact's inequality";
+  const sym_node *b = sema_scalar(S, st->u.contact.rhs, "the contact's right-hand side");
+  if (!b) return LG_ERR_MODEL;
+  ct.g = st->u.contact.op == '>' ? sym_sub(S->c, a, b) : sym_sub(S->c, b, a);
+  if (!ct.g) return sema_nomem(S), LG_ERR_NOMEM;
+  int order = 0;
+  sema_val v = {.kind = VAL_SCALAR, .s = ct.g, .ok = 1};
+  if (!sema_motion_atom(S, v, 0, &order)) {
+    sema_fail(S, st->u.contact.op_line, st->u.contact.op_col,
+              "the contact's inequality does not depend on the coordinates");
+    lg_diag_hint(S->diag, "a contact keeps an expression of the coordinates on one side of "
+                          "another: contact q1 >= -1.2");
+    return LG_ERR_MODEL;
+  }
+  if (!(ct.e = gap_restitution(S, st))) return LG_ERR_MODEL;
+  snprintf(ct.what, sizeof ct.what, "the contact's inequality");
+  return push_contact(S, &ct);
+}
+
 lg_status sema_contact(sema *S, const lang_stmt *st) {
+  if (st->u.contact.limits) return contact_limits(S, st);
+  if (!st->u.contact.p.text) return contact_gap(S, st);
   int p = point_named(S, &st->u.contact.p, "the contact's point");
   if (p < 0) return LG_ERR_MODEL;
   int o = point_named(S, &st->u.contact.o, "the plane's point");

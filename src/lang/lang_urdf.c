@@ -103,6 +103,8 @@ typedef struct ujoint {
   int has_mimic, mline, mcol;
   char *mimic; /* the URDF name of the joint mimicked */
   double mult, offset;
+  int has_limit, lline, lcol; /* <limit> of a revolute or prismatic joint */
+  double lower, upper;
 } ujoint;
 
 typedef struct urdf {
@@ -454,6 +456,15 @@ static lg_status read_joint(urdf *U, const xmlNode *n) {
   if (d && ((st = numbers(U, d, "damping", &J.damping, 1)) != LG_OK ||
             (st = numbers(U, d, "friction", &J.friction, 1)) != LG_OK))
     return st;
+  const xmlNode *lim = child(n, "limit");
+  if (lim && (J.type == J_REVOLUTE || J.type == J_PRISMATIC)) {
+    /* URDF: lower and upper default to 0 (a range lower >= upper is not kept) */
+    J.has_limit = 1;
+    node_pos(U, lim, &J.lline, &J.lcol);
+    if ((st = numbers(U, lim, "lower", &J.lower, 1)) != LG_OK ||
+        (st = numbers(U, lim, "upper", &J.upper, 1)) != LG_OK)
+      return st;
+  }
   const xmlNode *m = child(n, "mimic");
   if (m) {
     J.has_mimic = 1;
@@ -787,6 +798,29 @@ static lg_status translate(urdf *U, const xmlNode *robot) {
     if (!(J->name = model_name(U, J->urdf, "joint", J->line, J->col, suf, ns)))
       return U->diag->status != LG_OK ? U->diag->status : LG_ERR_NOMEM;
   }
+  /* the joint limits kept for `contact limits`, in joint order */
+  for (size_t i = 0; i < U->njoints; i++) {
+    const ujoint *J = &U->joints[i];
+    if (!J->has_limit) continue;
+    char lo[LG_DOUBLE_CHARS], up[LG_DOUBLE_CHARS];
+    lg_fmt_double(lo, J->lower);
+    lg_fmt_double(up, J->upper);
+    if (J->has_mimic) {
+      add_note(U, J->lline, J->lcol, "the limit of joint '%s' is not kept (the joint follows "
+               "joint '%s' through its <mimic>)", J->urdf, J->mimic);
+      continue;
+    }
+    if (J->lower >= J->upper) {
+      add_note(U, J->lline, J->lcol, "the limit of joint '%s' is ignored: lower %s is not below "
+               "upper %s", J->urdf, lo, up);
+      continue;
+    }
+    lang_limit L = {lg_strdup(J->name), J->lower, J->upper};
+    if (!L.coord || !LG_PUSH(U->x->limits, U->x->nlimits, U->x->limits_cap, L)) {
+      lg_free(L.coord);
+      return LG_ERR_NOMEM;
+    }
+  }
   /* the inputs' names tau_J... must be free too (an error otherwise) */
   char buf[700];
   emit(U, rl, rc, "parameters g = 9.81");
@@ -962,6 +996,8 @@ void lang_expanded_free(lang_expanded *x) {
   lg_free(x->files);
   for (size_t i = 0; i < x->nnotes; i++) lg_free(x->notes[i]);
   lg_free(x->notes);
+  for (size_t i = 0; i < x->nlimits; i++) lg_free(x->limits[i].coord);
+  lg_free(x->limits);
   memset(x, 0, sizeof *x);
 }
 

@@ -23,6 +23,14 @@ typedef struct lang_origin {
   int line, col;
 } lang_origin;
 
+/* A joint limit kept from a URDF (`<limit lower upper>` of a revolute or
+ * prismatic joint, lower < upper): the coordinate's model name and the
+ * range, in joint order; `contact limits` makes them stops. */
+typedef struct lang_limit {
+  char *coord; /* owned */
+  double lower, upper;
+} lang_limit;
+
 typedef struct lang_expanded {
   lg_str text;            /* the model text to parse */
   lang_origin *lines;     /* one per line of text */
@@ -32,6 +40,8 @@ typedef struct lang_expanded {
   char **notes;           /* "file:line:col: note: ..." for the model's notes (owned) */
   size_t nnotes, notes_cap;
   int import_line, import_col; /* the model's import statement (0: none) */
+  lang_limit *limits;     /* the URDF's kept joint limits (owned) */
+  size_t nlimits, limits_cap;
 } lang_expanded;
 
 /* When `file` ends in ".urdf", or src has an `import "X.urdf"` line, fills
