@@ -45,13 +45,29 @@ static lg_status begin(const lg_system *s, size_t count, const double *q, const 
   return LG_OK;
 }
 
+lg_status api_solve_qdd(const lg_system *s, api_scratch *sc, double t, const double *q,
+                        const double *qd, double *x, int evaluated, lg_diag *d) {
+  if (s->num_tree && num_evaluate_tree(s->num_tree, &sc->w, t, q, qd, x)) return LG_OK;
+  if (!evaluated) {
+    /* the dense solve: the rest compiled (a large tree's q'' not finite) */
+    lg_status st = api_ready(s, d);
+    if (st == LG_OK && api_scratch_fit(s, sc) != LG_OK) st = LG_ERR_NOMEM;
+    if (st != LG_OK) return st;
+    num_evaluate_dynamics(api_num_dense(s), &sc->w, t, q, qd);
+  }
+  return num_solve_accel(api_num_dense(s), &sc->w, x, x + s->nq, d);
+}
+
 /* q'' (and lam when not NULL) at one state. */
 static lg_status accel_one(const lg_system *s, api_scratch *sc, double t, const double *q,
                            const double *qd, double *qdd, double *lam, lg_diag *d) {
   if (s->method == LG_KANE) return kane_accel(s, t, q, qd, sc->par, qdd, lam, d);
-  const num_system *ns = api_num_accel(s);
-  num_evaluate_dynamics(ns, &sc->w, t, q, qd);
-  return num_solve_accel(ns, &sc->w, qdd, lam, d);
+  size_t n = s->nq, m = s->nc;
+  lg_status st = api_solve_qdd(s, sc, t, q, qd, sc->x, 0, d);
+  if (st != LG_OK) return st;
+  memcpy(qdd, sc->x, n * sizeof *qdd);
+  if (lam) memcpy(lam, sc->x + n, m * sizeof *lam);
+  return LG_OK;
 }
 
 /* Everything else eval reports, from the evaluated tape. */
@@ -78,7 +94,7 @@ static lg_status eval_one(const lg_system *s, api_scratch *sc, double t, const d
   num_evaluate(s->num, &sc->w, t, q, qd);
   /* Kane's method has no multipliers: NaN, and so J^T lam */
   lg_status st = s->method == LG_KANE ? kane_accel(s, t, q, qd, sc->par, x, x + n, d)
-                                      : num_solve_accel(s->num, &sc->w, x, x + n, d);
+                                      : api_solve_qdd(s, sc, t, q, qd, x, 1, d);
   if (st != LG_OK) return st;
   lg_eval_result all = *r;
   all.lam = x + n;

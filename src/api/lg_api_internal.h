@@ -35,6 +35,7 @@ typedef struct api_scratch {
   double *x;
   const double *par;     /* the call's parameters (not owned) */
   size_t nslots;         /* w.slots' length */
+  size_t nout;           /* w.out's length */
 } api_scratch;
 typedef struct api_pool api_pool;
 /* The model's geometry, compiled on first use (lg_api_scene.c). */
@@ -81,6 +82,13 @@ struct lg_system {
    * Each is read without the lock once its flag is set. */
   num_system *num_accel;
   const sym_node **tree_qdd, **tree_M, **tree_f;
+  /* A large tree (Lagrange, more than API_TREE_DENSE_MAX coordinates, no
+   * constraints, lazy or not): q'' from the articulated-body recursion's
+   * tape alone (tree; made by api_ready_accel before anything else), for
+   * every entry that reports q'' (lg_eval_accel, lg_eval, lg_work_*,
+   * outputs), so that they agree to the last bit whatever was compiled
+   * first; where it is not finite, the dense solve (and its diagnostic). */
+  num_system *num_tree;
   _Atomic int accel_ready;
   int accel_tried;       /* (under the lock) */
   /* Then what only simulate reads (sim: num with the recursion's tape;
@@ -209,8 +217,20 @@ lg_status api_params_accel(const lg_system *s, const double *p, const double **o
  * there is one (s->num then shares its dyn tape, names and values), else
  * s->num. */
 static inline const num_system *api_num_accel(const lg_system *s) {
+  return s->num_tree ? s->num_tree : s->num_accel ? s->num_accel : s->num;
+}
+/* The system the dense solve of q'' is made from (compiled: num_accel's
+ * dyn tape or num's). */
+static inline const num_system *api_num_dense(const lg_system *s) {
   return s->num_accel ? s->num_accel : s->num;
 }
+/* q'' (and lam) at (t, q, q') into x (n + m) with the scratch's
+ * parameters: the recursion's tape where there is one (s->num_tree),
+ * else (or where it is not finite) the dense solve of s->num, whose tapes
+ * `evaluated` says are already evaluated in sc (else it compiles s->num
+ * when needed and evaluates its dynamics). */
+lg_status api_solve_qdd(const lg_system *s, api_scratch *sc, double t, const double *q,
+                        const double *qd, double *x, int evaluated, lg_diag *d);
 
 /* The pool of a system's evaluation scratch: take one for a call (NULL:
  * out of memory), give it back after (NULL does nothing). Safe from any
@@ -219,7 +239,7 @@ lg_status api_pool_new(api_pool **out);
 void api_pool_free(api_pool *p);
 api_scratch *api_scratch_take(const lg_system *s);
 /* A scratch made before everything was compiled (api_ready_accel) grown
- * for every tape of s->num (after api_ready); LG_ERR_NOMEM. */
+ * for every tape of s->num (after api_ready) and s->num_tree; LG_ERR_NOMEM. */
 lg_status api_scratch_fit(const lg_system *s, api_scratch *sc);
 void api_scratch_give(const lg_system *s, api_scratch *sc);
 /* One state's q'' (and lam) or every form, with a scratch the caller holds

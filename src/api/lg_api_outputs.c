@@ -54,7 +54,9 @@ static lg_status solve(const lg_system *s, api_scratch *sc, double t, const doub
                        const double *qd, lg_diag *d) {
   size_t n = s->nq, m = s->nc;
   lg_status st = LG_OK;
-  if (s->method != LG_KANE || m) {
+  if (s->method != LG_KANE) {
+    st = api_solve_qdd(s, sc, t, q, qd, sc->x, 0, d); /* (a large tree's: its recursion) */
+  } else if (m) {
     num_evaluate_dynamics(s->num, &sc->w, t, q, qd);
     st = num_solve_accel(s->num, &sc->w, sc->x, sc->x + n, d);
   }

@@ -37,12 +37,21 @@ static api_scratch *scratch_new(const num_system *ns) {
     return NULL;
   }
   sc->nslots = num_system_nslots(ns);
+  sc->nout = ns->nout;
   return sc;
 }
 
 lg_status api_scratch_fit(const lg_system *s, api_scratch *sc) {
-  if (!s->compiled || !s->num) return LG_OK; /* (num_accel's: made for it) */
+  if (!s->compiled || !s->num) return LG_OK; /* (num_accel's, num_tree's: made for it) */
   size_t need = num_system_nslots(s->num);
+  if (s->num_tree && num_system_nslots(s->num_tree) > need) need = num_system_nslots(s->num_tree);
+  if (sc->nout < s->num->nout) { /* made for the recursion's tape alone */
+    double *out = lg_calloc(s->num->nout + 1, sizeof *out);
+    if (!out) return LG_ERR_NOMEM;
+    lg_free(sc->w.out);
+    sc->w.out = out;
+    sc->nout = s->num->nout;
+  }
   if (sc->nslots >= need) return LG_OK;
   double *slots = lg_calloc(need + 1, sizeof *slots);
   if (!slots) return LG_ERR_NOMEM;

@@ -19,6 +19,7 @@ void lg_system_free(lg_system *s) {
   if (s->sim != s->num) num_system_free(s->sim);
   num_system_free(s->num); /* (it may borrow num_accel's) */
   num_system_free(s->num_accel);
+  num_system_free(s->num_tree);
   num_kane_evaluator_free(s->kev);
   num_lin_free(s->lin);
   if (s->sim_lin != s->lin) num_lin_free(s->sim_lin);
@@ -123,6 +124,10 @@ static lg_status compile(lg_system *s, lg_diag *d) {
     st = num_system_add_full(mm, s->eom_num, s->dummy, s->ndummy, s->num_accel, &s->num, d);
     return st; /* and simulate's pieces wait for api_ready_sim */
   }
+  if (st == LG_OK && s->num_tree) { /* q'' came first, from the recursion's tape; */
+    st = num_system_build(mm, s->eom_num, s->dummy, s->ndummy, &s->num, d);
+    return st; /* and simulate's pieces wait for api_ready_sim */
+  }
   if (st == LG_OK) st = num_system_build(mm, s->eom_num, s->dummy, s->ndummy, &s->num, d);
   if (st == LG_OK) /* simulate's O(n) tree solve, as the command's */
     st = num_system_add_tree(mm, s->eom_num, s->dummy, s->ndummy, s->num);
@@ -204,6 +209,8 @@ lg_status api_num_eom(lg_system *s, lg_diag *d) {
   return st;
 }
 
+static int compile_accel(lg_system *s);
+
 static lg_status derive(const lg_model *m, const lg_derive_options *o, lg_system *s,
                         lg_diag *d) {
   s->method = o->method;
@@ -232,14 +239,18 @@ static lg_status derive(const lg_model *m, const lg_derive_options *o, lg_system
   if (st == LG_OK && o->method == LG_KANE) st = derive_kane(s, o, d);
   if (st == LG_OK) st = name_speeds(s);
   if (st == LG_OK && !o->lazy) {
+    /* a large tree in the lazy one's steps: the same tapes, the same q'' */
+    if (compile_accel(s)) s->accel_ready = 1;
     st = compile(s, d);
     s->compile_status = st;
     s->compiled = 1;
+    if (st == LG_OK && !s->sim_ready) {
+      s->sim_status = st = compile_sim(s, d);
+      s->sim_ready = 1;
+    }
   }
   return st;
 }
-
-static int compile_accel(lg_system *s);
 
 lg_status api_ready(const lg_system *s, lg_diag *d) {
   if (s->compiled) return s->compile_status;
@@ -258,11 +269,12 @@ lg_status api_ready(const lg_system *s, lg_diag *d) {
   return s->compile_status;
 }
 
-/* The first step of a lazy large tree (issue 26): the tree's q'', M and
- * f, and only the dynamics tape of M and f, which is all lg_eval_accel
- * evaluates (the full tape, the recursion's tape, the energy balance and
- * the rest wait for api_ready). 0: not such a system (or it is not a
- * tree): everything is compiled at once. */
+/* The first step of a large tree (issue 26): the tree's q'' by the
+ * articulated-body recursion and only its tape, which is all
+ * lg_eval_accel evaluates (M and f by composite rigid bodies, the full
+ * tape, simulate's pieces and the rest wait for api_ready). 0: not such a
+ * system (or it is not a tree, or something in q'' has no value):
+ * everything is compiled at once, q'' by the dense solve. */
 static int compile_accel(lg_system *s) {
   if (s->accel_tried || s->method != LG_LAGRANGE || s->nq <= API_TREE_DENSE_MAX || s->nc ||
       s->eom_num)
@@ -271,12 +283,11 @@ static int compile_accel(lg_system *s) {
   mech_model *mm = s->lm->mech;
   lg_diag ignore;
   lg_diag_clear(&ignore);
-  const sym_node **qdd, **M, **f;
-  if (mech_tree_dynamics(mm, s->eom, NULL, &qdd, &M, &f, &ignore) != LG_OK) return 0;
-  s->tree_qdd = qdd, s->tree_M = M, s->tree_f = f; /* (api_num_eom takes them) */
+  const sym_node **qdd;
+  if (mech_tree_accel(mm, s->eom, NULL, &qdd, &ignore) != LG_OK) return 0;
   lg_diag_clear(&ignore);
-  return num_system_build_dyn(mm, s->eom, M, f, s->dummy, s->ndummy, &s->num_accel,
-                              &ignore) == LG_OK;
+  return num_system_build_tree(mm, s->eom, qdd, s->dummy, s->ndummy, &s->num_tree, &ignore) ==
+         LG_OK;
 }
 
 lg_status api_ready_accel(const lg_system *s, lg_diag *d) {

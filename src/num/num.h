@@ -73,6 +73,13 @@ lg_status num_system_build_dyn(mech_model *mm, const mech_eom *e, const sym_node
 lg_status num_system_add_full(mech_model *mm, const mech_eom *e, const num_setting *set,
                               size_t nset, const num_system *dyn, num_system **out,
                               lg_diag *diag);
+/* Only the recursion's tape (tree; no tape, no dyn, nout = 0) from a
+ * tree's q'' (mech_tree_accel), for e without constraints: what a large
+ * tree's lg_eval_accel evaluates (issue 26). LG_ERR_MODEL (diag) when a
+ * parameter has no value or something has no numeric value. */
+lg_status num_system_build_tree(mech_model *mm, const mech_eom *e, const sym_node *const *qdd,
+                                const num_setting *set, size_t nset, num_system **out,
+                                lg_diag *diag);
 /* A view of s that adds the tree tape (num_system_add_tree) and owns only
  * that: for a system others read while it is made (free it before s). */
 lg_status num_system_with_tree(mech_model *mm, const mech_eom *e, const num_setting *set,

@@ -165,9 +165,14 @@ static lg_status compile(mech_model *mm, num_system *s, const mech_eom *e,
   return st;
 }
 
+static lg_status build_tree_tape(mech_model *mm, const mech_eom *e, const num_setting *set,
+                                 size_t nset, const sym_node *const *qdd, num_system *s,
+                                 int check, lg_diag *diag);
+
 static lg_status build(mech_model *mm, const mech_eom *e, const sym_node *const *M,
                        const sym_node *const *f, int dyn_only, const num_setting *set,
-                       size_t nset, num_system **out, lg_diag *diag) {
+                       size_t nset, num_system **out, lg_diag *diag,
+                       const sym_node *const *qdd) {
   *out = NULL;
   lg_status st = check_settings(mm, set, nset, diag);
   if (st != LG_OK) return st;
@@ -189,6 +194,10 @@ static lg_status build(mech_model *mm, const mech_eom *e, const sym_node *const 
   for (size_t i = 0; i < s->np; i++) s->param_names[i] = mech_param_name(mm, i);
   for (size_t r = 0; r < s->m; r++) s->row_holonomic[r] = e->kind[r] == MECH_HOLONOMIC;
   if ((st = mech_resolve_params(mm, set, nset, s->params, diag)) != LG_OK) goto done;
+  if (qdd) { /* the recursion's tape alone */
+    st = build_tree_tape(mm, e, set, nset, qdd, s, 1, diag);
+    goto done;
+  }
   o = collect_outputs(mech_ctx(mm), s, e, M, f, dyn_only);
   if (!o) { st = LG_ERR_NOMEM; goto done; }
   size_t from = dyn_only ? s->o_M : 0;
@@ -208,14 +217,21 @@ done:
 
 lg_status num_system_build(mech_model *mm, const mech_eom *e, const num_setting *set,
                            size_t nset, num_system **out, lg_diag *diag) {
-  return build(mm, e, e->M->e, e->f, 0, set, nset, out, diag);
+  return build(mm, e, e->M->e, e->f, 0, set, nset, out, diag, NULL);
 }
 
 lg_status num_system_build_dyn(mech_model *mm, const mech_eom *e, const sym_node *const *M,
                                const sym_node *const *f, const num_setting *set, size_t nset,
                                num_system **out, lg_diag *diag) {
   if (e->m) return num_system_build(mm, e, set, nset, out, diag);
-  return build(mm, e, M, f, 1, set, nset, out, diag);
+  return build(mm, e, M, f, 1, set, nset, out, diag, NULL);
+}
+
+lg_status num_system_build_tree(mech_model *mm, const mech_eom *e, const sym_node *const *qdd,
+                                const num_setting *set, size_t nset, num_system **out,
+                                lg_diag *diag) {
+  if (e->m || !qdd) return LG_ERR_USAGE;
+  return build(mm, e, NULL, NULL, 0, set, nset, out, diag, qdd);
 }
 
 lg_status num_system_add_full(mech_model *mm, const mech_eom *e, const num_setting *set,
@@ -266,6 +282,37 @@ size_t num_system_nslots(const num_system *s) {
   return slots;
 }
 
+/* s->tree from q'' (inputs substituted as for every other tape). check:
+ * a parameter without a value or a missing value is an error (diag), else
+ * the tree is just left out. */
+static lg_status build_tree_tape(mech_model *mm, const mech_eom *e, const num_setting *set,
+                                 size_t nset, const sym_node *const *qdd, num_system *s,
+                                 int check, lg_diag *diag) {
+  size_t nin, n = s->n;
+  lg_status st = LG_OK;
+  const sym_node **in = tape_inputs(mm, s, e, &nin), **o = lg_malloc((n + 1) * sizeof *o);
+  if (!in || !o) st = LG_ERR_NOMEM;
+  if (st == LG_OK) {
+    memcpy(o, qdd, n * sizeof *o);
+    st = num_substitute_inputs(mm, set, nset, o, n);
+  }
+  if (st == LG_OK && check) {
+    size_t nout = s->nout;
+    s->nout = n; /* (check_valueless reads outputs 0..nout) */
+    st = check_valueless(mm, s, o, 0, diag);
+    s->nout = nout;
+  }
+  const sym_node *missing = NULL;
+  if (st == LG_OK) st = sym_tape_build(mech_ctx(mm), nin, in, n, o, &s->tree, &missing);
+  if (st == LG_ERR_MODEL && check)
+    lg_diag_set(diag, LG_ERR_MODEL, NULL, 0, 0, "'%s' has no numeric value in the equations",
+                missing && missing->v.name ? missing->v.name : "?");
+  else if (st == LG_ERR_MODEL) st = LG_OK; /* something without a value: keep the dense solve */
+  lg_free(in);
+  lg_free(o);
+  return st;
+}
+
 lg_status num_system_add_tree(mech_model *mm, const mech_eom *e, const num_setting *set,
                               size_t nset, num_system *s) {
   if (s->m || s->tree) return LG_OK;
@@ -275,24 +322,14 @@ lg_status num_system_add_tree(mech_model *mm, const mech_eom *e, const num_setti
   lg_status st = e->tree_qdd ? LG_OK : mech_tree_accel(mm, e, NULL, &qdd, &ignore);
   if (e->tree_qdd) qdd = e->tree_qdd;
   if (st != LG_OK) return st == LG_ERR_NOMEM ? st : LG_OK; /* not a tree: the dense solve */
-  size_t nin, n = s->n;
-  const sym_node **in = tape_inputs(mm, s, e, &nin), **o = lg_malloc((n + 1) * sizeof *o);
-  if (!in || !o) st = LG_ERR_NOMEM;
-  if (st == LG_OK) {
-    memcpy(o, qdd, n * sizeof *o);
-    st = num_substitute_inputs(mm, set, nset, o, n);
-  }
-  const sym_node *missing = NULL;
-  if (st == LG_OK) st = sym_tape_build(mech_ctx(mm), nin, in, n, o, &s->tree, &missing);
-  if (st == LG_ERR_MODEL) st = LG_OK; /* something without a value: keep the dense solve */
+  size_t n = s->n;
+  st = build_tree_tape(mm, e, set, nset, qdd, s, 0, NULL);
   /* worth it when it is shorter than the dense path: M and f, then the
    * Cholesky factorization and solve (n^3/3 + 2 n^2 operations) */
   if (s->tree && s->tree->ninstr > s->dyn->ninstr + n * n * n / 3 + 2 * n * n) {
     sym_tape_free(s->tree);
     s->tree = NULL;
   }
-  lg_free(in);
-  lg_free(o);
   return st;
 }
 
