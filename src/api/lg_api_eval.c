@@ -53,9 +53,9 @@ lg_status api_solve_qdd(const lg_system *s, api_scratch *sc, double t, const dou
     lg_status st = api_ready(s, d);
     if (st == LG_OK && api_scratch_fit(s, sc) != LG_OK) st = LG_ERR_NOMEM;
     if (st != LG_OK) return st;
-    num_evaluate_dynamics(api_num_dense(s), &sc->w, t, q, qd);
+    num_evaluate_dynamics(s->num, &sc->w, t, q, qd);
   }
-  return num_solve_accel(api_num_dense(s), &sc->w, x, x + s->nq, d);
+  return num_solve_accel(s->num, &sc->w, x, x + s->nq, d);
 }
 
 /* q'' (and lam when not NULL) at one state. */

@@ -75,19 +75,15 @@ struct lg_system {
   const mech_eom *print_eom;   /* for lg_print, made on first use (lock) */
   const mech_kane *print_kane;
   num_system *num;       /* Lagrange's equations, compiled */
-  /* A lazily derived large tree compiles its first q'' in two steps
-   * (issue 26): api_ready_accel makes num_accel (the dynamics tape only,
-   * from the tree's M and f, kept in tree_M, tree_f with its q'' tree_qdd)
-   * and sets accel_ready; api_ready later makes num over the same tape.
-   * Each is read without the lock once its flag is set. */
-  num_system *num_accel;
-  const sym_node **tree_qdd, **tree_M, **tree_f;
   /* A large tree (Lagrange, more than API_TREE_DENSE_MAX coordinates, no
-   * constraints, lazy or not): q'' from the articulated-body recursion's
-   * tape alone (tree; made by api_ready_accel before anything else), for
-   * every entry that reports q'' (lg_eval_accel, lg_eval, lg_work_*,
-   * outputs), so that they agree to the last bit whatever was compiled
-   * first; where it is not finite, the dense solve (and its diagnostic). */
+   * constraints, lazy or not) compiles its first q'' in two steps (issue
+   * 26): api_ready_accel makes num_tree (the articulated-body recursion's
+   * tape alone) and sets accel_ready; api_ready later makes num (M, f and
+   * the rest). Every entry that reports q'' (lg_eval_accel, lg_eval,
+   * lg_work_*, outputs) takes it from num_tree, so that they agree to the
+   * last bit whatever was compiled first; where it is not finite, from
+   * num's dense solve (and its diagnostic). Each is read without the lock
+   * once its flag is set. */
   num_system *num_tree;
   _Atomic int accel_ready;
   int accel_tried;       /* (under the lock) */
@@ -205,24 +201,18 @@ lg_status api_ready(const lg_system *s, lg_diag *d);
  * one has no value). Compiles a lazy system first (api_ready). */
 lg_status api_params(const lg_system *s, const double *p, const double **out,
                      lg_diag *d);
-/* Only what q'' needs (the dynamics tape of api_num_accel): for a lazy
- * large tree, the rest waits for api_ready; else api_ready itself. */
+/* Only what q'' needs (a large tree's num_tree): for such a tree the rest
+ * waits for api_ready; else api_ready itself. */
 lg_status api_ready_accel(const lg_system *s, lg_diag *d);
 /* Everything, with what only simulate reads (s->sim, s->aux): api_ready,
  * then for a lazy large tree the recursion's tape and the energy balance. */
 lg_status api_ready_sim(const lg_system *s, lg_diag *d);
 lg_status api_params_accel(const lg_system *s, const double *p, const double **out,
                            lg_diag *d);
-/* The system q'' is solved from (after api_ready_accel): num_accel when
- * there is one (s->num then shares its dyn tape, names and values), else
- * s->num. */
+/* The system a scratch is first made for (after api_ready_accel): a large
+ * tree's num_tree, else s->num. */
 static inline const num_system *api_num_accel(const lg_system *s) {
-  return s->num_tree ? s->num_tree : s->num_accel ? s->num_accel : s->num;
-}
-/* The system the dense solve of q'' is made from (compiled: num_accel's
- * dyn tape or num's). */
-static inline const num_system *api_num_dense(const lg_system *s) {
-  return s->num_accel ? s->num_accel : s->num;
+  return s->num_tree ? s->num_tree : s->num;
 }
 /* q'' (and lam) at (t, q, q') into x (n + m) with the scratch's
  * parameters: the recursion's tape where there is one (s->num_tree),

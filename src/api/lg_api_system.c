@@ -17,8 +17,7 @@ void lg_system_free(lg_system *s) {
   api_friction_free(s);
   api_contact_free(s);
   if (s->sim != s->num) num_system_free(s->sim);
-  num_system_free(s->num); /* (it may borrow num_accel's) */
-  num_system_free(s->num_accel);
+  num_system_free(s->num);
   num_system_free(s->num_tree);
   num_kane_evaluator_free(s->kev);
   num_lin_free(s->lin);
@@ -120,10 +119,6 @@ static lg_status compile_kane(lg_system *s, lg_diag *d) {
 static lg_status compile(lg_system *s, lg_diag *d) {
   mech_model *mm = s->lm->mech;
   lg_status st = api_num_eom(s, d);
-  if (st == LG_OK && s->num_accel) { /* its dynamics tape is already there; */
-    st = num_system_add_full(mm, s->eom_num, s->dummy, s->ndummy, s->num_accel, &s->num, d);
-    return st; /* and simulate's pieces wait for api_ready_sim */
-  }
   if (st == LG_OK && s->num_tree) { /* q'' came first, from the recursion's tape; */
     st = num_system_build(mm, s->eom_num, s->dummy, s->ndummy, &s->num, d);
     return st; /* and simulate's pieces wait for api_ready_sim */
@@ -194,10 +189,10 @@ lg_status api_num_eom(lg_system *s, lg_diag *d) {
   if (s->eom_num) return LG_OK;
   mech_model *mm = s->lm->mech;
   if (s->method == LG_LAGRANGE && s->nq > API_TREE_DENSE_MAX && !s->nc) {
-    const sym_node **qdd = s->tree_qdd, **M = s->tree_M, **f = s->tree_f;
+    const sym_node **qdd, **M, **f;
     lg_diag ignore;
     lg_diag_clear(&ignore);
-    lg_status st = M ? LG_OK : mech_tree_dynamics(mm, s->eom, NULL, &qdd, &M, &f, &ignore);
+    lg_status st = mech_tree_dynamics(mm, s->eom, NULL, &qdd, &M, &f, &ignore);
     if (st == LG_ERR_NOMEM) return st;
     if (st == LG_OK) {
       s->eom_num = mech_eom_with_dynamics(mm, s->eom, M, f, qdd);

@@ -37,9 +37,8 @@ typedef struct num_system {
   int *row_holonomic;         /* m */
   num_euler *euler;           /* neuler: frames by Euler angles */
   size_t neuler;
-  int borrowed;               /* 1: names, values, euler and dyn are another
-                                 system's (num_system_add_full); 2: all but
-                                 tree is (num_system_with_tree) */
+  int borrowed;               /* 2: all but tree is another system's
+                                 (num_system_with_tree) */
 } num_system;
 
 /* Per-evaluation scratch and results (owned by the caller). */
@@ -60,19 +59,6 @@ typedef struct num_work {
 lg_status num_system_build(mech_model *mm, const mech_eom *e, const num_setting *set,
                            size_t nset, num_system **out, lg_diag *diag);
 void num_system_free(num_system *s);
-/* In two steps (a lazily compiled large tree): first only the dynamics
- * tape (dyn; tape NULL) from M (n x n, row-major) and f given apart, for
- * e without constraints (with constraints: num_system_build); then the
- * full system over e (its M and f the same nodes), a new one that borrows
- * dyn's names, values and dyn tape (free it before dyn). Both tapes are
- * built from the same outputs as num_system_build's, so every result is
- * the same to the last bit. */
-lg_status num_system_build_dyn(mech_model *mm, const mech_eom *e, const sym_node *const *M,
-                               const sym_node *const *f, const num_setting *set, size_t nset,
-                               num_system **out, lg_diag *diag);
-lg_status num_system_add_full(mech_model *mm, const mech_eom *e, const num_setting *set,
-                              size_t nset, const num_system *dyn, num_system **out,
-                              lg_diag *diag);
 /* Only the recursion's tape (tree; no tape, no dyn, nout = 0) from a
  * tree's q'' (mech_tree_accel), for e without constraints: what a large
  * tree's lg_eval_accel evaluates (issue 26). LG_ERR_MODEL (diag) when a

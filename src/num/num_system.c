@@ -28,12 +28,9 @@ static lg_status check_settings(mech_model *mm, const num_setting *set, size_t n
  * The dynamics come last: a tape lowers its outputs last first, so the
  * full tape computes M and f with exactly the instructions of the
  * dynamics tape (eval's q'' and accel's agree to the last bit). */
-/* M (n x n) and f (n) given apart: e's, or a tree's before its eom is
- * assembled. dyn_only: only the outputs from o_M on are filled (the
- * layout is the same). */
+/* M (n x n) and f (n) given apart (e's). */
 static const sym_node **collect_outputs(sym_ctx *c, num_system *s, const mech_eom *e,
-                                        const sym_node *const *M, const sym_node *const *f,
-                                        int dyn_only) {
+                                        const sym_node *const *M, const sym_node *const *f) {
   size_t n = e->n, m = e->m, k = 0;
   s->o_T = k++;
   s->o_V = k++;
@@ -52,13 +49,9 @@ static const sym_node **collect_outputs(sym_ctx *c, num_system *s, const mech_eo
   memcpy(o + s->o_f, f, n * sizeof *o);
   if (m) memcpy(o + s->o_J, e->J->e, m * n * sizeof *o);
   if (m) memcpy(o + s->o_gc, e->gc, m * sizeof *o);
-  if (!dyn_only) {
-    o[s->o_T] = e->T;
-    o[s->o_V] = e->V;
-    memcpy(o + s->o_p, e->p, n * sizeof *o);
-  } else {
-    for (size_t j = 0; j < s->o_M; j++) o[j] = e->T; /* (not built) */
-  }
+  o[s->o_T] = e->T;
+  o[s->o_V] = e->V;
+  memcpy(o + s->o_p, e->p, n * sizeof *o);
   for (size_t r = 0; r < m; r++) {
     o[s->o_C + r] = e->C[r];
     /* velocity-level residual: C' for a holonomic row, the row itself else */
@@ -170,7 +163,7 @@ static lg_status build_tree_tape(mech_model *mm, const mech_eom *e, const num_se
                                  int check, lg_diag *diag);
 
 static lg_status build(mech_model *mm, const mech_eom *e, const sym_node *const *M,
-                       const sym_node *const *f, int dyn_only, const num_setting *set,
+                       const sym_node *const *f, const num_setting *set,
                        size_t nset, num_system **out, lg_diag *diag,
                        const sym_node *const *qdd) {
   *out = NULL;
@@ -198,12 +191,11 @@ static lg_status build(mech_model *mm, const mech_eom *e, const sym_node *const 
     st = build_tree_tape(mm, e, set, nset, qdd, s, 1, diag);
     goto done;
   }
-  o = collect_outputs(mech_ctx(mm), s, e, M, f, dyn_only);
+  o = collect_outputs(mech_ctx(mm), s, e, M, f);
   if (!o) { st = LG_ERR_NOMEM; goto done; }
-  size_t from = dyn_only ? s->o_M : 0;
-  if ((st = num_substitute_inputs(mm, set, nset, o + from, s->nout - from)) != LG_OK) goto done;
-  if ((st = check_valueless(mm, s, o, from, diag)) != LG_OK) goto done;
-  st = compile(mm, s, e, o, !dyn_only, 1, diag);
+  if ((st = num_substitute_inputs(mm, set, nset, o, s->nout)) != LG_OK) goto done;
+  if ((st = check_valueless(mm, s, o, 0, diag)) != LG_OK) goto done;
+  st = compile(mm, s, e, o, 1, 1, diag);
   if (st == LG_OK) st = num_system_add_orientations(mm, e, s);
 done:
   lg_free(o);
@@ -217,45 +209,14 @@ done:
 
 lg_status num_system_build(mech_model *mm, const mech_eom *e, const num_setting *set,
                            size_t nset, num_system **out, lg_diag *diag) {
-  return build(mm, e, e->M->e, e->f, 0, set, nset, out, diag, NULL);
-}
-
-lg_status num_system_build_dyn(mech_model *mm, const mech_eom *e, const sym_node *const *M,
-                               const sym_node *const *f, const num_setting *set, size_t nset,
-                               num_system **out, lg_diag *diag) {
-  if (e->m) return num_system_build(mm, e, set, nset, out, diag);
-  return build(mm, e, M, f, 1, set, nset, out, diag, NULL);
+  return build(mm, e, e->M->e, e->f, set, nset, out, diag, NULL);
 }
 
 lg_status num_system_build_tree(mech_model *mm, const mech_eom *e, const sym_node *const *qdd,
                                 const num_setting *set, size_t nset, num_system **out,
                                 lg_diag *diag) {
   if (e->m || !qdd) return LG_ERR_USAGE;
-  return build(mm, e, NULL, NULL, 0, set, nset, out, diag, qdd);
-}
-
-lg_status num_system_add_full(mech_model *mm, const mech_eom *e, const num_setting *set,
-                              size_t nset, const num_system *dyn, num_system **out,
-                              lg_diag *diag) {
-  *out = NULL;
-  if (dyn->tape) return LG_ERR_USAGE;
-  num_system *s = lg_malloc(sizeof *s);
-  if (!s) return LG_ERR_NOMEM;
-  *s = *dyn; /* its names, values, layout and dyn tape, borrowed */
-  s->tape = s->tree = NULL;
-  s->borrowed = 1;
-  const sym_node **o = collect_outputs(mech_ctx(mm), s, e, e->M->e, e->f, 0);
-  lg_status st = o ? LG_OK : LG_ERR_NOMEM;
-  if (st == LG_OK) st = num_substitute_inputs(mm, set, nset, o, s->nout);
-  if (st == LG_OK) st = check_valueless(mm, s, o, 0, diag);
-  if (st == LG_OK) st = compile(mm, s, e, o, 1, 0, diag);
-  lg_free(o);
-  if (st != LG_OK) {
-    num_system_free(s);
-    return st;
-  }
-  *out = s;
-  return LG_OK;
+  return build(mm, e, NULL, NULL, set, nset, out, diag, qdd);
 }
 
 lg_status num_system_with_tree(mech_model *mm, const mech_eom *e, const num_setting *set,
