@@ -16,25 +16,21 @@ int lg_map_grow(lg_map *m, size_t more) {
     ncap *= 2;
     shift--;
   }
-  if (ncap > ((size_t)-1) / (sizeof(uint64_t) + sizeof(void *))) {
+  if (ncap > ((size_t)-1) / sizeof(lg_map_slot)) {
     lg_alloc_too_big();
     return 0;
   }
   if (ncap == m->cap) return 1;
-  /* one block: the keys, then the values */
-  uint64_t *nk = lg_malloc(ncap * (sizeof(uint64_t) + sizeof(void *)));
-  if (!nk) return 0;
-  void **nv = (void **)(nk + ncap);
-  memset(nv, 0, ncap * sizeof *nv);
-  lg_map n = {nk, nv, ncap, m->count, shift};
+  lg_map_slot *ns = lg_calloc(ncap, sizeof *ns);
+  if (!ns) return 0;
+  lg_map n = {ns, ncap, m->count, shift};
   for (size_t i = 0; i < m->cap; i++) {
-    if (!m->vals[i]) continue;
-    size_t j = lg_map_home(&n, m->keys[i]);
-    while (nv[j]) j = (j + 1) & (ncap - 1);
-    nk[j] = m->keys[i];
-    nv[j] = m->vals[i];
+    if (!m->slots[i].val) continue;
+    size_t j = lg_map_home(&n, m->slots[i].key);
+    while (ns[j].val) j = (j + 1) & (ncap - 1);
+    ns[j] = m->slots[i];
   }
-  lg_free(m->keys);
+  lg_free(m->slots);
   *m = n;
   return 1;
 }
@@ -42,9 +38,9 @@ int lg_map_grow(lg_map *m, size_t more) {
 int lg_map_put(lg_map *m, uint64_t key, void *val) {
   if (!val || !lg_map_reserve(m, 1)) return 0;
   size_t mask = m->cap - 1, j = lg_map_home(m, key);
-  for (; m->vals[j]; j = (j + 1) & mask)
-    if (m->keys[j] == key) {
-      m->vals[j] = val;
+  for (; m->slots[j].val; j = (j + 1) & mask)
+    if (m->slots[j].key == key) {
+      m->slots[j].val = val;
       return 1;
     }
   lg_map_fill(m, j, key, val);
@@ -52,6 +48,6 @@ int lg_map_put(lg_map *m, uint64_t key, void *val) {
 }
 
 void lg_map_free(lg_map *m) {
-  lg_free(m->keys);
+  lg_free(m->slots);
   memset(m, 0, sizeof *m);
 }

@@ -152,8 +152,9 @@ lg_status lg_read_input(const char *path, const char *name, size_t limit, char *
 
 /* ---- the hash map (base_map.c) ------------------------------------------ */
 /* The library's one hash table: open addressing with linear probing, at
- * most half full, a power-of-two capacity that doubles, keys and values in
- * two arrays (nothing allocated per entry). Zero it to start; lg_map_free
+ * most half full, a power-of-two capacity that doubles, each slot's key and
+ * value side by side (one cache line per probe; nothing allocated per
+ * entry). Zero it to start; lg_map_free
  * frees it. A value is never NULL (NULL marks an empty slot); small
  * integers are stored as values with lg_map_put_n / lg_map_get_n.
  * A map is keyed one of two ways, never both:
@@ -163,11 +164,14 @@ lg_status lg_read_input(const char *path, const char *name, size_t limit, char *
  *    share a hash): lg_map_find; to insert, lg_map_reserve, then lg_map_seek
  *    gives the key's slot or the empty slot where it goes, and lg_map_fill
  *    stores it there (nothing may be added in between).
- * Slots 0..cap-1 whose vals are non-NULL are the entries, in no meaningful
- * order (for freeing what the values own). */
+ * Slots 0..cap-1 whose val is non-NULL are the entries, in no meaningful
+ * order (for freeing what the values own: lg_map_val). */
+typedef struct lg_map_slot {
+  uint64_t key; /* the key or the hash */
+  void *val;    /* NULL: an empty slot */
+} lg_map_slot;
 typedef struct lg_map {
-  uint64_t *keys; /* the key or the hash of each slot */
-  void **vals;    /* NULL: an empty slot */
+  lg_map_slot *slots;
   size_t cap, count;
   unsigned shift; /* 64 - log2(cap) */
 } lg_map;
@@ -188,10 +192,12 @@ static inline size_t lg_map_home(const lg_map *m, uint64_t key) {
 static inline void *lg_map_get(const lg_map *m, uint64_t key) {
   if (!m->cap) return NULL;
   size_t mask = m->cap - 1;
-  for (size_t j = lg_map_home(m, key); m->vals[j]; j = (j + 1) & mask)
-    if (m->keys[j] == key) return m->vals[j];
+  for (size_t j = lg_map_home(m, key); m->slots[j].val; j = (j + 1) & mask)
+    if (m->slots[j].key == key) return m->slots[j].val;
   return NULL;
 }
+/* Slot j's value (NULL: empty), j < cap. */
+static inline void *lg_map_val(const lg_map *m, size_t j) { return m->slots[j].val; }
 /* Insert or replace (val non-NULL); 0 on out of memory. */
 int lg_map_put(lg_map *m, uint64_t key, void *val);
 /* size_t values, never 0 (an index + 1, a count): 0 when absent. */
@@ -209,18 +215,18 @@ typedef int (*lg_map_eq)(const void *val, const void *probe);
 static inline size_t lg_map_seek(const lg_map *m, uint64_t hash, lg_map_eq eq,
                                  const void *probe) {
   size_t mask = m->cap - 1, j = lg_map_home(m, hash);
-  for (; m->vals[j]; j = (j + 1) & mask)
-    if (m->keys[j] == hash && eq(m->vals[j], probe)) break;
+  for (; m->slots[j].val; j = (j + 1) & mask)
+    if (m->slots[j].key == hash && eq(m->slots[j].val, probe)) break;
   return j;
 }
 static inline void *lg_map_find(const lg_map *m, uint64_t hash, lg_map_eq eq,
                                 const void *probe) {
-  return m->cap ? m->vals[lg_map_seek(m, hash, eq, probe)] : NULL;
+  return m->cap ? m->slots[lg_map_seek(m, hash, eq, probe)].val : NULL;
 }
 /* Store a new entry in the empty slot lg_map_seek gave. */
 static inline void lg_map_fill(lg_map *m, size_t slot, uint64_t hash, void *val) {
-  m->keys[slot] = hash;
-  m->vals[slot] = val;
+  m->slots[slot].key = hash;
+  m->slots[slot].val = val;
   m->count++;
 }
 

@@ -102,7 +102,7 @@ static void put(writer *w, lg_str *o, const sym_node *e, sym_style style) {
 }
 
 static void cache_free(lg_map *c) {
-  for (size_t i = 0; i < c->cap; i++) lg_free(c->vals[i]);
+  for (size_t i = 0; i < c->cap; i++) lg_free(lg_map_val(c, i));
   lg_map_free(c);
 }
 

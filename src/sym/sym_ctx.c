@@ -158,7 +158,7 @@ const sym_node *sym_intern(sym_ctx *c, const sym_node *tmpl) {
     return NULL;
   }
   size_t j = lg_map_seek(&c->table, probe.hash, node_eq, &probe);
-  if (c->table.vals[j]) return c->table.vals[j];
+  if (lg_map_val(&c->table, j)) return lg_map_val(&c->table, j);
   derive_shape(&probe);
   if (probe.depth > SYM_MAX_DEPTH) {
     sym_set_error(c, LG_ERR_MODEL, "expression nested too deeply");

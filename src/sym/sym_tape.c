@@ -59,7 +59,7 @@ static uint32_t emit(lowering *L, sym_instr in) {
     uint64_t key = instr_key(&in);
     vn_probe p = {L->code, &in};
     size_t slot = lg_map_seek(&L->vn, key, vn_eq, &p);
-    if (L->vn.vals[slot]) return (uint32_t)((uintptr_t)L->vn.vals[slot] - 1);
+    if (lg_map_val(&L->vn, slot)) return (uint32_t)((uintptr_t)lg_map_val(&L->vn, slot) - 1);
     lg_map_fill(&L->vn, slot, key, (void *)(uintptr_t)(L->n + 1));
   }
   in.r = (uint32_t)L->n;

@@ -32,10 +32,10 @@ static void test_u64_keys(void) {
   CHECK(!lg_map_put(&m, 43, NULL) && lg_map_get_n(&m, 43) == 44);
   /* the slots hold every entry once */
   size_t seen = 0;
-  for (size_t i = 0; i < m.cap; i++) seen += m.vals[i] != NULL;
+  for (size_t i = 0; i < m.cap; i++) seen += lg_map_val(&m, i) != NULL;
   CHECK(seen == m.count);
   lg_map_free(&m);
-  CHECK(m.cap == 0 && m.count == 0 && m.keys == NULL);
+  CHECK(m.cap == 0 && m.count == 0 && m.slots == NULL);
   /* a freed map is empty and usable again */
   CHECK(lg_map_put(&m, 1, &m) && lg_map_get(&m, 1) == &m);
   lg_map_free(&m);
@@ -53,7 +53,7 @@ static void test_hashed_keys(void) {
   for (size_t i = 0; i < N; i++) {
     CHECK(lg_map_reserve(&m, 1));
     size_t j = lg_map_seek(&m, strlen(words[i]), str_eq, words[i]);
-    CHECK(m.vals[j] == NULL);
+    CHECK(lg_map_val(&m, j) == NULL);
     lg_map_fill(&m, j, strlen(words[i]), (void *)(uintptr_t)words[i]);
   }
   CHECK(m.count == N);
@@ -69,7 +69,7 @@ static void test_hashed_keys(void) {
   /* seek finds an existing key rather than an empty slot */
   CHECK(lg_map_reserve(&m, 1));
   size_t j = lg_map_seek(&m, 2, str_eq, "gh");
-  CHECK(m.vals[j] == words[3]);
+  CHECK(lg_map_val(&m, j) == words[3]);
   /* reserving room for many grows once and keeps every entry */
   CHECK(lg_map_reserve(&m, 1000) && m.cap >= 2 * (N + 1000));
   CHECK(lg_map_find(&m, 3, str_eq, "xyz") == words[5]);
