@@ -11,6 +11,15 @@
 #include "sym_internal.h"
 
 #include <stdio.h>
+#include <string.h>
+
+/* "$let" and the hash in 16 lower-case hex digits. */
+static void let_name(char name[48], uint64_t h) {
+  static const char hex[] = "0123456789abcdef";
+  memcpy(name, "$let", 4);
+  for (int i = 0; i < 16; i++) name[4 + i] = hex[(h >> (60 - 4 * i)) & 15];
+  name[20] = 0;
+}
 
 const sym_node *sym_let(sym_ctx *c, const sym_node *def, size_t nexcl,
                         const sym_node *const *excl) {
@@ -34,7 +43,7 @@ const sym_node *sym_let(sym_ctx *c, const sym_node *def, size_t nexcl,
   const sym_node *a = NULL;
   for (unsigned k = 0; !a || lg_map_get(&c->lets, a->id); k++) {
     if (k) snprintf(name, sizeof name, "$let%016llx_%u", (unsigned long long)def->hash, k);
-    else snprintf(name, sizeof name, "$let%016llx", (unsigned long long)def->hash);
+    else let_name(name, def->hash); /* (snprintf's "$let%016llx", without its cost) */
     if (!(a = sym_symbol(c, name))) break;
   }
   if (!a || !lg_map_put(&c->lets, a->id, (void *)def) ||
