@@ -62,8 +62,11 @@ sema_entry *sema_lookup(sema *S, const char *name) {
 sema_entry *sema_declare(sema *S, const char *name, sema_kind kind, int line, int col) {
   sema_entry *old = sema_lookup(S, name);
   if (old) {
-    int urdf, at = sema_line(S, old->line, &urdf);
-    if (urdf)
+    int urdf, here, at = sema_line(S, old->line, &urdf);
+    sema_line(S, line, &here);
+    if (here && !urdf) /* said at the URDF's line: name the model */
+      sema_fail(S, line, col, "'%s' is already declared at %s:%d", name, S->file, at);
+    else if (urdf && !here)
       sema_fail(S, line, col, "'%s' is already declared by the imported URDF (line %d)", name,
                 at);
     else

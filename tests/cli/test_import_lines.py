@@ -16,7 +16,8 @@ forces, springs, dampers, constraints (q'' in one, nonlinear in the
 velocities), Kane's errors (speeds, kinematics), a parameter without a
 value (simulate, eval, linearize, equilibria), lines named inside a
 message ("(line N)", "'(' at L:C"), the end of the file, and the URDF's
-own errors (still at the .urdf's line).
+own errors (still at the .urdf's line). Python's load and simulate give
+the command's positions.
 
 Usage: python3 tests/cli/test_import_lines.py [build/lagrange]
 Ends "N passed, N failed"."""
@@ -27,6 +28,12 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+try:
+    import numpy  # noqa: F401  (the Python package needs it; Debian's python3 has it)
+except ImportError:
+    os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import lagrange  # noqa: E402
 BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "lagrange"))
 _tally = [0, 0]
 
@@ -225,11 +232,44 @@ def urdf_errors():
           f"URDF name declared by the model: {r.stderr.strip()}")
 
 
+def python_api():
+    """The library's positions through Python (load, simulate with params)."""
+    for head_name, head in HEADS:
+        body = ["parameters mu = 0.1", "initial shoulder = 0.3, elbow = 0.3",
+                "constraint shoulder - elbow", "when t > 0.05: shoulder = 0.1",
+                "friction elbow: mu", "simulate 0 to 0.1 step 0.01"]
+        write("model.lag", "\n".join(head + body) + "\n")
+        path = os.path.join(TMP, "model.lag")
+        for params, row, frag in ((None, 3, "event's reset moves the coordinates off"),
+                                  ({"mu": -1.0}, 4, "the friction level is negative")):
+            want = f"{path}:{len(head) + row + 1}:1: "
+            try:
+                lagrange.load(path).simulate(params=params)
+                err = "no error"
+            except lagrange.ModelError as e:
+                err = str(e)
+            check(err.startswith(want) and frag in err,
+                  f"Python, {frag} [{head_name}]: want {want}: {err}")
+        # the same through loads (a name, no folder: the URDF is found from the cwd)
+        cwd = os.getcwd()
+        os.chdir(TMP)
+        try:
+            lagrange.loads("\n".join(head + ["output h = nosuch"]) + "\n", name="model.lag")
+            err = "no error"
+        except lagrange.ModelError as e:
+            err = str(e)
+        finally:
+            os.chdir(cwd)
+        check(err.startswith(f"model.lag:{len(head) + 1}:12: "),
+              f"Python loads [{head_name}]: {err}")
+
+
 def main():
     write("arm2.urdf", URDF)
     cases()
     named_lines()
     urdf_errors()
+    python_api()
     shutil.rmtree(TMP)
     print(f"{_tally[0]} passed, {_tally[1]} failed")
     sys.exit(1 if _tally[1] else 0)
