@@ -131,6 +131,11 @@ CASES = [
      "not linear in the velocities"),
     ("paren over lines", ["eom"], ["output h = (shoulder +", "  elbow", "output k = 1"], 2, None,
      "')' to close '(' at {L0}:12"),
+    ("simulate step 0", ["simulate"], ["simulate 0 to 1 step 0"], 0, None,
+     "simulate needs start < end and a positive step"),
+    ("parameter from one without a value", ["eval"],
+     ["parameters k, c = 2*k", "D = 1/2*c*shoulder'^2"], 0, "c = 2*k",
+     "parameter 'c' has no value"),
     # Kane's method
     ("kane speeds", ["eom", "--method", "kane"], ["speeds u1"], 0, "u1",
      "one speed per coordinate"),
