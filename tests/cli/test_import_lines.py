@@ -91,7 +91,10 @@ def write(name, text):
 
 def run(*args):
     """The command in the temp dir, on model.lag (relative: messages start 'model.lag:')."""
-    return subprocess.run([BIN, *args], capture_output=True, text=True, cwd=TMP, timeout=120)
+    r = subprocess.run([BIN, *args], capture_output=True, text=True, cwd=TMP, timeout=300)
+    check(not any(w in r.stderr for w in ("Sanitizer", "runtime error")),
+          f"{' '.join(args)}: a sanitizer report: {r.stderr[:2000]}")
+    return r
 
 
 def first_error(stderr):
