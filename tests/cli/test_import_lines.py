@@ -109,7 +109,7 @@ def first_error(stderr):
 
 # (name, command and options, body lines, index of the bad line, the text whose first
 #  character is the column (None: column 1), fragment of the message;
-#  a fragment may use {L0}: the line of body[0])
+#  a fragment may use {L0}, {L1} ...: the line of body[0], body[1] ...)
 CASES = [
     # load time: events and friction
     ("when q''", ["eom"], ["when shoulder < -1: shoulder' = -2*elbow''"], 0, "elbow''",
@@ -145,6 +145,12 @@ CASES = [
     ("kane kinematics", ["eom", "--method", "kane"],
      ["speeds u1 u2", "kinematics u1 = shoulder'"], 1, "u1",
      "one kinematical equation per speed"),
+    ("kane dependent count", ["eom", "--method", "kane"],
+     ["speeds u1 u2", "constraint u1 - u2", "dependent u2, u1"], 2, "u2",
+     "2 dependent speeds declared, but the constraints have 1 row"),
+    ("dependent twice", ["eom", "--method", "kane"],
+     ["speeds u1 u2", "constraint u1 - u2", "dependent u2", "dependent u2"], 3, "u2",
+     "'u2' is already declared dependent at {L2}:11"),
     # run time
     ("event reset off a constraint", ["simulate"],
      ["initial shoulder = 0.3, elbow = 0.3", "constraint shoulder - elbow",
@@ -181,7 +187,7 @@ def cases():
             line = len(head) + bad + 1
             col = lines[line - 1].index(at) + 1 if at else 1
             want = f"model.lag:{line}:{col}: "
-            msg = frag.format(L0=len(head) + 1)
+            msg = frag.format(**{f"L{i}": len(head) + i + 1 for i in range(len(body))})
             r = run(*cmd, "model.lag")
             err = first_error(r.stderr)
             check(r.returncode != 0 and err.startswith(want) and msg in err,
