@@ -246,6 +246,24 @@ def urdf_errors():
           f"URDF name declared by the model: {r.stderr.strip()}")
 
 
+def urdf_note():
+    """A note on the URDF (an empty joint limit) at the URDF's line, the run going on."""
+    end = '<axis xyz="0 1 0"/>\n  </joint>'
+    lim = URDF.replace(end, '<axis xyz="0 1 0"/>\n    <limit lower="-1.5" upper="0.4" '
+                       'effort="1" velocity="1"/>\n  </joint>', 1)
+    lim = lim.replace(end, '<axis xyz="0 1 0"/>\n    <limit lower="1" upper="1" effort="1" '
+                      'velocity="1"/>\n  </joint>', 1)
+    write("lim.urdf", lim)
+    rows = [i + 1 for i, t in enumerate(lim.splitlines()) if "<limit" in t]
+    check(len(rows) == 2, f"the test's URDF has limits on {rows}")
+    col = lim.splitlines()[rows[-1] - 1].index("<limit") + 1
+    write("model.lag", '\n\nimport "lim.urdf"\ncontact limits\nsimulate 0 to 0.01 step 0.01\n')
+    r = run("simulate", "model.lag", "--out", os.path.join(TMP, "out.csv"))
+    check(r.returncode == 0 and
+          f"lim.urdf:{rows[-1]}:{col}: note: the limit of joint 'elbow' is ignored" in r.stderr,
+          f"URDF note: {r.stderr.strip()}")
+
+
 def python_api():
     """The library's positions through Python (load, simulate with params)."""
     for head_name, head in HEADS:
@@ -283,6 +301,7 @@ def main():
     cases()
     named_lines()
     urdf_errors()
+    urdf_note()
     python_api()
     shutil.rmtree(TMP)
     print(f"{_tally[0]} passed, {_tally[1]} failed")
