@@ -60,8 +60,9 @@ static void emit_momenta_by_call(cg_ctx *G, const char *doc) {
 }
 
 static lg_status emit_function(cg_ctx *G, cg_func f, const char *doc) {
-  if (f == CG_MASS) {
-    lg_status st = cg_emit_mass_crba(G, doc);
+  if (f == CG_MASS || f == CG_FORCING || f == CG_ENERGY) { /* a large tree: over its links */
+    lg_status st = f == CG_MASS ? cg_emit_links_mass(G, doc)
+                   : f == CG_FORCING ? cg_emit_links_forcing(G, doc) : cg_emit_links_energy(G, doc);
     if (st != LG_ERR_MODEL) return st;
   }
   if (G->full_by_call && f == CG_MOMENTA) {

@@ -46,6 +46,8 @@ typedef struct cg_ctx {
   int rhs_by_tree;      /* NAME_rhs calls NAME_rhs_recursive (tree_form) */
   int full_by_call;     /* NAME_mass_matrix_full and NAME_forcing_full call NAME_mass_matrix
                            and NAME_forcing (a large tree without constraints: M once) */
+  unsigned links_helpers; /* cg_emit_links.c's helpers written so far (bits) */
+  int links_fn;           /* NAME_links written */
   cg_stats stats;
 } cg_ctx;
 
@@ -76,10 +78,12 @@ void cg_emit_tape(cg_ctx *G, const sym_tape *t, const char *out, size_t fn_start
 /* Opening of a generated function (t, x, u, p): unused arguments
  * silenced, the inputs uu filled. */
 void cg_prologue(cg_ctx *G);
-/* A large tree's NAME_mass_matrix by composite rigid bodies over its links
- * (cg_emit_crba.c): LG_ERR_MODEL when the model has no link tree (then
- * written as one expression per entry). */
-lg_status cg_emit_mass_crba(cg_ctx *G, const char *doc);
+/* A large tree's NAME_mass_matrix, NAME_forcing and NAME_energy computed
+ * over its links (cg_emit_links.c): LG_ERR_MODEL when the model has no
+ * link tree (then written as expressions). */
+lg_status cg_emit_links_mass(cg_ctx *G, const char *doc);
+lg_status cg_emit_links_forcing(cg_ctx *G, const char *doc);
+lg_status cg_emit_links_energy(cg_ctx *G, const char *doc);
 /* A double as a C literal (NAN, INFINITY included). */
 void cg_literal(lg_str *o, double k);
 

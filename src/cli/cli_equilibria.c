@@ -75,7 +75,7 @@ static int search(const cli_opts *o, const lg_model *m, const double *lo, const 
   lg_equilibria_result *r = NULL;
   char *text = NULL;
   lg_diag d;
-  if (lg_equilibria(s, &eo, &r, &d) != LG_OK ||
+  if (lg_check_params(s, NULL, &d) != LG_OK || lg_equilibria(s, &eo, &r, &d) != LG_OK ||
       lg_equilibria_format(s, r, o->json ? LG_FORMAT_JSON : LG_FORMAT_TEXT, &text, &d) != LG_OK) {
     rc = cli_report(&d, o->model);
   } else {

@@ -91,7 +91,8 @@ static int report(const cli_opts *o, const lg_model *m, const double *q, const i
   lo.symbolic = o->symbolic;
   char *text = NULL, *notes = NULL;
   lg_diag d;
-  if (lg_linearize_format(s, &lo, format_of(o), &text, &notes, &d) != LG_OK) {
+  if (lg_check_params(s, NULL, &d) != LG_OK ||
+      lg_linearize_format(s, &lo, format_of(o), &text, &notes, &d) != LG_OK) {
     rc = cli_report(&d, o->model);
   } else {
     fputs(text, stdout);

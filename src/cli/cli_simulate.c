@@ -282,6 +282,11 @@ static int run(const cli_opts *o, const lg_system *s, cli_sim_client *client) {
             .tf = so.tf, .tty = isatty(2), .cols = cols, .ncols = ncols};
   lg_sim_stats st;
   lg_diag d;
+  /* a parameter without a value that the equations use: at its declaration */
+  if (lg_check_params(s, NULL, &d) != LG_OK) {
+    lg_free(cols);
+    return cli_report(&d, o->model);
+  }
   lg_status status = lg_simulate(s, &so, NULL, NULL, NULL, on_output, &k, &st, &d);
   rc = finish(o, s, &k, status, &st, &d);
   lg_free(cols);

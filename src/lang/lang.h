@@ -127,6 +127,12 @@ lg_status lang_load_file(const char *path, lang_model **out, lg_diag *diag);
 lg_status lang_load_string(const char *file, const char *src, size_t len,
                            lang_model **out, lg_diag *diag);
 void lang_model_free(lang_model *m);
+/* f applied to every line:col the model keeps (its statements' positions
+ * in the model, the mechanics model's rows, outputs, parameters, ...);
+ * lang_load_* uses it to move the positions of a model that imports a
+ * URDF back to the model's own lines. */
+void lang_model_remap_positions(lang_model *m, void (*f)(void *ud, int *line, int *col),
+                                void *ud);
 
 /* Kane's equations of a loaded model, the dependent speeds chosen by
  * partial pivoting at its initial state (lang_kane.c). */

@@ -278,6 +278,12 @@ typedef struct lang_program {
  * `file` is only copied into diagnostics; diag may be NULL. Linear time. */
 lg_status lang_parse(const char *file, const char *src, size_t len, lg_arena *arena,
                      lang_program **out, lg_diag *diag);
+/* The same for the text a URDF import expanded to (lang_urdf.h): a
+ * position named inside a message ("'(' at 4:12") is the model's own. */
+struct lang_expanded;
+lg_status lang_parse_expanded(const char *file, const char *src, size_t len, lg_arena *arena,
+                              lang_program **out, lg_diag *diag,
+                              const struct lang_expanded *x);
 
 /* Parse one expression that is the whole of src (blank lines and a comment
  * around it allowed; a command-line argument such as `theta - 0.5`). On

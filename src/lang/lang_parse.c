@@ -16,6 +16,7 @@
  *   primary := NUMBER | NAME | FUNC '(' [expr {',' expr}] ')' | '(' expr ')'
  */
 #include "lang_ast.h"
+#include "lang_urdf.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -161,6 +162,7 @@ typedef struct parser {
   const char *file;
   int depth;                 /* nesting levels entered (enter/leave) */
   lg_status status;          /* the first failure */
+  const struct lang_expanded *x; /* the expansion src is (NULL: none) */
   scratch stack;
 } parser;
 
@@ -317,8 +319,11 @@ static bool enter(parser *P) {
 
 /* Take the ')' that closes `open` and leave its nesting level. */
 static bool close_paren(parser *P, const lang_tok *open) {
-  if (!accept(P, ')'))
-    return expected(P, NULL, "')' to close '(' at %d:%d", open->line, open->col), false;
+  if (!accept(P, ')')) {
+    int line = open->line, col = open->col;
+    if (P->x) lang_expanded_position(P->x, &line, &col);
+    return expected(P, NULL, "')' to close '(' at %d:%d", line, col), false;
+  }
   P->depth--;
   return true;
 }
@@ -1081,7 +1086,13 @@ lg_status lang_parse_expr(const char *file, const char *src, size_t len, lg_aren
 
 lg_status lang_parse(const char *file, const char *src, size_t len, lg_arena *arena,
                      lang_program **out, lg_diag *diag) {
-  parser P = {.arena = arena, .diag = diag, .file = file, .status = LG_OK};
+  return lang_parse_expanded(file, src, len, arena, out, diag, NULL);
+}
+
+lg_status lang_parse_expanded(const char *file, const char *src, size_t len, lg_arena *arena,
+                              lang_program **out, lg_diag *diag,
+                              const struct lang_expanded *x) {
+  parser P = {.arena = arena, .diag = diag, .file = file, .status = LG_OK, .x = x};
   lang_program *prog;
   if (out) *out = NULL;
   if (!arena || !out || (!src && len)) {

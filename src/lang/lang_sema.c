@@ -20,6 +20,15 @@ sema_val sema_fail(sema *S, int line, int col, const char *fmt, ...) {
   return (sema_val){VAL_SCALAR, NULL, {0, NULL}, 0, 0};
 }
 
+int sema_line(const sema *S, int line, int *from_urdf) {
+  if (from_urdf) *from_urdf = 0;
+  if (!S->x || line < 1) return line;
+  if (from_urdf) *from_urdf = lang_expanded_from_urdf(S->x, line);
+  int col = 1;
+  lang_expanded_position(S->x, &line, &col);
+  return line;
+}
+
 sema_val sema_nomem(sema *S) {
   S->oom = 1;
   lg_diag_set(S->diag, LG_ERR_NOMEM, S->file, 0, 0, "out of memory");
@@ -53,7 +62,15 @@ sema_entry *sema_lookup(sema *S, const char *name) {
 sema_entry *sema_declare(sema *S, const char *name, sema_kind kind, int line, int col) {
   sema_entry *old = sema_lookup(S, name);
   if (old) {
-    sema_fail(S, line, col, "'%s' is already declared at line %d", name, old->line);
+    int urdf, here, at = sema_line(S, old->line, &urdf);
+    sema_line(S, line, &here);
+    if (here && !urdf) /* said at the URDF's line: name the model */
+      sema_fail(S, line, col, "'%s' is already declared at %s:%d", name, S->file, at);
+    else if (urdf && !here)
+      sema_fail(S, line, col, "'%s' is already declared by the imported URDF (line %d)", name,
+                at);
+    else
+      sema_fail(S, line, col, "'%s' is already declared at line %d", name, at);
     lg_diag_hint(S->diag, "every name is declared once; choose another name");
     return NULL;
   }
@@ -216,7 +233,7 @@ static lg_status load_text(const char *file, const char *src, size_t len,
   }
   *out = NULL;
   lg_arena_init(&arena);
-  st = lang_parse(file, src, len, &arena, &prog, diag);
+  st = lang_parse_expanded(file, src, len, &arena, &prog, diag, x);
   if (st == LG_OK && !(m = model_new(file))) st = LG_ERR_NOMEM;
   if (st == LG_OK) {
     sema S = {.file = file, .out = m, .c = m->ctx, .m = m->mech, .diag = diag};
@@ -224,6 +241,7 @@ static lg_status load_text(const char *file, const char *src, size_t len,
       S.limits = x->limits;
       S.nlimits = x->nlimits;
       S.imports = x->import_line > 0;
+      S.x = x;
     }
     st = nomem_wins(&S, run_statements(&S, prog));
     if (st == LG_OK && !sema_keep_scope(&S, &arena)) st = LG_ERR_NOMEM;
@@ -247,6 +265,23 @@ static lg_status load_text(const char *file, const char *src, size_t len,
   return LG_OK;
 }
 
+/* Every position the loaded model keeps for messages after loading (the
+ * numeric layer's, Kane's, the eom's, the command's): one list, so that a
+ * model that imports a URDF names its own lines everywhere. A position
+ * kept in a new place must be added here. */
+void lang_model_remap_positions(lang_model *m, void (*f)(void *ud, int *line, int *col),
+                                void *ud) {
+  mech_remap_positions(m->mech, f, ud);
+  if (m->coord_line > 0) f(ud, &m->coord_line, &m->coord_col);
+  for (size_t i = 0; i < m->ndraws; i++) f(ud, &m->draws[i].line, &m->draws[i].col);
+  for (size_t i = 0; i < m->nevents; i++) f(ud, &m->events[i].line, &m->events[i].col);
+  for (size_t i = 0; i < m->nfrictions; i++) f(ud, &m->frictions[i].line, &m->frictions[i].col);
+  for (size_t i = 0; i < m->ncontacts; i++) f(ud, &m->contacts[i].line, &m->contacts[i].col);
+  if (m->scope)
+    for (size_t i = 0; i < m->scope->nnames; i++)
+      if (m->scope->names[i].line > 0) f(ud, &m->scope->names[i].line, &m->scope->names[i].col);
+}
+
 static void remap_one(void *ud, int *line, int *col) {
   lang_expanded_position(ud, line, col);
 }
@@ -268,11 +303,7 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
     lang_expanded_remap(&x, file, diag);
   } else {
     lang_model *m = *out;
-    mech_remap_positions(m->mech, remap_one, &x);
-    remap_one(&x, &m->coord_line, &m->coord_col);
-    for (size_t i = 0; i < m->ndraws; i++) remap_one(&x, &m->draws[i].line, &m->draws[i].col);
-    for (size_t i = 0; i < m->ncontacts; i++)
-      remap_one(&x, &m->contacts[i].line, &m->contacts[i].col);
+    lang_model_remap_positions(m, remap_one, &x);
     for (size_t i = 0; i < m->nnotes; i++) {
       char *r = lang_expanded_remap_note(&x, file, m->notes[i]);
       if (r) lg_free(m->notes[i]), m->notes[i] = r;

@@ -77,7 +77,17 @@ typedef struct sema {
   const struct lang_limit *limits;
   size_t nlimits;
   int imports;
+  /* the expansion the text came from (NULL: the model's own text): lines
+   * named inside a message go through sema_line */
+  const struct lang_expanded *x;
 } sema;
+
+/* Line `line` of the text as the user's file numbers it: for a model that
+ * imports a URDF, the model's own line (a line made from the URDF: the
+ * import statement's); *from_urdf (when not NULL) says which. For a line
+ * named inside a message ("(line 4)"); the diagnostic's own position is
+ * moved by lang_load_*. */
+int sema_line(const sema *S, int line, int *from_urdf);
 
 /* The names a model declared, kept after loading (lang.h): the entries
  * point into the syntax tree's arena, which is kept with them. */

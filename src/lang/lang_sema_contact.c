@@ -23,7 +23,7 @@ lg_status sema_friction(sema *S, const lang_stmt *st) {
   for (size_t i = 0; i < lm->nfrictions; i++)
     if (lm->frictions[i].coord == en->index) {
       sema_fail(S, id->line, id->col, "'%s' already has friction (line %d)", id->text,
-                lm->frictions[i].line);
+                sema_line(S, lm->frictions[i].line, NULL));
       lg_diag_hint(S->diag, "one friction statement per coordinate");
       return LG_ERR_MODEL;
     }
@@ -146,7 +146,7 @@ static lg_status contact_limits(sema *S, const lang_stmt *st) {
   for (size_t i = 0; i < S->out->ncontacts; i++)
     if (S->out->contacts[i].kind == LANG_CONTACT_LIMIT) {
       sema_fail(S, st->line, st->col, "the URDF's joint limits are contacts already (line %d)",
-                S->out->contacts[i].line);
+                sema_line(S, S->out->contacts[i].line, NULL));
       lg_diag_hint(S->diag, "write 'contact limits' once");
       return LG_ERR_MODEL;
     }

@@ -35,7 +35,7 @@ sema_val sema_output_name(sema *S, const char *name, int line, int col, int *ok)
   if (energy) {
     if (S->has_L) {
       sema_fail(S, line, col, "'%s' is not known in a model given by its Lagrangian L (line %d)",
-                name, S->L_line);
+                name, sema_line(S, S->L_line, NULL));
       return failed();
     }
     return (sema_val){VAL_SCALAR, mech_energy_symbol(S->m, name[0]), {0, NULL}, 0, 1};

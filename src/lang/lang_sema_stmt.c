@@ -2,6 +2,7 @@
  * the symbol table, everything else into the mechanics model. Constraints,
  * kinematics and the initial state are in lang_sema_motion.c. */
 #include "lang_sema.h"
+#include "lang_urdf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -109,6 +110,7 @@ static lg_status dependent(sema *S, const lang_stmt *st) {
     for (size_t k = 0; k < mech_ndeclared_dependent(S->m); k++) {
       int line, col;
       if (mech_declared_dependent(S->m, k, &line, &col) != (size_t)en->index) continue;
+      if (S->x) lang_expanded_position(S->x, &line, &col);
       sema_fail(S, id->line, id->col, "'%s' is already declared dependent at %d:%d", id->text,
                 line, col);
       lg_diag_hint(S->diag, "name each dependent speed once");
@@ -126,10 +128,10 @@ static lg_status energy(sema *S, const lang_stmt *st, char which) {
     return sema_fail(S, st->line, st->col, "L is given twice (L = may appear once)"), LG_ERR_MODEL;
   if (which == 'L' && S->has_energy)
     return sema_fail(S, st->line, st->col, "L cannot be combined with %s (line %d)",
-                     S->energy_what, S->energy_line), LG_ERR_MODEL;
+                     S->energy_what, sema_line(S, S->energy_line, NULL)), LG_ERR_MODEL;
   if ((which == 'T' || which == 'V') && S->has_L)
     return sema_fail(S, st->line, st->col, "%s cannot be combined with the Lagrangian L "
-                     "(line %d)", what, S->L_line), LG_ERR_MODEL;
+                     "(line %d)", what, sema_line(S, S->L_line, NULL)), LG_ERR_MODEL;
   const sym_node *e = sema_scalar(S, st->u.named.value, what);
   if (!e) return LG_ERR_MODEL;
   if (which == 'T') mech_add_T(S->m, e);
@@ -151,7 +153,7 @@ static lg_status energy(sema *S, const lang_stmt *st, char which) {
 static int no_lagrangian(sema *S, const lang_stmt *st, const char *what) {
   if (S->has_L) {
     sema_fail(S, st->line, st->col, "%s cannot be combined with the Lagrangian L (line %d)",
-              what, S->L_line);
+              what, sema_line(S, S->L_line, NULL));
     return 0;
   }
   if (!S->has_energy) {

@@ -1118,6 +1118,16 @@ lg_status lang_expand(const char *file, const char *src, size_t len, lang_expand
     }
     i = e + 1;
   }
+  /* the end of the file: the start of the line after the last, or the end
+   * of a last line without a line break (the expanded text has one) */
+  x->end_line = line;
+  x->end_col = 1;
+  if (len && src[len - 1] != '\n') {
+    size_t b = len;
+    while (b > 0 && src[b - 1] != '\n') b--;
+    x->end_line = line - 1;
+    x->end_col = (int)(len - b) + 1;
+  }
   if (st == LG_OK && x->text.oom) st = LG_ERR_NOMEM;
   if (st == LG_ERR_NOMEM && diag && diag->status == LG_OK)
     lg_diag_set(diag, LG_ERR_NOMEM, file, 0, 0, "out of memory");
@@ -1127,8 +1137,12 @@ lg_status lang_expand(const char *file, const char *src, size_t len, lang_expand
 }
 
 void lang_expanded_remap(const lang_expanded *x, const char *file, lg_diag *d) {
-  if (!d || d->status == LG_OK || d->line < 1 || (size_t)d->line > x->nlines) return;
+  if (!d || d->status == LG_OK || d->line < 1 || (size_t)d->line > x->nlines + 1) return;
   if (strcmp(d->file, file ? file : "<string>") != 0) return;
+  if ((size_t)d->line == x->nlines + 1) { /* the end of the text: the model's end */
+    if (x->end_line > 0) d->line = x->end_line, d->col = x->end_col;
+    return;
+  }
   const lang_origin *o = &x->lines[d->line - 1];
   snprintf(d->file, sizeof d->file, "%s", o->file);
   d->line = o->line;
@@ -1149,6 +1163,11 @@ char *lang_expanded_remap_note(const lang_expanded *x, const char *file, const c
   char *r = s.oom ? NULL : lg_str_take(&s);
   lg_str_free(&s);
   return r;
+}
+
+int lang_expanded_from_urdf(const lang_expanded *x, int line) {
+  if (line < 1 || (size_t)line > x->nlines) return 0;
+  return !(x->nfiles && x->lines[line - 1].file == x->files[0]);
 }
 
 void lang_expanded_position(const lang_expanded *x, int *line, int *col) {

@@ -40,6 +40,7 @@ typedef struct lang_expanded {
   char **notes;           /* "file:line:col: note: ..." for the model's notes (owned) */
   size_t nnotes, notes_cap;
   int import_line, import_col; /* the model's import statement (0: none) */
+  int end_line, end_col;  /* the model file's end, where its parser finds it */
   lang_limit *limits;     /* the URDF's kept joint limits (owned) */
   size_t nlimits, limits_cap;
 } lang_expanded;
@@ -62,5 +63,8 @@ char *lang_expanded_remap_note(const lang_expanded *x, const char *file, const c
  * moved to the model file's own line, or, for a line made from an
  * imported URDF, to the import statement. */
 void lang_expanded_position(const lang_expanded *x, int *line, int *col);
+/* Was line `line` of the expanded text made from the imported URDF (not
+ * one of the model's own lines)? */
+int lang_expanded_from_urdf(const lang_expanded *x, int line);
 
 #endif

@@ -339,9 +339,17 @@ typedef struct mech_link_view {
   size_t k;
   const size_t *q;                /* k coordinate indices */
   const sym_node *const *R, *const *d, *const *S, *const *I; /* 9, 3, 6k, 36 */
+  const sym_node *const *cJ;      /* 6: the joint's rate term sum dS/dq_i q_i' q' */
 } mech_link_view;
 size_t mech_joints_nlinks(const mech_joints *J);
 void mech_joints_link(const mech_joints *J, size_t i, mech_link_view *v);
+/* The base's acceleration (0, -g) (6) and each coordinate's generalized
+ * force tau = Q - dV/dq (gravity apart: it is the base's acceleration). */
+const sym_node *const *mech_joints_base_accel(const mech_joints *J);
+const sym_node *mech_joints_tau(mech_model *m, size_t q);
+/* The model's potential energy besides gravity's (springs, V =): with
+ * mech_joints_gravity_potential, V. */
+const sym_node *mech_potential_besides_gravity(const mech_model *m);
 /* Constraint rows (e->m) are taken when each binds the own coordinates of
  * one root link (a free joint's quaternion): q'' only (M and f NULL). */
 lg_status mech_joints_dynamics(mech_model *m, mech_joints *J, const mech_eom *e,

@@ -363,8 +363,14 @@ size_t mech_joints_nlinks(const mech_joints *J) { return J ? J->nl : 0; }
 
 void mech_joints_link(const mech_joints *J, size_t i, mech_link_view *v) {
   const jlink *L = &J->L[i];
-  *v = (mech_link_view){L->parent, L->k, L->q, L->R, L->d, &L->S[0][0], L->I};
+  *v = (mech_link_view){L->parent, L->k, L->q, L->R, L->d, &L->S[0][0], L->I, L->cJ};
 }
+
+const sym_node *const *mech_joints_base_accel(const mech_joints *J) { return J->a0; }
+
+const sym_node *mech_joints_tau(mech_model *m, size_t q) { return tau(m, q); }
+
+const sym_node *mech_potential_besides_gravity(const mech_model *m) { return m->V; }
 
 const sym_node *mech_joints_gravity_potential(mech_joints *J) { return J ? J->Vg : NULL; }
 

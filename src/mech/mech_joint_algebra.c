@@ -163,36 +163,29 @@ static void step_link(sym_ctx *c, const jstage *s, jlink *P) {
     P->d[s->ax] = s->t;
 }
 
-void mj_motion_in(sym_ctx *c, const jlink *L, const sn *m, sn *o) {
-  if (!L->nst) {
-    motion_in(c, L, m, o);
-    return;
-  }
+/* A 6-vector through L's steps one at a time: inward (a motion from the
+ * parent, the parent's side first) or outward (a force to the parent). */
+static void through_steps(sym_ctx *c, const jlink *L, const sn *in, sn *o, int outward,
+                          void (*step)(sym_ctx *, const jlink *, const sn *, sn *)) {
   sn x[6];
-  memcpy(x, m, sizeof x);
-  for (int k = 0; k < L->nst; k++) {
+  memcpy(x, in, sizeof x);
+  for (int n = 0; n < L->nst; n++) {
     jlink P;
-    step_link(c, &L->st[k], &P);
-    motion_in(c, &P, x, o);
+    step_link(c, &L->st[outward ? L->nst - 1 - n : n], &P);
+    step(c, &P, x, o);
     for (int j = 0; j < 6; j++) x[j] = mj_let(c, o[j]);
   }
   memcpy(o, x, sizeof x);
 }
 
+void mj_motion_in(sym_ctx *c, const jlink *L, const sn *m, sn *o) {
+  if (L->nst) through_steps(c, L, m, o, 0, motion_in);
+  else motion_in(c, L, m, o);
+}
+
 void mj_force_out(sym_ctx *c, const jlink *L, const sn *f, sn *o) {
-  if (!L->nst) {
-    force_out(c, L, f, o);
-    return;
-  }
-  sn x[6];
-  memcpy(x, f, sizeof x);
-  for (int k = L->nst; k-- > 0;) {
-    jlink P;
-    step_link(c, &L->st[k], &P);
-    force_out(c, &P, x, o);
-    for (int j = 0; j < 6; j++) x[j] = mj_let(c, o[j]);
-  }
-  memcpy(o, x, sizeof x);
+  if (L->nst) through_steps(c, L, f, o, 1, force_out);
+  else force_out(c, L, f, o);
 }
 
 /* R S R^T for a rotation in the (i, j) plane (fixing axis k) of the

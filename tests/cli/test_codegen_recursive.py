@@ -152,6 +152,58 @@ particle B mass m
 particle C mass m
 """
 
+def urdf(name, joints):
+    """A URDF robot: joints (name, type, parent, child, xyz, rpy, axis); every
+    child link a body with an offset mass centre and a full inertia."""
+    rnd = random.Random(sum(map(ord, name)))
+    links = ["base"] + [j[3] for j in joints]
+    out = [f'<?xml version="1.0"?>\n<robot name="{name}">', '  <link name="base"/>']
+    for l in links[1:]:
+        c = [rnd.uniform(-0.1, 0.1) for _ in range(3)]
+        d = [rnd.uniform(0.02, 0.05) for _ in range(3)]
+        o = [rnd.uniform(-0.004, 0.004) for _ in range(3)]
+        out.append(f'  <link name="{l}"><inertial><origin xyz="{c[0]} {c[1]} {c[2]}" rpy="0.1 -0.2 0.3"/>'
+                   f'<mass value="{rnd.uniform(0.5, 2)}"/><inertia ixx="{d[0]}" iyy="{d[1]}" izz="{d[2]}" '
+                   f'ixy="{o[0]}" iyz="{o[1]}" ixz="{o[2]}"/></inertial></link>')
+    for jn, ty, par, ch, xyz, rpy, ax in joints:
+        lim = '<limit lower="-3" upper="3" effort="1" velocity="1"/>' if ty != "continuous" else ""
+        out.append(f'  <joint name="{jn}" type="{ty}"><parent link="{par}"/><child link="{ch}"/>'
+                   f'<origin xyz="{xyz[0]} {xyz[1]} {xyz[2]}" rpy="{rpy[0]} {rpy[1]} {rpy[2]}"/>'
+                   f'<axis xyz="{ax[0]} {ax[1]} {ax[2]}"/>{lim}</joint>')
+    return "\n".join(out) + "\n</robot>\n"
+
+
+H = 1.5707963267948966
+# Geometries the Denavit-Hartenberg steps (src/mech/mech_joint_stages.c) treat apart:
+# parallel and antiparallel axes, axes that meet (a spherical wrist), right angles,
+# an axis on its parent's line, a slider between hinges, a branch (the second child
+# takes the general steps), a leaf whose x follows its parent's normal.
+GEOMETRIES = {
+    "parallel and antiparallel axes": [
+        ("j1", "continuous", "base", "a", (0, 0, 0.1), (0, 0, 0), (0, 1, 0)),
+        ("j2", "continuous", "a", "b", (0.3, 0, 0.05), (0, 0, 0), (0, 1, 0)),
+        ("j3", "continuous", "b", "c", (0.25, 0.02, 0), (0, 0, 0), (0, -1, 0)),
+        ("j4", "continuous", "c", "d", (0.2, 0, -0.1), (0, 0, 0), (0, 1, 0))],
+    "a spherical wrist (axes that meet)": [
+        ("j1", "revolute", "base", "a", (0, 0, 0.3), (0, 0, 0), (0, 0, 1)),
+        ("j2", "revolute", "a", "b", (0, 0, 0.2), (0, 0, 0), (0, 1, 0)),
+        ("j3", "revolute", "b", "c", (0, 0, 0), (0, 0, 0), (1, 0, 0)),
+        ("j4", "revolute", "c", "d", (0, 0, 0), (0, 0, 0), (0, 0, 1))],
+    "right angles, an axis on its parent's line": [
+        ("j1", "revolute", "base", "a", (0, 0, 0.33), (0, 0, 0), (0, 0, 1)),
+        ("j2", "revolute", "a", "b", (0, 0, 0), (-H, 0, 0), (0, 0, 1)),
+        ("j3", "revolute", "b", "c", (0, -0.316, 0), (H, 0, 0), (0, 0, 1)),
+        ("j4", "revolute", "c", "d", (0, 0, 0.2), (0, 0, 0), (0, 0, 1)),
+        ("j5", "revolute", "d", "e", (0.0825, 0, 0), (H, 0, 0), (0, 0, 1))],
+    "a slider between hinges, a branch": [
+        ("j1", "continuous", "base", "a", (0, 0, 0.2), (0.3, 0, 0), (0.6, 0, 0.8)),
+        ("s2", "prismatic", "a", "b", (0.1, 0, 0.2), (0, 0.4, 0), (0, 0, 1)),
+        ("j3", "continuous", "b", "c", (0, 0.1, 0.1), (0, 0, 0.5), (0, 1, 0)),
+        ("j4", "continuous", "a", "d", (-0.2, 0.1, 0), (0.2, 0.1, -0.3), (0.36, 0.48, 0.8)),
+        ("j5", "continuous", "d", "e", (0.05, 0.2, 0.1), (-0.4, 0.2, 0.1), (0, 0.6, -0.8)),
+        ("j6", "continuous", "a", "f", (0.2, -0.1, 0.05), (0, 0, 0), (0.6, 0.8, 0))],
+}
+
 HARNESS = r"""
 #include <math.h>
 #include <stdio.h>
@@ -227,6 +279,10 @@ with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, name.split()[0] + ".lag")
         open(path, "w").write(text)
         models[name] = path
+    for label, joints in GEOMETRIES.items():
+        path = os.path.join(d, label.split()[1] + ".urdf")
+        open(path, "w").write(urdf(label.split()[1], joints))
+        models["URDF: " + label] = path
     for label, path in models.items():
         compare(label, path, rng.randrange(1000))
     bad = os.path.join(d, "overlap.lag")

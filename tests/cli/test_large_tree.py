@@ -70,15 +70,20 @@ DRIVER = r"""
 #include "m.h"
 int main(int argc, char **argv) {
   double x[2 * m_NQ], xd[2 * m_NQ], xr[2 * m_NQ], p[m_NP], M[m_NQ * m_NQ], f[m_NQ];
+  double E[2], mom[m_NQ];
   double t = atof(argv[1]);
   for (int i = 0; i < 2 * m_NQ; i++) x[i] = atof(argv[2 + i]);
   m_default_params(p);
   if (m_rhs(t, x, NULL, p, xd) || m_rhs_recursive(t, x, NULL, p, xr)) return 1;
   m_mass_matrix(t, x, NULL, p, M);
   m_forcing(t, x, NULL, p, f);
+  m_energy(t, x, NULL, p, E);
+  m_momenta(t, x, NULL, p, mom);
   for (int i = 0; i < m_NQ; i++) printf("%.17g %.17g\n", xd[m_NQ + i], xr[m_NQ + i]);
   for (int i = 0; i < m_NQ * m_NQ; i++) printf("%.17g\n", M[i]);
   for (int i = 0; i < m_NQ; i++) printf("%.17g\n", f[i]);
+  printf("%.17g\n%.17g\n", E[0], E[1]);
+  for (int i = 0; i < m_NQ; i++) printf("%.17g\n", mom[i]);
   return 0;
 }
 """
@@ -179,6 +184,13 @@ def main():
                   rel(M, kane["mass_matrix"]) < 1e-10)
             check(f"{name}: generated forcing equals Kane's ({rel(f, kane['forcing']):.1e})",
                   rel(f, kane["forcing"]) < 1e-10)
+            at = n + n * n + n
+            TV = [float(v) for v in rows[at:at + 2]]
+            mom = [float(v) for v in rows[at + 2:at + 2 + n]]
+            check(f"{name}: generated energy equals Kane's T and V "
+                  f"({rel(TV, [kane['T'], kane['V']]):.1e})", rel(TV, [kane["T"], kane["V"]]) < 1e-10)
+            check(f"{name}: generated momenta equal Kane's ({rel(mom, kane['momenta']):.1e})",
+                  rel(mom, kane["momenta"]) < 1e-10)
         # a small tree keeps the dense form (both built, the shorter taken)
         path = os.path.join(tmp, "arm4.lag")
         with open(path, "w") as fh:
