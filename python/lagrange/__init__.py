@@ -301,7 +301,9 @@ class Model(_eval.Core):
 
     # -- helpers ------------------------------------------------------------------
     def initial_state(self):
-        """(q, qd): the model's `initial` values as numpy arrays."""
+        """(q, qd): the model's `initial` values as numpy arrays (under
+        Kane's method, initial values of declared speeds give qd by the
+        kinematical equations, as `lagrange eval` starts)."""
         owner = self._live()
         q, qd = np.zeros(self.n), np.zeros(self.n)
         lib.lg_initial_state(owner.ptr, _dptr(q), _dptr(qd))

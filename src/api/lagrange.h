@@ -184,7 +184,9 @@ LAGRANGE_API const char *lg_speed_name(const lg_system *s, size_t i);
  * the model gives no value). */
 LAGRANGE_API void lg_default_params(const lg_system *s, double *p);
 /* q[nq], qd[nq]: the model's `initial` state (0 where unset). Either may
- * be NULL. */
+ * be NULL. Under Kane's method, when the model gives its declared speeds
+ * `initial` values, qd is the q' they make by the kinematical equations
+ * at the initial q (as `eval` and `simulate` start). */
 LAGRANGE_API void lg_initial_state(const lg_system *s, double *q, double *qd);
 
 /* ---- evaluation ------------------------------------------------------------------ */

@@ -65,6 +65,8 @@ struct lg_system {
   mech_eom *eom;         /* collected (also for T, V, momenta) */
   mech_kane *kane_raw;   /* Kane's as derived, under LG_KANE */
   mech_kane *kane;       /* collected */
+  double *kane_qd0;      /* nq: the initial q' from the initial speeds
+                            (lang_kane_initial_qd), else NULL */
   mech_eom *kane_eom;    /* Kane's in Lagrange's shape (u = q', no
                             constraints), collected, else NULL */
   mech_eom *eom_num;     /* what the numeric objects (and the default code)

@@ -28,6 +28,7 @@ void lg_system_free(lg_system *s) {
   lang_model_free(s->lm);
   lg_free(s->dummy);
   lg_free(s->defaults);
+  lg_free(s->kane_qd0);
   api_pool_free(s->pool);
   api_scene_free(s->scene);
   pthread_mutex_destroy(&s->lock);
@@ -92,6 +93,9 @@ static lg_status derive_kane(lg_system *s, const lg_derive_options *o, lg_diag *
   s->simplify_kane = mech_print_wants_simplify(s->lm->ctx, 1);
   if (st == LG_OK && !(s->kane = mech_kane_simplified(mm, s->kane_raw, CG_SIMPLIFY_FOR_CODE)))
     st = LG_ERR_NOMEM;
+  double *qd0 = st == LG_OK ? lg_malloc((mech_ncoords(mm) + 1) * sizeof *qd0) : NULL;
+  if (qd0 && lang_kane_initial_qd(s->lm, s->kane, s->dummy, s->ndummy, qd0)) s->kane_qd0 = qd0;
+  else lg_free(qd0);
   mech_eom *ke = st == LG_OK ? mech_kane_as_eom(mm, s->eom_raw, s->kane_raw) : NULL;
   if (ke && !(s->kane_eom = mech_eom_simplified(mm, ke, CG_SIMPLIFY_FOR_CODE)))
     st = LG_ERR_NOMEM;
@@ -399,5 +403,5 @@ void lg_default_params(const lg_system *s, double *p) {
 void lg_initial_state(const lg_system *s, double *q, double *qd) {
   if (!s) return;
   if (q) memcpy(q, s->lm->q0, s->nq * sizeof *q);
-  if (qd) memcpy(qd, s->lm->qd0, s->nq * sizeof *qd);
+  if (qd) memcpy(qd, s->kane_qd0 ? s->kane_qd0 : s->lm->qd0, s->nq * sizeof *qd);
 }

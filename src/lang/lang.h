@@ -142,6 +142,12 @@ lg_status lang_derive_kane(lang_model *lm, const mech_setting *set, size_t nset,
 lg_status lang_derive_kane_at(lang_model *lm, const mech_setting *set, size_t nset,
                               double t, const double *q, const double *qd,
                               mech_kane **out, lg_diag *diag);
+/* A model whose declared speeds have `initial` values starts with
+ * q' = k(q0, u0, t0) (the kinematical equations; u0 0 where unset): 1 and
+ * qd[n] filled when it gives any and the values are finite (with the
+ * parameters' values under set), else 0 and qd untouched. */
+int lang_kane_initial_qd(const lang_model *lm, const mech_kane *k, const mech_setting *set,
+                         size_t nset, double *qd);
 /* The scalar expression text[0..len) in the model's terms: coordinates and
  * their derivatives, speeds, parameters, inputs, t, named intermediates,
  * and points and frames through pos, vel, angvel, A.x, ... (no

@@ -5,6 +5,9 @@
  * through here. */
 #include "lang.h"
 
+#include <math.h>
+#include <string.h>
+
 typedef struct pivot_state {
   const lang_model *lm;
   const double *q, *qd;
@@ -44,4 +47,45 @@ lg_status lang_derive_kane_at(lang_model *lm, const mech_setting *set, size_t ns
   lg_status st = mech_derive_kane(lm->mech, lm->file, pivot_value, &ps, out, diag);
   lg_free(params);
   return st;
+}
+
+/* The independent speeds' values, then pivot_value's */
+typedef struct speed_state {
+  pivot_state ps;
+  const mech_kane *k;
+  const double *u;
+} speed_state;
+
+static int speed_value(void *ud, const sym_node *atom, double *out) {
+  speed_state *ss = ud;
+  for (size_t i = 0; i < ss->k->p; i++)
+    if (ss->k->u[i] == atom) {
+      *out = ss->u[i];
+      return 0;
+    }
+  return pivot_value(&ss->ps, atom, out);
+}
+
+int lang_kane_initial_qd(const lang_model *lm, const mech_kane *k, const mech_setting *set,
+                         size_t nset, double *qd) {
+  if (!k || k->default_speeds || !lm->u0_set || !k->kq) return 0;
+  size_t n = k->n, np = mech_nparams(lm->mech);
+  double *buf = lg_calloc(k->p + np + n + 1, sizeof *buf), *u = buf, *par = u + k->p, *v = par + np;
+  if (!buf) return 0;
+  int any = 0;
+  for (size_t i = 0; i < k->p; i++)
+    for (size_t j = 0; j < lm->nspeeds; j++)
+      if (lm->u0_set[j] && !strcmp(mech_speed_name(lm->mech, j), k->u[i]->v.name)) {
+        u[i] = lm->u0[j];
+        any = 1;
+      }
+  lg_diag pd;
+  lg_diag_clear(&pd);
+  speed_state ss = {{lm, lm->q0, lm->qd0, lm->t0, par}, k, u};
+  int ok = any && mech_resolve_params(lm->mech, set, nset, par, &pd) == LG_OK &&
+           sym_eval_many(mech_ctx(lm->mech), n, k->kq, speed_value, &ss, v, NULL) == LG_OK;
+  for (size_t i = 0; ok && i < n; i++) ok = isfinite(v[i]);
+  if (ok) memcpy(qd, v, n * sizeof *qd);
+  lg_free(buf);
+  return ok;
 }
