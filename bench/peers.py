@@ -9,7 +9,10 @@ For each robot given as URDF: the joint accelerations at random states (q, q', t
   - KDL's ChainFdSolver_RNE for serial chains (bench/peers/kdl_fd.cpp; kdl_parser reads the URDF),
   - tests/cli/urdf_ref.py, a pure-Python Newton-Euler + composite-rigid-body reference,
 and the largest difference relative to the largest acceleration (must be <= 1e-10). Then the
-time per call of lagrange's generated code (gcc -O2) and of MuJoCo (and KDL), as ratios.
+time per call of lagrange's generated code (gcc -O2) and of MuJoCo (and KDL), as ratios: each
+side in its own process (lg_fd.c, mj_fd.c), and the two in alternation in one process
+(vs_fd.c: blocks of about 2 ms, the median of the rounds' ratios), which on a shared machine is
+the steadier figure (separate processes meet different load).
 
 MuJoCo 2.2.2 diagonalizes a full URDF inertia with an iteration that stops early (about 1e-8
 in the accelerations): its copy of a robot with full inertias (the Panda) gets each inertia in
@@ -235,6 +238,9 @@ def lagrange_c(lag, urdf, out, name, states):
     t0 = time.perf_counter()
     run(["gcc", "-O2", "-I", out, "-o", exe, os.path.join(HERE, "peers", "lg_fd.c"), glue, c, "-lm"])
     tcc = time.perf_counter() - t0
+    # the same object against MuJoCo in one process (bench/peers/vs_fd.c)
+    run(["gcc", "-O2", "-I", out, "-o", exe + "_vs", os.path.join(HERE, "peers", "vs_fd.c"), glue, c,
+         "-lmujoco", "-lm"])
     sf = os.path.join(out, name + "_lg.states")
     with open(sf, "w") as fh:
         for q, qd, tau in states:
@@ -380,15 +386,20 @@ def main():
         t_lg = float(run([lexe, "time", lsf]).split()[1])
         tm = dict(l.split() for l in run([mj, "time", urdf_mj, msf]).splitlines())
         t_fwd, t_min = float(tm["forward"]), float(tm["minimal"])
+        vs = dict(l.split() for l in run([lexe + "_vs", urdf_mj, msf, lsf, "40" if quick else "100"]).splitlines())
+        t_vs_lg, t_vs_mj, r_vs, r_vs_best = (float(vs[k]) for k in ("lagrange", "mj_forward", "ratio", "ratio_best"))
         worst = max([worst, d_mj, d_ref] + [x for x in (d_kdl, d_eval) if x is not None])
         row = dict(robot=name, ndof=R.ndof, fn=fn, ops=ops, d_mj=d_mj, d_kdl=d_kdl, d_ref=d_ref, d_eval=d_eval,
-                   t_lg=t_lg, t_fwd=t_fwd, t_min=t_min, t_kdl=t_kdl, tgen=tgen, tcc=tcc)
+                   t_lg=t_lg, t_fwd=t_fwd, t_min=t_min, t_kdl=t_kdl, tgen=tgen, tcc=tcc,
+                   t_vs_lg=t_vs_lg, t_vs_mj=t_vs_mj, ratio_vs=r_vs, ratio_vs_best=r_vs_best)
         rows.append(row)
         fmt = lambda x: "-" if x is None else f"{x:.1e}"
         print(f"{name:10s} dof {R.ndof:3d} {fn:13s} ops {ops:>6s} | rel diff: MuJoCo {fmt(d_mj)} KDL {fmt(d_kdl)} "
               f"ref.py {fmt(d_ref)} eval {fmt(d_eval)} | ns/call: lagrange {t_lg:.0f} mj_forward {t_fwd:.0f} "
               f"minimal {t_min:.0f} KDL {'-' if t_kdl is None else f'{t_kdl:.0f}'} | mj_forward/lagrange "
-              f"{t_fwd / t_lg:.2f} minimal/lagrange {t_min / t_lg:.2f} | codegen {tgen:.2f} s gcc {tcc:.2f} s",
+              f"{t_fwd / t_lg:.2f} minimal/lagrange {t_min / t_lg:.2f} | alternating in one process: lagrange "
+              f"{t_vs_lg:.0f} mj_forward {t_vs_mj:.0f} ratio {r_vs:.2f} (of bests {r_vs_best:.2f}) | "
+              f"codegen {tgen:.2f} s gcc {tcc:.2f} s",
               flush=True)
     with open(os.path.join(out, "results.json"), "w") as fh:
         json.dump(rows, fh, indent=1)

@@ -193,11 +193,11 @@ static lg_status tape_function(cg_ctx *G, const char *fn, const char *doc, const
   }
   lg_str_printf(s, "%s};\n  for (int i = 0; i < %zu; i++) out[i] = k[i];\n", n ? "" : "0", n);
   if (nl) {
-    lg_str_printf(s, "  double w[%zu];\n", nl);
-    cg_emit_tape(G, t, "w", at);
+    lg_str_printf(s, "  double lw[%zu];\n", nl); /* (a long tape's pieces pass w) */
+    cg_emit_tape(G, t, "lw", at);
     lg_str_printf(s, "  static const int to[%zu] = {", nl);
     for (size_t i = 0; i < nl; i++) lg_str_printf(s, "%s%zu", i ? (i % 16 ? ", " : ",\n    ") : "", where[i]);
-    lg_str_printf(s, "};\n  for (int i = 0; i < %zu; i++) out[to[i]] = w[i];\n", nl);
+    lg_str_printf(s, "};\n  for (int i = 0; i < %zu; i++) out[to[i]] = lw[i];\n", nl);
   }
   lg_str_puts(s, "}\n");
   *flops += t ? t->flops : 0;

@@ -4,7 +4,10 @@
  * A long tape is split into functions of at most PIECE instructions: gcc
  * -O2's time grows faster than linearly with the length of a function (the
  * 40-link chain's right-hand side, 13,562 operations in one function, took
- * 13 s to compile) and is about linear over pieces. A value a later piece
+ * 13 s to compile) and is about linear over pieces. Shorter pieces also
+ * run faster: gcc -O2's code for the 6-link arm's recursion (2,181
+ * operations) took 7% less time in pieces of 700 than in one function
+ * (bench/RESULTS.md); 350 and 1,500 were no faster. A value a later piece
  * reads passes through the caller's array w, whose places are reused once
  * the last piece reading a value is done. */
 #include "cg_internal.h"
@@ -12,7 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-enum { PIECE = 1500, SPLIT_ABOVE = 3000 };
+enum { PIECE = 700, SPLIT_ABOVE = 1000 };
 
 /* How operands are spelled: v<r> inside the piece that computes r, w[k]
  * in later pieces (pieces NULL: the whole tape is one piece). */
@@ -233,7 +236,8 @@ void cg_emit_tape(cg_ctx *G, const sym_tape *t, const char *out, size_t fn_start
   uint32_t *piece_of = NULL, *place_of = NULL, *last = NULL;
   uint8_t *read_here = NULL;
   long nplaces = -1;
-  if (t->flops >= SPLIT_ABOVE && strcmp(out, "uu")) {
+  /* (the pieces' parameters are t, x, p, uu, z and w: an output so named stays one piece) */
+  if (t->flops >= SPLIT_ABOVE && strcmp(out, "uu") && strcmp(out, "w")) {
     piece_of = lg_calloc(t->nslots + 1, sizeof *piece_of);
     place_of = lg_malloc((t->nslots + 1) * sizeof *place_of);
     last = lg_malloc((t->nslots + 1) * sizeof *last);

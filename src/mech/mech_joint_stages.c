@@ -29,13 +29,19 @@ static void cross3(const double *a, const double *b, double *o) {
   o[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+/* Below this an angle is rounding: a generated arm's common normals give
+ * gamma and beta of 1e-15 where they are 0 in exact arithmetic, and such a
+ * step would cost its products for nothing. Snapping moves R by at most
+ * this much, well inside the 1e-12 the composition is checked to. */
+#define ANGLE_EPS 1e-13
+
 /* cos and sin of an angle, exactly 0 and +-1 at right angles (a rotation
  * by them is then a permutation, with no operation) */
 static void cos_sin(double x, double *c, double *s) {
   *c = cos(x);
   *s = sin(x);
-  if (fabs(*s) < 1e-15) *s = 0, *c = *c > 0 ? 1 : -1;
-  if (fabs(*c) < 1e-15) *c = 0, *s = *s > 0 ? 1 : -1;
+  if (fabs(*s) < ANGLE_EPS) *s = 0, *c = *c > 0 ? 1 : -1;
+  if (fabs(*c) < ANGLE_EPS) *c = 0, *s = *s > 0 ? 1 : -1;
 }
 
 /* x = Rot(ax, c, s) x */
@@ -78,7 +84,7 @@ static int decompose(const double *C, const double *d, dh *p) {
   cos_sin(atan2(dot3(t, n), u[2]), &p->ca, &p->sa);
   cross3(n, xc, t);
   p->beta = atan2(dot3(t, u), dot3(n, xc));
-  if (fabs(p->beta) < 1e-15) p->beta = 0;
+  if (fabs(p->beta) < ANGLE_EPS) p->beta = 0;
   /* back: R = Rz(g) Rx(a) Rz(b) column by column, d = dp z + Rz(g) (a x + Rx(a) dc z) */
   double cb = cos(p->beta), sb = sin(p->beta), err = 0;
   for (int col = 0; col < 3; col++) {
