@@ -53,10 +53,44 @@ void sema_expr_start(const lang_expr *e, int *line, int *col) {
 /* ---- the symbol table ------------------------------------------------------------------
  * Reserved names (keywords, functions, t, pi, T V D L, lamK) are refused by
  * the parser where they are declared (lang_parse.c holds the one table). */
+/* A name's entry: by a hash index once there are more than a few (a
+ * URDF's model declares thousands of names, and each reference looked
+ * through all of them); the first entry of that name, as the scan finds. */
+typedef struct name_probe { const sema_entry *names; const char *name; } name_probe;
+static int name_eq(const void *val, const void *probe) {
+  const name_probe *p = probe;
+  return strcmp(p->names[(uintptr_t)val - 1].name, p->name) == 0;
+}
+
+static uint64_t name_hash(const char *name) { return lg_hash_bytes(name, strlen(name)); }
+
+enum { SEMA_INDEX_MIN = 32 };
+
 sema_entry *sema_lookup(sema *S, const char *name) {
+  int indexed = S->nnames >= SEMA_INDEX_MIN;
+  for (; indexed && S->nindexed < S->nnames; S->nindexed++) {
+    name_probe p = {S->names, S->names[S->nindexed].name};
+    uint64_t h = name_hash(p.name);
+    if (!lg_map_reserve(&S->index, 1)) {
+      indexed = 0; /* out of memory: the scan below answers the same */
+      break;
+    }
+    size_t j = lg_map_seek(&S->index, h, name_eq, &p);
+    if (!lg_map_val(&S->index, j)) lg_map_fill(&S->index, j, h, (void *)(uintptr_t)(S->nindexed + 1));
+  }
+  if (indexed) {
+    name_probe p = {S->names, name};
+    void *v = lg_map_find(&S->index, name_hash(name), name_eq, &p);
+    return v ? &S->names[(uintptr_t)v - 1] : NULL;
+  }
   for (size_t i = 0; i < S->nnames; i++)
     if (strcmp(S->names[i].name, name) == 0) return &S->names[i];
   return NULL;
+}
+
+void sema_free_index(sema *S) {
+  lg_map_free(&S->index);
+  S->nindexed = 0;
 }
 
 sema_entry *sema_declare(sema *S, const char *name, sema_kind kind, int line, int col) {
@@ -136,6 +170,7 @@ int sema_keep_scope(sema *S, lg_arena *arena) {
   sc->nnames = S->nnames;
   S->names = NULL;
   S->nnames = S->cap = 0;
+  sema_free_index(S);
   S->out->scope = sc;
   return 1;
 }
@@ -246,6 +281,7 @@ static lg_status load_text(const char *file, const char *src, size_t len,
     st = nomem_wins(&S, run_statements(&S, prog));
     if (st == LG_OK && !sema_keep_scope(&S, &arena)) st = LG_ERR_NOMEM;
     lg_free(S.names);
+    sema_free_index(&S);
     lg_free(S.norms);
   }
   lg_arena_free(&arena);

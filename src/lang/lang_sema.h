@@ -59,6 +59,8 @@ typedef struct sema {
   lg_diag *diag;
   sema_entry *names;
   size_t nnames, cap;
+  lg_map index;            /* names[i] by its name's hash (value i + 1), the first nindexed */
+  size_t nindexed;
   int nframes, npoints;
   int has_gravity, has_L, has_energy;
   int L_line, L_col;
@@ -107,6 +109,8 @@ sema_val sema_fail(sema *S, int line, int col, const char *fmt, ...)
 /* Out of memory (status LG_ERR_NOMEM); returns a failed value. */
 sema_val sema_nomem(sema *S);
 sema_entry *sema_lookup(sema *S, const char *name);
+/* Free sema_lookup's index (the names themselves stay). */
+void sema_free_index(sema *S);
 /* An unknown-name error with a "did you mean" hint. */
 sema_val sema_unknown(sema *S, const char *name, int line, int col);
 /* Declare a name; reports redeclaration and reserved names. */

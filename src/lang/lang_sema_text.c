@@ -25,6 +25,7 @@ lg_status lang_scalar_of_text(lang_model *m, const char *what, const char *text,
               .cap = m->scope->nnames, .rule = SEMA_RULE_NO_ACCEL,
               .rule_what = "the expression"};
     *out = sema_scalar(&S, e, "the expression");
+    sema_free_index(&S);
     if (S.oom || sym_ctx_error(m->ctx) == LG_ERR_NOMEM) st = LG_ERR_NOMEM;
     else if (!*out) st = diag->status != LG_OK ? diag->status : LG_ERR_NOMEM;
     if (st != LG_OK) *out = NULL;

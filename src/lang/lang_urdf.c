@@ -120,6 +120,7 @@ typedef struct urdf {
   size_t njoints, joints_cap;
   char **names; /* every model name taken so far */
   size_t nnames, names_cap;
+  lg_map name_set; /* the same by hash (value: the name) */
   char **props; /* attribute strings to release (xmlFree) */
   size_t nprops, props_cap;
   size_t *line_start; /* nlines: where each line of src starts (NULL: none) */
@@ -255,20 +256,23 @@ static lg_status origin(urdf *U, const xmlNode *n, double xyz[3], double rpy[3])
 }
 
 /* ---- names ---------------------------------------------------------------------- */
+static int same_name(const void *val, const void *probe) { return strcmp(val, probe) == 0; }
+
 static int taken(const urdf *U, const char *s) {
   if (lang_reserved_reason(s)) return 1;
-  for (size_t i = 0; i < U->nnames; i++)
-    if (strcmp(U->names[i], s) == 0) return 1;
-  return 0;
+  return lg_map_find(&U->name_set, lg_hash_bytes(s, strlen(s)), same_name, s) != NULL;
 }
 
 static int take(urdf *U, const char *s) {
   char *d = lg_strdup(s);
-  if (!d || !LG_PUSH(U->names, U->nnames, U->names_cap, d)) {
+  uint64_t h = lg_hash_bytes(s, strlen(s));
+  if (!d || !lg_map_reserve(&U->name_set, 1) || !LG_PUSH(U->names, U->nnames, U->names_cap, d)) {
     lg_free(d);
     U->oom = 1;
     return 0;
   }
+  size_t j = lg_map_seek(&U->name_set, h, same_name, s);
+  if (!lg_map_val(&U->name_set, j)) lg_map_fill(&U->name_set, j, h, d);
   return 1;
 }
 
@@ -963,6 +967,7 @@ static lg_status urdf_to_text(const char *file, const char *src, size_t len, lan
   for (size_t i = 0; i < U.nprops; i++) (*X.free)(U.props[i]);
   lg_free(U.props);
   for (size_t i = 0; i < U.nnames; i++) lg_free(U.names[i]);
+  lg_map_free(&U.name_set);
   lg_free(U.names);
   for (size_t i = 0; i < U.nlinks; i++) lg_free(U.links[i].name);
   for (size_t i = 0; i < U.njoints; i++) lg_free(U.joints[i].name);

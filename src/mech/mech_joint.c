@@ -353,6 +353,11 @@ mech_joints *mech_joints_of(mech_model *m) {
   mech_joints *J = lg_arena_alloc(&m->arena, sizeof *J);
   if (!J) return NULL;
   memset(J, 0, sizeof *J);
+  /* the tree's expressions (about 1,400 nodes a coordinate for a general
+   * 3D arm, fewer for planar ones) without regrowing the interning table
+   * from its first few thousand slots: each regrowth rehashed every node
+   * into fresh pages (the same nodes result) */
+  if (!sym_ctx_reserve(m->c, 1024 * mech_ncoords(m))) return NULL;
   if (!mj_read_tree(m, J) || !mj_axis_frames(m, J) || !velocities(m, J)) return NULL;
   return m->joints = J;
 }

@@ -123,6 +123,10 @@ static inline void sym_memo_free(sym_memo *m) { lg_map_free(m); }
 sym_ctx *sym_ctx_new(void);
 void sym_ctx_free(sym_ctx *c);
 size_t sym_ctx_node_count(const sym_ctx *c);
+/* Room for `nodes` more nodes in the interning table without regrowing it
+ * step by step (a caller that knows roughly how many it will build); the
+ * nodes built are the same either way. 0 on OOM. */
+int sym_ctx_reserve(sym_ctx *c, size_t nodes);
 /* Drop the caches of expansion, simplification and collection (a large
  * system's take tens of MB); later calls fill them again. */
 void sym_ctx_forget_rewrites(sym_ctx *c);

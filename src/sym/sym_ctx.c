@@ -55,6 +55,7 @@ void sym_ctx_free(sym_ctx *c) {
 }
 
 size_t sym_ctx_node_count(const sym_ctx *c) { return c->count; }
+int sym_ctx_reserve(sym_ctx *c, size_t nodes) { return lg_map_reserve(&c->table, nodes); }
 lg_status sym_ctx_error(const sym_ctx *c) { return c->error; }
 const char *sym_ctx_error_message(const sym_ctx *c) {
   return c->error_message ? c->error_message : "";
