@@ -54,11 +54,23 @@ void lg_str_putc(lg_str *b, char c) {
 void lg_str_puts(lg_str *b, const char *s) { lg_str_putn(b, s, strlen(s)); }
 
 void lg_str_vprintf(lg_str *b, const char *fmt, va_list ap) {
+  /* one pass when it fits the room already there (a URDF's model text is
+   * thousands of short lines), else measure, grow and write again */
   va_list ap2;
   va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap2);
+  size_t room = !b->oom && b->s ? b->cap - b->len : 0;
+  int n = room ? vsnprintf(b->s + b->len, room, fmt, ap2) : vsnprintf(NULL, 0, fmt, ap2);
   va_end(ap2);
-  if (n < 0 || !reserve(b, (size_t)n)) return;
+  if (n < 0) {
+    if (room) b->s[b->len] = 0;
+    return;
+  }
+  if ((size_t)n < room) {
+    b->len += (size_t)n;
+    return;
+  }
+  if (room) b->s[b->len] = 0; /* the cut-off attempt undone until the write below */
+  if (!reserve(b, (size_t)n)) return;
   vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
   b->len += (size_t)n;
 }

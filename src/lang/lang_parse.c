@@ -83,7 +83,9 @@ static bool is_digit_char(char c) { return c >= '0' && c <= '9'; }
 
 /* Is s[0..len) the word w? */
 static bool spelled(const char *s, size_t len, const char *w) {
-  return strncmp(s, w, len) == 0 && w[len] == 0;
+  /* the first letter first: most words differ there (the lists are long) */
+  if (!len) return w[0] == 0;
+  return s[0] == w[0] && strncmp(s, w, len) == 0 && w[len] == 0;
 }
 
 lang_func lang_func_lookup(const char *s, size_t len) {

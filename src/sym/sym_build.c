@@ -342,11 +342,46 @@ const sym_node *sym_mulv(sym_ctx *c, size_t n, const sym_node *const *fs) {
   return res;
 }
 
+/* k * x for a number k and a canonical x that is not a number: what
+ * sym_mulv gives (the same nodes, interned in the same order), without
+ * gathering, sorting and rebuilding x's factors, which are already sorted
+ * with distinct bases and come back from sym_pow as themselves. */
+static const sym_node *mul_by_number(sym_ctx *c, const sym_node *k, const sym_node *x) {
+  if (x->kind == SYM_UNDEF) return c->undef;
+  const sym_node *const *fs = &x;
+  size_t n = 1;
+  if (x->kind == SYM_MUL) {
+    k = sym_num_mul(c, k, x->coef); /* the product commutes exactly */
+    if (!k) return NULL;
+    fs = x->args;
+    n = x->nargs;
+  }
+  if (k->kind == SYM_UNDEF) return k;
+  if (sym_is_zero(k)) return c->zero;
+  if (n == 1 && sym_is_one(k)) return fs[0];
+  pairs v;
+  pairs_init(&v);
+  if (n == 1 && fs[0]->kind == SYM_ADD) {
+    v.p[0] = (pair){c->one, fs[0]};
+    v.n = 1;
+    return mul_finish(c, k, &v);
+  }
+  sym_node t = {0};
+  t.kind = SYM_MUL;
+  t.coef = k;
+  t.nargs = (uint32_t)n;
+  t.args = fs;
+  return sym_intern(c, &t);
+}
+
 const sym_node *sym_mul(sym_ctx *c, const sym_node *a, const sym_node *b) {
   if (!a || !b) return NULL;
-  if (sym_is_number(a) && sym_is_number(b)) return sym_num_mul(c, a, b);
+  int na = sym_is_number(a), nb = sym_is_number(b);
+  if (na && nb) return sym_num_mul(c, a, b);
   if (sym_is_one(a) && a->kind == SYM_NUM) return b;
   if (sym_is_one(b) && b->kind == SYM_NUM) return a;
+  if (na) return mul_by_number(c, a, b);
+  if (nb) return mul_by_number(c, b, a);
   const sym_node *t[2] = {a, b};
   return sym_mulv(c, 2, t);
 }
