@@ -118,6 +118,7 @@ typedef struct lang_model {
   size_t nfrictions, frictions_cap;
   lang_contact *contacts; /* `contact` statements in file order (owned) */
   size_t ncontacts, contacts_cap;
+  struct lang_expanded *expanded; /* a URDF's model text (owned; NULL: none) */
 } lang_model;
 
 /* Read and build a model. On error returns LG_ERR_MODEL (or IO/NOMEM)
@@ -126,6 +127,12 @@ typedef struct lang_model {
 lg_status lang_load_file(const char *path, lang_model **out, lg_diag *diag);
 lg_status lang_load_string(const char *file, const char *src, size_t len,
                            lang_model **out, lg_diag *diag);
+/* The same model as lang_load_string(file, src, len) gives, in a new
+ * context, for a `prev` that lang_load_string loaded from that text: a
+ * URDF's expansion (the XML read and turned into model text) is taken from
+ * prev instead of being made again. */
+lg_status lang_load_again(const lang_model *prev, const char *file, const char *src, size_t len,
+                          lang_model **out, lg_diag *diag);
 void lang_model_free(lang_model *m);
 /* f applied to every line:col the model keeps (its statements' positions
  * in the model, the mechanics model's rows, outputs, parameters, ...);

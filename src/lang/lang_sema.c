@@ -177,6 +177,10 @@ int sema_keep_scope(sema *S, lg_arena *arena) {
 
 void lang_model_free(lang_model *m) {
   if (!m) return;
+  if (m->expanded) {
+    lang_expanded_free(m->expanded);
+    lg_free(m->expanded);
+  }
   if (m->scope) {
     lg_arena_free(&m->scope->arena);
     lg_free(m->scope->names);
@@ -325,6 +329,41 @@ static void remap_one(void *ud, int *line, int *col) {
 /* A `.urdf` file, or a model that imports one, is read as the model text
  * it expands to (lang_urdf.c); errors and notes are moved back to where
  * their line came from. */
+/* load_text on the expansion x, then every position and note moved back
+ * to where its line came from; x is kept as it was (its notes copied). */
+static lg_status load_expanded(const char *file, lang_expanded *x, lang_model **out,
+                               lg_diag *diag) {
+  lg_status st = load_text(file, x->text.s, x->text.len, out, diag, x);
+  if (st != LG_OK) {
+    lang_expanded_remap(x, file, diag);
+    return st;
+  }
+  lang_model *m = *out;
+  lang_model_remap_positions(m, remap_one, x);
+  for (size_t i = 0; i < m->nnotes; i++) {
+    char *r = lang_expanded_remap_note(x, file, m->notes[i]);
+    if (r) lg_free(m->notes[i]), m->notes[i] = r;
+  }
+  /* the URDF's own notes (renamed links ...) first */
+  if (x->nnotes) {
+    size_t k = 0;
+    if (lg_grow((void **)&m->notes, &m->notes_cap, m->nnotes + x->nnotes, sizeof *m->notes)) {
+      memmove(m->notes + x->nnotes, m->notes, m->nnotes * sizeof *m->notes);
+      for (; k < x->nnotes && (m->notes[k] = lg_strdup(x->notes[k])); k++) continue;
+    }
+    if (k < x->nnotes) {
+      if (k) memmove(m->notes + k, m->notes + x->nnotes, m->nnotes * sizeof *m->notes);
+      m->nnotes += k;
+      lang_model_free(m);
+      *out = NULL;
+      if (diag) lg_diag_set(diag, LG_ERR_NOMEM, file, 0, 0, "out of memory");
+      return LG_ERR_NOMEM;
+    }
+    m->nnotes += x->nnotes;
+  }
+  return LG_OK;
+}
+
 lg_status lang_load_string(const char *file, const char *src, size_t len,
                            lang_model **out, lg_diag *diag) {
   lang_expanded x;
@@ -334,33 +373,25 @@ lg_status lang_load_string(const char *file, const char *src, size_t len,
   lg_status st = lang_expand(file, src, len, &x, &expanded, diag);
   if (st != LG_OK || !expanded)
     return st != LG_OK ? st : load_text(file, src, len, out, diag, NULL);
-  st = load_text(file, x.text.s, x.text.len, out, diag, &x);
-  if (st != LG_OK) {
-    lang_expanded_remap(&x, file, diag);
+  st = load_expanded(file, &x, out, diag);
+  /* kept for lang_load_again (a system derived from the model loads it
+   * again into its own context: the XML need not be read twice) */
+  lang_expanded *keep = st == LG_OK ? lg_malloc(sizeof *keep) : NULL;
+  if (keep) {
+    *keep = x;
+    (*out)->expanded = keep;
   } else {
-    lang_model *m = *out;
-    lang_model_remap_positions(m, remap_one, &x);
-    for (size_t i = 0; i < m->nnotes; i++) {
-      char *r = lang_expanded_remap_note(&x, file, m->notes[i]);
-      if (r) lg_free(m->notes[i]), m->notes[i] = r;
-    }
-    /* the URDF's own notes (renamed links ...) first */
-    if (x.nnotes) {
-      if (!lg_grow((void **)&m->notes, &m->notes_cap, m->nnotes + x.nnotes, sizeof *m->notes)) {
-        lang_model_free(m);
-        *out = NULL;
-        lang_expanded_free(&x);
-        if (diag) lg_diag_set(diag, LG_ERR_NOMEM, file, 0, 0, "out of memory");
-        return LG_ERR_NOMEM;
-      }
-      memmove(m->notes + x.nnotes, m->notes, m->nnotes * sizeof *m->notes);
-      memcpy(m->notes, x.notes, x.nnotes * sizeof *m->notes);
-      m->nnotes += x.nnotes;
-      x.nnotes = 0;
-    }
+    lang_expanded_free(&x);
   }
-  lang_expanded_free(&x);
   return st;
+}
+
+lg_status lang_load_again(const lang_model *prev, const char *file, const char *src, size_t len,
+                          lang_model **out, lg_diag *diag) {
+  if (!prev || !prev->expanded) return lang_load_string(file, src, len, out, diag);
+  if (!file) file = "<string>";
+  if (out) *out = NULL;
+  return load_expanded(file, prev->expanded, out, diag);
 }
 
 lg_status lang_load_file(const char *path, lang_model **out, lg_diag *diag) {

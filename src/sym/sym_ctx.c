@@ -123,8 +123,8 @@ static void derive_shape(sym_node *n) {
     if (n->args[i]->max_order > mo) mo = n->args[i]->max_order;
     atoms |= n->args[i]->atoms;
   }
-  n->depth = d + 1;
-  n->max_order = n->kind == SYM_COORD ? (uint32_t)n->order + 1 : mo;
+  n->depth = (uint16_t)(d + 1); /* d <= SYM_MAX_DEPTH: deeper nodes are refused */
+  n->max_order = (uint16_t)(n->kind == SYM_COORD ? (uint32_t)n->order + 1 : mo);
   n->atoms = atoms;
 }
 
