@@ -332,6 +332,75 @@ static void test_text(void) {
   lang_model_free(m);
 }
 
+/* ---- lang_load_again ---------------------------------------------------------------- */
+/* A URDF loaded again from the expansion its first load kept is the model a
+ * second lang_load_string gives: the same coordinates, parameters (values
+ * printed), notes (the URDF's rename note first) and the same count of
+ * nodes in its context; a model without an expansion is loaded from its
+ * text; out of memory at every allocation is reported as such. */
+static int same_model(const lang_model *a, const lang_model *b) {
+  int ok = a->n == b->n && mech_nparams(a->mech) == mech_nparams(b->mech) &&
+           sym_ctx_node_count(a->ctx) == sym_ctx_node_count(b->ctx) && a->nnotes == b->nnotes;
+  for (size_t i = 0; ok && i < a->nnotes; i++) ok = strcmp(a->notes[i], b->notes[i]) == 0;
+  for (size_t i = 0; ok && i < mech_nparams(a->mech); i++) {
+    char *x = sym_to_string(mech_param_value(a->mech, i)), *y = sym_to_string(mech_param_value(b->mech, i));
+    ok = x && y && strcmp(x, y) == 0;
+    lg_free(x), lg_free(y);
+  }
+  for (size_t i = 0; ok && i < a->n; i++) ok = a->q0[i] == b->q0[i] && a->qd0[i] == b->qd0[i];
+  return ok;
+}
+
+static void test_load_again(void) {
+  char *ur5 = slurp("examples/ur5.urdf");
+  CHECK(ur5 != NULL);
+  if (!ur5) return;
+  /* a link named `sin` (a function): renamed, with a note */
+  char *renamed = malloc(strlen(ur5) * 2 + 1), *w = renamed;
+  const char *from = "\"upper_arm_link\"";
+  CHECK(strstr(ur5, from) != NULL);
+  for (const char *r = ur5; *r;)
+    if (strncmp(r, from, strlen(from)) == 0) w += sprintf(w, "\"sin\""), r += strlen(from);
+    else *w++ = *r++;
+  *w = 0;
+  const char *texts[3] = {ur5, renamed, "coordinates x\nparameters m = 2\nT = m*x'^2/2\n"};
+  const char *files[3] = {"ur5.urdf", "renamed.urdf", "m.lag"};
+  for (int k = 0; k < 3; k++) {
+    lang_model *first = NULL, *again = NULL, *fresh = NULL;
+    lg_diag d;
+    size_t len = strlen(texts[k]);
+    lg_diag_clear(&d);
+    CHECK(lang_load_string(files[k], texts[k], len, &first, &d) == LG_OK);
+    CHECK(lang_load_again(first, files[k], texts[k], len, &again, &d) == LG_OK);
+    CHECK(lang_load_string(files[k], texts[k], len, &fresh, &d) == LG_OK);
+    CHECK(first && again && fresh && same_model(again, fresh) && same_model(first, fresh));
+    CHECK(first && (k < 2) == (first->expanded != NULL) && again && !again->expanded);
+    CHECK(k != 1 || (fresh && fresh->nnotes >= 1 && strstr(fresh->notes[0], "'sin' is called 'sin_'")));
+    long n = 0, wrong = 0;
+    for (; first && n < 100000; n++) {
+      lang_model *mm = NULL;
+      lg_diag_clear(&d);
+      lg_alloc_fail_after(n);
+      lg_status st = lang_load_again(first, files[k], texts[k], len, &mm, &d);
+      lg_alloc_fail_after(-1);
+      if (st == LG_OK) {
+        wrong += !same_model(mm, fresh);
+        lang_model_free(mm);
+        break;
+      }
+      wrong += st != LG_ERR_NOMEM || mm || d.status != LG_ERR_NOMEM ||
+               strcmp(d.message, "out of memory") != 0;
+      lang_model_free(mm);
+    }
+    CHECK(wrong == 0 && n > 10);
+    lang_model_free(first);
+    lang_model_free(again);
+    lang_model_free(fresh);
+  }
+  free(renamed);
+  free(ur5);
+}
+
 int main(void) {
   test_text();
   test_null_diag();
@@ -340,5 +409,6 @@ int main(void) {
   test_names();
   test_no_meaning();
   test_examples_and_oom();
+  test_load_again();
   return tu_summary("test_lang_sema");
 }
