@@ -7,6 +7,8 @@
 #include "test_util.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -414,6 +416,60 @@ static void test_let(void) {
   sym_tape_free(t);
 }
 
+/* ---- sym_mul of a number and an expression ------------------------------------------
+ * Its shortcut against the general product (sym_mulv: gather, sort, combine)
+ * in a twin context: every number times every expression gives the same
+ * node (same printed form, same id) and the two contexts grow node for node
+ * (the same nodes interned in the same order), whichever side the number is. */
+static int twin_exprs(sym_ctx *c, const sym_node **e) {
+  const sym_node *a = sym_symbol(c, "a"), *b = sym_symbol(c, "b"), *t = sym_coord(c, "q", 0);
+  const sym_node *s = sym_func(c, SYM_FN_SIN, t, NULL), *co = sym_func(c, SYM_FN_COS, t, NULL);
+  const sym_node *h = sym_float(c, 0.3), *r = sym_rat(c, 2, 3), *sq = sym_pow(c, a, sym_rat(c, 1, 2));
+  int n = 0;
+  e[n++] = a;
+  e[n++] = s;
+  e[n++] = sym_powi(c, b, 3);
+  e[n++] = sq;
+  e[n++] = sym_mul(c, a, b);                                    /* coefficient 1 */
+  e[n++] = sym_mulv(c, 3, (const sym_node *[]){h, a, co});      /* float coefficient */
+  e[n++] = sym_mulv(c, 3, (const sym_node *[]){r, sq, s});      /* rational, a power */
+  e[n++] = sym_add(c, a, b);                                    /* sums distribute */
+  e[n++] = sym_addv(c, 3, (const sym_node *[]){h, sym_mul(c, r, s), sym_mul(c, h, co)});
+  e[n++] = sym_addv(c, 2, (const sym_node *[]){sym_mul(c, a, s), sym_mul(c, sym_float(c, -1.5), b)});
+  e[n++] = sym_func(c, SYM_FN_ATAN2, a, b);
+  e[n++] = sym_powi(c, sym_int(c, 0), -1); /* undefined */
+  return n;
+}
+
+static void test_mul_by_number(void) {
+  sym_ctx *A = sym_ctx_new(), *B = sym_ctx_new();
+  const sym_node *ea[16], *eb[16];
+  int n = twin_exprs(A, ea);
+  CHECK(twin_exprs(B, eb) == n && sym_ctx_node_count(A) == sym_ctx_node_count(B));
+  double fl[] = {0.0, 1.0, -1.0, 0.7, -2.5, 1e300, 3.0};
+  int64_t rn[][2] = {{0, 1}, {1, 1}, {-1, 1}, {3, 2}, {-7, 5}, {INT64_MAX, 1}};
+  int bad = 0, tried = 0;
+  for (int side = 0; side < 2; side++)
+    for (int k = 0; k < 13; k++)
+      for (int i = 0; i < n; i++) {
+        const sym_node *ka = k < 7 ? sym_float(A, fl[k]) : sym_rat(A, rn[k - 7][0], rn[k - 7][1]);
+        const sym_node *kb = k < 7 ? sym_float(B, fl[k]) : sym_rat(B, rn[k - 7][0], rn[k - 7][1]);
+        const sym_node *ga = side ? sym_mulv(A, 2, (const sym_node *[]){ea[i], ka})
+                                  : sym_mulv(A, 2, (const sym_node *[]){ka, ea[i]});
+        const sym_node *gb = side ? sym_mul(B, eb[i], kb) : sym_mul(B, kb, eb[i]);
+        char *sa = ga ? sym_to_string(ga) : NULL, *sb = gb ? sym_to_string(gb) : NULL;
+        if (!sa || !sb || strcmp(sa, sb) != 0 || ga->id != gb->id ||
+            sym_ctx_node_count(A) != sym_ctx_node_count(B)) {
+          if (!bad++) fprintf(stderr, "mul_by_number: %s vs %s\n", sa ? sa : "?", sb ? sb : "?");
+        }
+        tried++;
+        lg_free(sa), lg_free(sb);
+      }
+  CHECK(bad == 0 && tried == 2 * 13 * n);
+  sym_ctx_free(A);
+  sym_ctx_free(B);
+}
+
 int main(void) {
   C = sym_ctx_new();
   x = sym_symbol(C, "x"); y = sym_symbol(C, "y"); z = sym_symbol(C, "z");
@@ -432,6 +488,7 @@ int main(void) {
   test_tape_angle_sums();
   test_matrix();
   test_matrix_solve_at();
+  test_mul_by_number();
   sym_ctx_free(C);
   test_fault_injection();
   return tu_summary("test_sym_core");
