@@ -25,9 +25,11 @@ static lg_status check_settings(mech_model *mm, const num_setting *set, size_t n
 
 /* ---- outputs ---------------------------------------------------------------------------- */
 /* Everything eval and simulate need, in one list; o_* give the offsets.
- * The dynamics come last: a tape lowers its outputs last first, so the
- * full tape computes M and f with exactly the instructions of the
- * dynamics tape (eval's q'' and accel's agree to the last bit). */
+ * The dynamics come last, lowered first as a group of their own
+ * (sym_tape_build_grouped), so the full tape computes M and f with
+ * exactly the instructions of the dynamics tape (eval's q'' and accel's
+ * agree to the last bit; lowering the outputs last first was not enough:
+ * the sums' order follows use counts, which T, V and p changed). */
 /* M (n x n) and f (n) given apart (e's). */
 static const sym_node **collect_outputs(sym_ctx *c, num_system *s, const mech_eom *e,
                                         const sym_node *const *M, const sym_node *const *f) {
@@ -147,7 +149,8 @@ static lg_status compile(mech_model *mm, num_system *s, const mech_eom *e,
   const sym_node **in = tape_inputs(mm, s, e, &nin);
   if (!in) return LG_ERR_NOMEM;
   const sym_node *missing = NULL;
-  lg_status st = full ? sym_tape_build(c, nin, in, s->nout, o, &s->tape, &missing) : LG_OK;
+  lg_status st =
+      full ? sym_tape_build_grouped(c, nin, in, s->nout, o, s->ndyn, &s->tape, &missing) : LG_OK;
   if (st == LG_OK && dyn)
     st = sym_tape_build(c, nin, in, s->ndyn, o + s->o_M, &s->dyn, &missing);
   lg_free(in);
