@@ -165,7 +165,7 @@ static lg_status build_tree_tape(mech_model *mm, const mech_eom *e, const num_se
 static lg_status build(mech_model *mm, const mech_eom *e, const sym_node *const *M,
                        const sym_node *const *f, const num_setting *set,
                        size_t nset, num_system **out, lg_diag *diag,
-                       const sym_node *const *qdd) {
+                       const sym_node *const *qdd, int links) {
   *out = NULL;
   lg_status st = check_settings(mm, set, nset, diag);
   if (st != LG_OK) return st;
@@ -187,6 +187,10 @@ static lg_status build(mech_model *mm, const mech_eom *e, const sym_node *const 
   for (size_t i = 0; i < s->np; i++) s->param_names[i] = mech_param_name(mm, i);
   for (size_t r = 0; r < s->m; r++) s->row_holonomic[r] = e->kind[r] == MECH_HOLONOMIC;
   if ((st = mech_resolve_params(mm, set, nset, s->params, diag)) != LG_OK) goto done;
+  if (links) { /* the recursion on numbers alone */
+    st = num_links_build(mm, e, set, nset, s->params, &s->links, diag);
+    goto done;
+  }
   if (qdd) { /* the recursion's tape alone */
     st = build_tree_tape(mm, e, set, nset, qdd, s, 1, diag);
     goto done;
@@ -209,14 +213,20 @@ done:
 
 lg_status num_system_build(mech_model *mm, const mech_eom *e, const num_setting *set,
                            size_t nset, num_system **out, lg_diag *diag) {
-  return build(mm, e, e->M->e, e->f, set, nset, out, diag, NULL);
+  return build(mm, e, e->M->e, e->f, set, nset, out, diag, NULL, 0);
 }
 
 lg_status num_system_build_tree(mech_model *mm, const mech_eom *e, const sym_node *const *qdd,
                                 const num_setting *set, size_t nset, num_system **out,
                                 lg_diag *diag) {
   if (e->m || !qdd) return LG_ERR_USAGE;
-  return build(mm, e, NULL, NULL, set, nset, out, diag, qdd);
+  return build(mm, e, NULL, NULL, set, nset, out, diag, qdd, 0);
+}
+
+lg_status num_system_build_links(mech_model *mm, const mech_eom *e, const num_setting *set,
+                                 size_t nset, num_system **out, lg_diag *diag) {
+  if (e->m) return LG_ERR_MODEL;
+  return build(mm, e, NULL, NULL, set, nset, out, diag, NULL, 1);
 }
 
 lg_status num_system_with_tree(mech_model *mm, const mech_eom *e, const num_setting *set,
@@ -240,6 +250,7 @@ size_t num_system_nslots(const num_system *s) {
   size_t slots = s->dyn ? s->dyn->nslots : 0;
   if (s->tape && s->tape->nslots > slots) slots = s->tape->nslots;
   if (s->tree && s->tree->nslots > slots) slots = s->tree->nslots;
+  if (num_links_nslots(s->links) > slots) slots = num_links_nslots(s->links);
   return slots;
 }
 
@@ -303,6 +314,7 @@ void num_system_free(num_system *s) {
     return;
   }
   sym_tape_free(s->dyn);
+  num_links_free(s->links);
   lg_free(s->coord_names);
   lg_free(s->param_names);
   lg_free(s->params);
@@ -353,6 +365,7 @@ int num_evaluate_tree(const num_system *s, num_work *w, double t, const double *
   w->in[0] = t;
   memcpy(w->in + 1, q, s->n * sizeof *q);
   memcpy(w->in + 1 + s->n, qd, s->n * sizeof *qd);
+  if (s->links) return num_links_accel(s->links, w->in, w->slots, qdd);
   sym_tape_eval(s->tree, w->in, qdd, w->slots);
   for (size_t i = 0; i < s->n; i++)
     if (!isfinite(qdd[i])) return 0;

@@ -4,7 +4,9 @@
  * numbers as the eager path to the last bit: q'' (lg_eval_accel,
  * lg_work_accel, before and after the rest is compiled, and lg_eval's q''
  * the same), every form of lg_eval, on a 40-link URDF arm (full inertias,
- * general axes) and on a 12-link 3D chain with an input; a short
+ * general axes), on a 12-link 3D chain with an input and on a branched
+ * URDF with sliders, a fixed joint and damping (q'' by the recursion on
+ * numbers, num_links.c); a short
  * simulation (its pieces compiled last); the first evaluations made from
  * two threads at once; a singular M (the dense solve's diagnostic from
  * every entry); and independently of the tool, M (composite rigid bodies)
@@ -52,6 +54,42 @@ static char *arm_urdf(int n) {
         0.002 * rnd(&x), a + c, i, i == 1 ? "base" : "l", i == 1 ? 0 : i - 1, i,
         0.02 * rnd(&x), 0.02 * rnd(&x), i == 1 ? 0.1 : 0.2, 0.4 * rnd(&x), 0.4 * rnd(&x),
         0.4 * rnd(&x), ax, ay, az);
+  }
+  snprintf(s + len, cap - len, "</robot>\n");
+  return s;
+}
+
+/* A branched URDF (the articulated-body recursion on numbers, issue 26):
+ * a root hinge carrying two arms of four joints each, hinges about
+ * general axes and sliders, a fixed joint, damping; 9 coordinates. */
+static char *branch_urdf(void) {
+  size_t cap = 16384, len = 0;
+  char *s = malloc(cap);
+  unsigned x = 9;
+  len += (size_t)snprintf(s + len, cap - len,
+                          "<?xml version=\"1.0\"?>\n<robot name=\"branch\">\n<link name=\"base\"/>\n");
+  for (int i = 0; i <= 9; i++) {
+    len += (size_t)snprintf(
+        s + len, cap - len,
+        "<link name=\"l%d\"><inertial><origin xyz=\"%.4f %.4f %.4f\" rpy=\"%.4f %.4f 0\"/>"
+        "<mass value=\"%.4f\"/><inertia ixx=\"0.03\" ixy=\"%.4f\" ixz=\"0.001\" iyy=\"0.025\""
+        " iyz=\"%.4f\" izz=\"0.02\"/></inertial></link>\n",
+        i, 0.03 * rnd(&x), 0.03 * rnd(&x), 0.1 + 0.03 * rnd(&x), 0.3 * rnd(&x), 0.3 * rnd(&x),
+        1.0 + 0.3 * rnd(&x), 0.002 * rnd(&x), 0.002 * rnd(&x));
+  }
+  for (int i = 0; i <= 9; i++) {
+    int parent = i == 0 ? -1 : i == 1 || i == 5 ? 0 : i - 1;
+    const char *type = i == 7 ? "fixed" : i % 3 == 2 ? "prismatic" : "continuous";
+    char pname[16];
+    snprintf(pname, sizeof pname, parent < 0 ? "base" : "l%d", parent);
+    len += (size_t)snprintf(
+        s + len, cap - len,
+        "<joint name=\"j%d\" type=\"%s\"><parent link=\"%s\"/><child link=\"l%d\"/>"
+        "<origin xyz=\"%.4f %.4f 0.2\" rpy=\"%.4f %.4f %.4f\"/><axis xyz=\"%.4f %.4f %.4f\"/>"
+        "<limit lower=\"-2\" upper=\"2\" effort=\"10\" velocity=\"1\"/>"
+        "<dynamics damping=\"%.2f\"/></joint>\n",
+        i, type, pname, i, i == 5 ? -0.1 : 0.02 * rnd(&x), 0.03 * rnd(&x), 0.4 * rnd(&x),
+        0.4 * rnd(&x), 0.4 * rnd(&x), rnd(&x), rnd(&x), rnd(&x) + 1.5, i % 2 ? 0.1 : 0.0);
   }
   snprintf(s + len, cap - len, "</robot>\n");
   return s;
@@ -287,11 +325,13 @@ static void singular(void) {
 }
 
 int main(void) {
-  char *arm = arm_urdf(40), *chain = chain_lag(12);
+  char *arm = arm_urdf(40), *chain = chain_lag(12), *branch = branch_urdf();
   compare("arm40.urdf", arm);
   compare("chain12.lag", chain);
+  compare("branch.urdf", branch);
   free(arm);
   free(chain);
+  free(branch);
   singular();
   return tu_summary("test_first_eval");
 }
