@@ -84,8 +84,10 @@ size_t num_links_nslots(const num_links *L);
 /* q'' into qdd (n) from in = [t, q, q', p], slots num_links_nslots long;
  * 0 when some entry is not finite. */
 int num_links_accel(const num_links *L, const double *in, double *slots, double *qdd);
-/* A view of s that adds the tree tape (num_system_add_tree) and owns only
- * that: for a system others read while it is made (free it before s). */
+/* A view of s that adds the recursion on numbers (num_links_build) or,
+ * where that cannot be built, the tree tape (num_system_add_tree) and
+ * owns only that: for a system others read while it is made (free it
+ * before s). */
 lg_status num_system_with_tree(mech_model *mm, const mech_eom *e, const num_setting *set,
                                size_t nset, const num_system *s, num_system **out);
 /* The slots a num_work needs for every tape s has now. */

@@ -237,7 +237,16 @@ lg_status num_system_with_tree(mech_model *mm, const mech_eom *e, const num_sett
   if (!x) return LG_ERR_NOMEM;
   *x = *s;
   x->borrowed = 2;
-  lg_status st = num_system_add_tree(mm, e, set, nset, x);
+  x->links = NULL;
+  /* the recursion on numbers (num_links.c) where it can be built, as the
+   * large tree's first q'' (the same q'' as lg_eval_accel), else its tape */
+  lg_status st = s->m ? LG_ERR_MODEL : num_links_build(mm, e, set, nset, s->params, &x->links, NULL);
+  if (st == LG_OK || st == LG_ERR_NOMEM) {
+    if (st != LG_OK) num_system_free(x);
+    else *out = x;
+    return st;
+  }
+  st = num_system_add_tree(mm, e, set, nset, x);
   if (st != LG_OK) {
     num_system_free(x);
     return st;
@@ -309,12 +318,12 @@ void num_system_free(num_system *s) {
   if (!s) return;
   if (s->borrowed != 2) sym_tape_free(s->tape);
   sym_tape_free(s->tree);
+  if (s->borrowed != 1) num_links_free(s->links);
   if (s->borrowed) {
     lg_free(s);
     return;
   }
   sym_tape_free(s->dyn);
-  num_links_free(s->links);
   lg_free(s->coord_names);
   lg_free(s->param_names);
   lg_free(s->params);

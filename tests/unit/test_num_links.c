@@ -6,7 +6,8 @@
  * hinges about general axes, sliders, a branch, a fixed joint, damping,
  * an input and forces, a multi-coordinate link (a free body in Euler
  * angles); then the cases it leaves to the tape (not a tree of links)
- * and a parameter without a value. */
+ * and a parameter without a value; simulate's view (num_system_with_tree)
+ * takes the same recursion, bit for bit. */
 #include "lang.h"
 #include "mech.h"
 #include "num.h"
@@ -146,10 +147,15 @@ static void compare(const char *name, const char *text, size_t want_n) {
     fprintf(stderr, "%s: %s\n", name, d.message);
     goto done;
   }
-  num_work wl, wt, wd;
+  /* simulate's view of the dense system takes the same recursion */
+  num_system *view = NULL;
+  CHECK(num_system_with_tree(mm, e, NULL, 0, dense, &view) == LG_OK && view && view->links &&
+        !view->tree);
+  num_work wl, wt, wd, wv;
   CHECK(num_work_init(links, &wl) == LG_OK);
   CHECK(num_work_init(tape, &wt) == LG_OK);
   CHECK(num_work_init(dense, &wd) == LG_OK);
+  CHECK(view && num_work_init(view, &wv) == LG_OK);
   double *q = calloc(n, sizeof *q), *qd = calloc(n, sizeof *qd), *a = calloc(n, sizeof *a);
   double *b = calloc(n, sizeof *b), *c = calloc(n, sizeof *c), worst_t = 0, worst_d = 0;
   unsigned x = 7;
@@ -164,6 +170,8 @@ static void compare(const char *name, const char *text, size_t want_n) {
     worst_d = fmax(worst_d, max_rel(a, c, n));
     /* twice at one state: the same numbers (no state kept between calls) */
     CHECK(num_evaluate_tree(links, &wl, t, q, qd, c) == 1 && memcmp(a, c, n * sizeof *a) == 0);
+    CHECK(view && num_evaluate_tree(view, &wv, t, q, qd, c) == 1 &&
+          memcmp(a, c, n * sizeof *a) == 0);
   }
   printf("%s (n = %zu): vs the tape %.2e, vs the dense solve %.2e\n", name, n, worst_t, worst_d);
   CHECK(worst_t <= 1e-12);
@@ -176,6 +184,8 @@ static void compare(const char *name, const char *text, size_t want_n) {
   num_work_free(&wl);
   num_work_free(&wt);
   num_work_free(&wd);
+  if (view) num_work_free(&wv);
+  num_system_free(view);
 done:
   num_system_free(links);
   num_system_free(tape);
