@@ -66,7 +66,8 @@ static void inertia_out_add(const double *X, const double *I, double *P) {
   double blk[3][9], rot[3][9], D[9] = {0, -d[2], d[1], d[2], 0, -d[0], -d[1], d[0], 0};
   for (int b = 0; b < 3; b++) /* A, B, M */
     for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++) blk[b][3 * i + j] = I[6 * (i + (b == 2 ? 3 : 0)) + j + (b ? 3 : 0)];
+      for (int j = 0; j < 3; j++)
+        blk[b][3 * i + j] = I[6 * (i + (b == 2 ? 3 : 0)) + j + (b ? 3 : 0)];
   for (int b = 0; b < 3; b++) { /* R blk R^T */
     double t[9];
     for (int i = 0; i < 3; i++)
@@ -82,7 +83,8 @@ static void inertia_out_add(const double *X, const double *I, double *P) {
     for (int j = 0; j < 3; j++) {
       Xb[3 * i + j] = D[3 * i] * rot[1][3 * j] + D[3 * i + 1] * rot[1][3 * j + 1] +
                       D[3 * i + 2] * rot[1][3 * j + 2];
-      Y[3 * i + j] = D[3 * i] * rot[2][j] + D[3 * i + 1] * rot[2][3 + j] + D[3 * i + 2] * rot[2][6 + j];
+      Y[3 * i + j] =
+          D[3 * i] * rot[2][j] + D[3 * i + 1] * rot[2][3 + j] + D[3 * i + 2] * rot[2][6 + j];
     }
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
@@ -129,7 +131,8 @@ static double dot6(const double *a, const double *b) {
 
 /* x = D^-1 b for the k x k symmetric positive D, nb right-hand sides
  * (Gauss-Jordan without pivoting, as mech_joint.c's solve_small). */
-static void solve_small(size_t k, double D[LK_KMAX][LK_KMAX], double b[LK_KMAX][1 + 6], size_t nb) {
+static void solve_small(size_t k, double D[LK_KMAX][LK_KMAX], double b[LK_KMAX][1 + 6],
+                        size_t nb) {
   for (size_t p = 0; p < k; p++) {
     double inv = 1.0 / D[p][p];
     for (size_t j = p; j < k; j++) D[p][j] *= inv;
@@ -290,49 +293,53 @@ lg_status num_links_build(mech_model *mm, const mech_eom *e, const num_setting *
 }
 
 /* ---- evaluation -------------------------------------------------------------------------- */
-int num_links_accel(const num_links *L, const double *in, double *slots, double *qdd) {
-  size_t nl = L->nl, n = L->n;
-  double *X0 = slots + L->o_data, *Wk = slots + L->o_work;
-  memcpy(X0, L->base, L->nd * sizeof *X0);
-  if (L->tape) {
-    double *live = slots + L->o_live;
-    sym_tape_eval(L->tape, in, live, slots);
-    for (size_t j = 0; j < L->nlive; j++) X0[L->where[j]] = live[j];
-  }
-  const double *qd = in + 1 + n, *a0 = X0 + L->nd - 6 - n, *tau = a0 + 6;
-#define LK_W(i) (Wk + L->wat[i])
-  /* each link's work: v 6, c 6, pA 6, a 6, IA 36, U 6k, u k, DU 6k, Du k */
-  for (size_t i = 0; i < nl; i++) { /* outward: velocities, bias terms */
+/* Link i's work: v 6, c 6, pA 6, a 6, IA 36, U 6k, u k, DU 6k, Du k. */
+enum { W_V = 0, W_C = 6, W_PA = 12, W_A = 18, W_IA = 24, W_U = 60 };
+
+static double *work_of(const num_links *L, double *Wk, size_t i) { return Wk + L->wat[i]; }
+
+/* the coordinate of link i's r-th own q' */
+static size_t coord_of(const num_links *L, size_t i, size_t r) { return L->qi[L->q0[i] + r]; }
+
+/* Outward: each link's velocity v, its bias term c = cJ + v x vJ, and
+ * IA = I, pA = v x* I v to start the inward pass. */
+static void pass_velocities(const num_links *L, const double *X0, double *Wk, const double *qd) {
+  for (size_t i = 0; i < L->nl; i++) {
     size_t k = L->k[i];
     const double *X = X0 + L->at[i], *S = X + 12, *I = S + 6 * k, *cJ = I + 36;
-    double *v = LK_W(i), *c = v + 6, *pA = c + 6, *IA = pA + 12, vJ[6], Iv[6], x[6];
+    double *w = work_of(L, Wk, i), *v = w + W_V, vJ[6], Iv[6], x[6];
     for (int j = 0; j < 6; j++) {
       vJ[j] = 0;
-      for (size_t r = 0; r < k; r++) vJ[j] += S[6 * r + j] * qd[L->qi[L->q0[i] + r]];
+      for (size_t r = 0; r < k; r++) vJ[j] += S[6 * r + j] * qd[coord_of(L, i, r)];
     }
     if (L->parent[i] >= 0) {
-      motion_in(X, LK_W(L->parent[i]), v);
+      motion_in(X, work_of(L, Wk, (size_t)L->parent[i]) + W_V, v);
       for (int j = 0; j < 6; j++) v[j] += vJ[j];
     } else
       memcpy(v, vJ, sizeof vJ);
     cross_motion(v, vJ, x);
-    for (int j = 0; j < 6; j++) c[j] = cJ[j] + x[j];
-    memcpy(IA, I, 36 * sizeof *IA);
+    for (int j = 0; j < 6; j++) w[W_C + j] = cJ[j] + x[j];
+    memcpy(w + W_IA, I, 36 * sizeof *w);
     times6(I, v, Iv);
-    cross_force(v, Iv, pA);
+    cross_force(v, Iv, w + W_PA);
   }
-  for (size_t i = nl; i-- > 0;) { /* inward: articulated inertias and bias forces */
+}
+
+/* Inward: U = IA S, u = tau - S^T pA, D = S^T U and D^-1 [u, U^T]; the
+ * articulated inertia Ia = IA - U D^-1 U^T and bias pa = pA + Ia c +
+ * U D^-1 u carried to the parent. */
+static void pass_inward(const num_links *L, const double *X0, double *Wk, const double *tau) {
+  for (size_t i = L->nl; i-- > 0;) {
     size_t k = L->k[i];
     const double *X = X0 + L->at[i], *S = X + 12;
-    double *c = LK_W(i) + 6, *pA = c + 6, *IA = pA + 12, *U = IA + 36, *u = U + 6 * k,
-           *DU = u + k, *Du = DU + 6 * k;
-    double D[LK_KMAX][LK_KMAX], b[LK_KMAX][1 + 6];
+    double *w = work_of(L, Wk, i), *IA = w + W_IA, *U = w + W_U, *u = U + 6 * k,
+           *DU = u + k, *Du = DU + 6 * k, D[LK_KMAX][LK_KMAX], b[LK_KMAX][1 + 6];
     for (size_t r = 0; r < k; r++) {
       times6(IA, S + 6 * r, U + 6 * r);
-      u[r] = tau[L->qi[L->q0[i] + r]] - dot6(S + 6 * r, pA);
+      u[r] = tau[coord_of(L, i, r)] - dot6(S + 6 * r, w + W_PA);
     }
     for (size_t r = 0; r < k; r++)
-      for (size_t s = 0; s < k; s++) D[r][s] = s < r ? D[s][r] : dot6(S + 6 * r, U + 6 * s);
+      for (size_t c = 0; c < k; c++) D[r][c] = c < r ? D[c][r] : dot6(S + 6 * r, U + 6 * c);
     for (size_t r = 0; r < k; r++) {
       b[r][0] = u[r];
       for (int j = 0; j < 6; j++) b[r][1 + j] = U[6 * r + j];
@@ -354,35 +361,53 @@ int num_links_accel(const num_links *L, const double *in, double *slots, double 
      * mech_joint.c's aba writes them) */
     int unit = L->unit[i];
     for (int j = 0; unit >= 0 && j < 6; j++) Ia[6 * unit + j] = Ia[6 * j + unit] = 0;
-    times6(Ia, c, Ic);
+    times6(Ia, w + W_C, Ic);
     for (int j = 0; j < 6; j++) {
-      pa[j] = pA[j] + Ic[j];
+      pa[j] = w[W_PA + j] + Ic[j];
       for (size_t r = 0; r < k; r++) pa[j] += U[6 * r + j] * Du[r];
     }
-    double *P = LK_W(L->parent[i]);
-    inertia_out_add(X, Ia, P + 18 + 6);
-    force_out_add(X, pa, P + 12);
+    double *P = work_of(L, Wk, (size_t)L->parent[i]);
+    inertia_out_add(X, Ia, P + W_IA);
+    force_out_add(X, pa, P + W_PA);
   }
+}
+
+/* Outward: a' = X a_parent + c (the root's from the base's a0), q'' =
+ * D^-1 u - D^-1 U^T a', a = a' + S q''. 0 when a q'' is not finite. */
+static int pass_accel(const num_links *L, const double *X0, double *Wk, const double *a0,
+                      double *qdd) {
   int finite = 1;
-  for (size_t i = 0; i < nl; i++) { /* outward: accelerations */
+  for (size_t i = 0; i < L->nl; i++) {
     size_t k = L->k[i];
     const double *X = X0 + L->at[i], *S = X + 12;
-    double *c = LK_W(i) + 6, *a = c + 12, *U = a + 42, *DU = U + 7 * k, *Du = DU + 6 * k;
-    double ap[6];
-    motion_in(X, L->parent[i] >= 0 ? LK_W(L->parent[i]) + 18 : a0, ap);
-    for (int j = 0; j < 6; j++) ap[j] += c[j];
+    double *w = work_of(L, Wk, i), *DU = w + W_U + 7 * k, *Du = DU + 6 * k, ap[6];
+    motion_in(X, L->parent[i] >= 0 ? work_of(L, Wk, (size_t)L->parent[i]) + W_A : a0, ap);
+    for (int j = 0; j < 6; j++) ap[j] += w[W_C + j];
     for (size_t r = 0; r < k; r++) {
       double x = Du[r];
       for (int j = 0; j < 6; j++) x -= DU[6 * r + j] * ap[j];
-      qdd[L->qi[L->q0[i] + r]] = x;
+      qdd[coord_of(L, i, r)] = x;
       finite &= isfinite(x) != 0;
     }
     for (int j = 0; j < 6; j++) {
       double x = ap[j];
-      for (size_t r = 0; r < k; r++) x += S[6 * r + j] * qdd[L->qi[L->q0[i] + r]];
-      a[j] = x;
+      for (size_t r = 0; r < k; r++) x += S[6 * r + j] * qdd[coord_of(L, i, r)];
+      w[W_A + j] = x;
     }
   }
-#undef LK_W
   return finite;
+}
+
+int num_links_accel(const num_links *L, const double *in, double *slots, double *qdd) {
+  double *X0 = slots + L->o_data, *Wk = slots + L->o_work;
+  memcpy(X0, L->base, L->nd * sizeof *X0);
+  if (L->tape) { /* the live entries into their places */
+    double *live = slots + L->o_live;
+    sym_tape_eval(L->tape, in, live, slots);
+    for (size_t j = 0; j < L->nlive; j++) X0[L->where[j]] = live[j];
+  }
+  const double *a0 = X0 + L->nd - 6 - L->n;
+  pass_velocities(L, X0, Wk, in + 1 + L->n);
+  pass_inward(L, X0, Wk, a0 + 6);
+  return pass_accel(L, X0, Wk, a0, qdd);
 }

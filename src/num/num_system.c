@@ -240,7 +240,8 @@ lg_status num_system_with_tree(mech_model *mm, const mech_eom *e, const num_sett
   x->links = NULL;
   /* the recursion on numbers (num_links.c) where it can be built, as the
    * large tree's first q'' (the same q'' as lg_eval_accel), else its tape */
-  lg_status st = s->m ? LG_ERR_MODEL : num_links_build(mm, e, set, nset, s->params, &x->links, NULL);
+  lg_status st =
+      s->m ? LG_ERR_MODEL : num_links_build(mm, e, set, nset, s->params, &x->links, NULL);
   if (st == LG_OK || st == LG_ERR_NOMEM) {
     if (st != LG_OK) num_system_free(x);
     else *out = x;
