@@ -79,8 +79,9 @@ struct lg_system {
   num_system *num;       /* Lagrange's equations, compiled */
   /* A large tree (Lagrange, more than API_TREE_DENSE_MAX coordinates, no
    * constraints, lazy or not) compiles its first q'' in two steps (issue
-   * 26): api_ready_accel makes num_tree (the articulated-body recursion's
-   * tape alone) and sets accel_ready; api_ready later makes num (M, f and
+   * 26): api_ready_accel makes num_tree (the articulated-body recursion on
+   * numbers over the links, num_links.c, or else its tape alone) and sets
+   * accel_ready; api_ready later makes num (M, f and
    * the rest). Every entry that reports q'' (lg_eval_accel, lg_eval,
    * lg_work_*, outputs) takes it from num_tree, so that they agree to the
    * last bit whatever was compiled first; where it is not finite, from

@@ -282,6 +282,11 @@ static int compile_accel(lg_system *s) {
   mech_model *mm = s->lm->mech;
   lg_diag ignore;
   lg_diag_clear(&ignore);
+  /* the recursion on numbers over the links (num_links.c), else its
+   * expressions (mech_tree.c's world-axes tree) lowered to a tape */
+  lg_status st = num_system_build_links(mm, s->eom, s->dummy, s->ndummy, &s->num_tree, &ignore);
+  if (st == LG_OK) return 1;
+  if (st != LG_ERR_MODEL || ignore.status != LG_OK) return 0; /* (memory; no value) */
   const sym_node **qdd;
   if (mech_tree_accel(mm, s->eom, NULL, &qdd, &ignore) != LG_OK) return 0;
   lg_diag_clear(&ignore);
