@@ -213,7 +213,8 @@ static int compile_accel(lg_system *s);
 static lg_status derive(const lg_model *m, const lg_derive_options *o, lg_system *s,
                         lg_diag *d) {
   s->method = o->method;
-  lg_status st = lang_load_string(m->name, m->text, m->len, &s->lm, d);
+  s->lm = api_model_take_parse(m);
+  lg_status st = s->lm ? LG_OK : lang_load_string(m->name, m->text, m->len, &s->lm, d);
   /* a large tree's T from its links (the dense T composes every rotation
    * to the root); the printed equations get the expanded one */
   int flags = o->method == LG_LAGRANGE && st == LG_OK &&
@@ -339,7 +340,7 @@ lg_status lg_derive_with(const lg_model *m, const lg_derive_options *o, lg_syste
   }
   lg_status st = api_pool_new(&s->pool);
   if (st == LG_OK) st = derive(m, &opt, s, d);
-  st = api_end(&c, st, m->name, m->lm->coord_line, m->lm->coord_col);
+  st = api_end(&c, st, m->name, m->coord_line, m->coord_col);
   if (st != LG_OK) lg_system_free(s);
   else *out = s;
   return st;
