@@ -11,6 +11,7 @@
 #define LG_API_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "lagrange.h"
 #include "lang.h"
@@ -22,11 +23,21 @@ struct lg_model {
   char *name;
   char *text;
   size_t len;
-  lang_model *lm;        /* the checked model (notes, names) */
+  /* The load's parse, handed to the first lg_derive (which would parse
+   * the text again into a context of its own: 4 ms of a 40-link URDF's
+   * first evaluation); later derives parse again. Atomic: threads may
+   * derive one model at once (the model is otherwise only read). */
+  _Atomic(lang_model *) parsed;
+  /* what the lg_model_* queries report, copied from the parse */
+  char **notes, **coords, **known; /* known: parameters and inputs */
+  size_t nnotes, nq, nknown;
+  int coord_line, coord_col;
   mech_setting *set;     /* lg_model_set's values (names owned), applied by
                             every derive */
   size_t nset, set_cap;
 };
+/* The model's parse for a system of its own, once (NULL: parse again). */
+lang_model *api_model_take_parse(const lg_model *m);
 
 /* Scratch for one evaluation of `num` (lg_api_scratch.c): the tape's
  * work and x (n + m: the solved [q''; lam]). */
@@ -79,8 +90,9 @@ struct lg_system {
   num_system *num;       /* Lagrange's equations, compiled */
   /* A large tree (Lagrange, more than API_TREE_DENSE_MAX coordinates, no
    * constraints, lazy or not) compiles its first q'' in two steps (issue
-   * 26): api_ready_accel makes num_tree (the articulated-body recursion's
-   * tape alone) and sets accel_ready; api_ready later makes num (M, f and
+   * 26): api_ready_accel makes num_tree (the articulated-body recursion on
+   * numbers over the links, num_links.c, or else its tape alone) and sets
+   * accel_ready; api_ready later makes num (M, f and
    * the rest). Every entry that reports q'' (lg_eval_accel, lg_eval,
    * lg_work_*, outputs) takes it from num_tree, so that they agree to the
    * last bit whatever was compiled first; where it is not finite, from

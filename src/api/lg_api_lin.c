@@ -34,7 +34,9 @@ static const mech_kane *kane_rates(const lg_system *s, int *iv) {
   if (!k->default_speeds) return k;
   for (size_t i = 0; i < k->p; i++)
     for (size_t j = 0; j < s->nq; j++)
-      if (!strcmp(k->u[i]->v.name, mech_coord(s->lm->mech, j, 0)->v.name)) iv[j] = 1;
+      /* (the derived coordinates: mech_coord interns, which races with a
+       * thread printing under the system's lock) */
+      if (!strcmp(k->u[i]->v.name, s->eom->q[j]->v.name)) iv[j] = 1;
   return NULL;
 }
 

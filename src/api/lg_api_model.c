@@ -1,20 +1,64 @@
-/* lg_api_model.c - loading a model: the text is kept (lg_derive parses it
- * again into a context of its own) and checked now, so that errors in the
- * file are reported by the load. Files are read as the command reads them
- * (lg_read_input: at most 64 MB, "-" is standard input); a text in
- * memory has the same bound. */
+/* lg_api_model.c - loading a model: the text is parsed and checked now,
+ * so that errors in the file are reported by the load, and kept: the
+ * first lg_derive takes the parse as its own context, later ones parse
+ * the text again. The queries read names copied from the parse. Files
+ * are read as the command reads them (lg_read_input: at most 64 MB, "-"
+ * is standard input); a text in memory has the same bound. */
 #include "lg_api_internal.h"
 
 #include <string.h>
+
+static void free_names(char **v, size_t n) {
+  for (size_t i = 0; v && i < n; i++) lg_free(v[i]);
+  lg_free(v);
+}
 
 void lg_model_free(lg_model *m) {
   if (!m) return;
   for (size_t i = 0; i < m->nset; i++) lg_free((char *)m->set[i].name);
   lg_free(m->set);
-  lang_model_free(m->lm);
+  lang_model_free(atomic_exchange(&m->parsed, NULL));
+  free_names(m->notes, m->nnotes);
+  free_names(m->coords, m->nq);
+  free_names(m->known, m->nknown);
   lg_free(m->name);
   lg_free(m->text);
   lg_free(m);
+}
+
+lang_model *api_model_take_parse(const lg_model *m) {
+  /* the one field a reader changes: the parse goes to one taker */
+  return atomic_exchange(&((lg_model *)m)->parsed, NULL);
+}
+
+/* copies of n names (name(i)); 0 when out of memory */
+static int copy_names(char ***out, size_t n, const char *(*name)(const void *, size_t),
+                      const void *from) {
+  *out = lg_calloc(n ? n : 1, sizeof **out);
+  for (size_t i = 0; *out && i < n; i++)
+    if (!((*out)[i] = lg_strdup(name(from, i)))) return 0;
+  return *out != NULL;
+}
+
+static const char *note_of(const void *lm, size_t i) { return ((const lang_model *)lm)->notes[i]; }
+static const char *coord_of(const void *lm, size_t i) {
+  return mech_coord(((const lang_model *)lm)->mech, i, 0)->v.name;
+}
+static const char *known_of(const void *lm, size_t i) {
+  const mech_model *mm = ((const lang_model *)lm)->mech;
+  size_t np = mech_nparams(mm);
+  return i < np ? mech_param_name(mm, i) : mech_input_name(mm, i - np);
+}
+
+static int summarize(lg_model *m, const lang_model *lm) {
+  m->nnotes = lm->nnotes;
+  m->nq = lm->n;
+  m->nknown = mech_nparams(lm->mech) + mech_ninputs(lm->mech);
+  m->coord_line = lm->coord_line;
+  m->coord_col = lm->coord_col;
+  return copy_names(&m->notes, m->nnotes, note_of, lm) &&
+         copy_names(&m->coords, m->nq, coord_of, lm) &&
+         copy_names(&m->known, m->nknown, known_of, lm);
 }
 
 /* Takes the text (len bytes, NUL-terminated) whatever happens. */
@@ -28,7 +72,10 @@ static lg_status load(const char *name, char *text, size_t len, lg_model **out,
   m->text = text;
   m->len = len;
   m->name = lg_strdup(name);
-  lg_status st = m->name ? lang_load_string(name, text, len, &m->lm, d) : LG_ERR_NOMEM;
+  lang_model *lm = NULL;
+  lg_status st = m->name ? lang_load_string(name, text, len, &lm, d) : LG_ERR_NOMEM;
+  if (st == LG_OK && !summarize(m, lm)) st = LG_ERR_NOMEM;
+  atomic_init(&m->parsed, lm);
   if (st != LG_OK) {
     lg_model_free(m);
     return st;
@@ -87,24 +134,22 @@ lg_status lg_model_load_file(const char *path, lg_model **out, lg_diag *diag) {
 
 const char *lg_model_name(const lg_model *m) { return m ? m->name : NULL; }
 
-size_t lg_model_nnotes(const lg_model *m) { return m ? m->lm->nnotes : 0; }
+size_t lg_model_nnotes(const lg_model *m) { return m ? m->nnotes : 0; }
 
 const char *lg_model_note(const lg_model *m, size_t i) {
-  return m && i < m->lm->nnotes ? m->lm->notes[i] : NULL;
+  return m && i < m->nnotes ? m->notes[i] : NULL;
 }
 
-size_t lg_model_nq(const lg_model *m) { return m ? m->lm->n : 0; }
+size_t lg_model_nq(const lg_model *m) { return m ? m->nq : 0; }
 
 const char *lg_model_coordinate_name(const lg_model *m, size_t i) {
-  return m && i < m->lm->n ? mech_coord(m->lm->mech, i, 0)->v.name : NULL;
+  return m && i < m->nq ? m->coords[i] : NULL;
 }
 
 /* A parameter or an input of the model called `name`. */
-static int known_name(const mech_model *mm, const char *name) {
-  for (size_t i = 0; i < mech_nparams(mm); i++)
-    if (!strcmp(mech_param_name(mm, i), name)) return 1;
-  for (size_t i = 0; i < mech_ninputs(mm); i++)
-    if (!strcmp(mech_input_name(mm, i), name)) return 1;
+static int known_name(const lg_model *m, const char *name) {
+  for (size_t i = 0; i < m->nknown; i++)
+    if (!strcmp(m->known[i], name)) return 1;
   return 0;
 }
 
@@ -116,7 +161,7 @@ lg_status lg_model_set(lg_model *m, const char *name, double value, lg_diag *dia
                 "lg_model_set: a model and a name are needed");
     return api_end(&c, LG_ERR_USAGE, NULL, 0, 0);
   }
-  if (!known_name(m->lm->mech, name)) {
+  if (!known_name(m, name)) {
     lg_diag_set(d, LG_ERR_USAGE, m->name, 0, 0,
                 "`set` %s: the model has no parameter or input named '%s'", name, name);
     return api_end(&c, LG_ERR_USAGE, m->name, 0, 0);

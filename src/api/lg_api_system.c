@@ -213,7 +213,8 @@ static int compile_accel(lg_system *s);
 static lg_status derive(const lg_model *m, const lg_derive_options *o, lg_system *s,
                         lg_diag *d) {
   s->method = o->method;
-  lg_status st = lang_load_string(m->name, m->text, m->len, &s->lm, d);
+  s->lm = api_model_take_parse(m);
+  lg_status st = s->lm ? LG_OK : lang_load_string(m->name, m->text, m->len, &s->lm, d);
   /* a large tree's T from its links (the dense T composes every rotation
    * to the root); the printed equations get the expanded one */
   int flags = o->method == LG_LAGRANGE && st == LG_OK &&
@@ -282,6 +283,11 @@ static int compile_accel(lg_system *s) {
   mech_model *mm = s->lm->mech;
   lg_diag ignore;
   lg_diag_clear(&ignore);
+  /* the recursion on numbers over the links (num_links.c), else its
+   * expressions (mech_tree.c's world-axes tree) lowered to a tape */
+  lg_status st = num_system_build_links(mm, s->eom, s->dummy, s->ndummy, &s->num_tree, &ignore);
+  if (st == LG_OK) return 1;
+  if (st != LG_ERR_MODEL || ignore.status != LG_OK) return 0; /* (memory; no value) */
   const sym_node **qdd;
   if (mech_tree_accel(mm, s->eom, NULL, &qdd, &ignore) != LG_OK) return 0;
   lg_diag_clear(&ignore);
@@ -334,7 +340,7 @@ lg_status lg_derive_with(const lg_model *m, const lg_derive_options *o, lg_syste
   }
   lg_status st = api_pool_new(&s->pool);
   if (st == LG_OK) st = derive(m, &opt, s, d);
-  st = api_end(&c, st, m->name, m->lm->coord_line, m->lm->coord_col);
+  st = api_end(&c, st, m->name, m->coord_line, m->coord_col);
   if (st != LG_OK) lg_system_free(s);
   else *out = s;
   return st;

@@ -39,6 +39,8 @@ typedef struct num_system {
   size_t neuler;
   int borrowed;               /* 2: all but tree is another system's
                                  (num_system_with_tree) */
+  struct num_links *links;    /* optional (num_system_build_links): q'' by the
+                                 articulated-body algorithm on numbers */
 } num_system;
 
 /* Per-evaluation scratch and results (owned by the caller). */
@@ -66,8 +68,26 @@ void num_system_free(num_system *s);
 lg_status num_system_build_tree(mech_model *mm, const mech_eom *e, const sym_node *const *qdd,
                                 const num_setting *set, size_t nset, num_system **out,
                                 lg_diag *diag);
-/* A view of s that adds the tree tape (num_system_add_tree) and owns only
- * that: for a system others read while it is made (free it before s). */
+/* The same q'' without its expressions (issue 26, num_links.c): one small
+ * tape for the links' data (mech_joints_link, mech_joints_base_accel,
+ * mech_joints_tau: what is not a number), then the articulated-body
+ * algorithm on numbers; num_evaluate_tree runs it. LG_ERR_MODEL when the
+ * model is not a tree of links each coordinate one link's own (diag says
+ * why when a parameter has no value). */
+lg_status num_system_build_links(mech_model *mm, const mech_eom *e, const num_setting *set,
+                                 size_t nset, num_system **out, lg_diag *diag);
+typedef struct num_links num_links;
+lg_status num_links_build(mech_model *mm, const mech_eom *e, const num_setting *set,
+                          size_t nset, const double *params, num_links **out, lg_diag *diag);
+void num_links_free(num_links *L);
+size_t num_links_nslots(const num_links *L);
+/* q'' into qdd (n) from in = [t, q, q', p], slots num_links_nslots long;
+ * 0 when some entry is not finite. */
+int num_links_accel(const num_links *L, const double *in, double *slots, double *qdd);
+/* A view of s that adds the recursion on numbers (num_links_build) or,
+ * where that cannot be built, the tree tape (num_system_add_tree) and
+ * owns only that: for a system others read while it is made (free it
+ * before s). */
 lg_status num_system_with_tree(mech_model *mm, const mech_eom *e, const num_setting *set,
                                size_t nset, const num_system *s, num_system **out);
 /* The slots a num_work needs for every tape s has now. */

@@ -158,7 +158,8 @@ static int lagrange_f(sim *S, double t, const double *x, double *dx) {
     add_power(S, t, x, dx);
     return 0;
   }
-  if (S->s->tree && num_evaluate_tree(S->s, &S->w, t, x, x + n, S->qdd)) { /* O(n) */
+  if ((S->s->tree || S->s->links) && /* O(n) */
+      num_evaluate_tree(S->s, &S->w, t, x, x + n, S->qdd)) {
     memcpy(dx, x + n, n * sizeof *dx);
     memcpy(dx + n, S->qdd, n * sizeof *dx);
     add_power(S, t, x, dx);

@@ -25,9 +25,11 @@ static lg_status check_settings(mech_model *mm, const num_setting *set, size_t n
 
 /* ---- outputs ---------------------------------------------------------------------------- */
 /* Everything eval and simulate need, in one list; o_* give the offsets.
- * The dynamics come last: a tape lowers its outputs last first, so the
- * full tape computes M and f with exactly the instructions of the
- * dynamics tape (eval's q'' and accel's agree to the last bit). */
+ * The dynamics come last, lowered first as a group of their own
+ * (sym_tape_build_grouped), so the full tape computes M and f with
+ * exactly the instructions of the dynamics tape (eval's q'' and accel's
+ * agree to the last bit; lowering the outputs last first was not enough:
+ * the sums' order follows use counts, which T, V and p changed). */
 /* M (n x n) and f (n) given apart (e's). */
 static const sym_node **collect_outputs(sym_ctx *c, num_system *s, const mech_eom *e,
                                         const sym_node *const *M, const sym_node *const *f) {
@@ -147,7 +149,8 @@ static lg_status compile(mech_model *mm, num_system *s, const mech_eom *e,
   const sym_node **in = tape_inputs(mm, s, e, &nin);
   if (!in) return LG_ERR_NOMEM;
   const sym_node *missing = NULL;
-  lg_status st = full ? sym_tape_build(c, nin, in, s->nout, o, &s->tape, &missing) : LG_OK;
+  lg_status st =
+      full ? sym_tape_build_grouped(c, nin, in, s->nout, o, s->ndyn, &s->tape, &missing) : LG_OK;
   if (st == LG_OK && dyn)
     st = sym_tape_build(c, nin, in, s->ndyn, o + s->o_M, &s->dyn, &missing);
   lg_free(in);
@@ -165,7 +168,7 @@ static lg_status build_tree_tape(mech_model *mm, const mech_eom *e, const num_se
 static lg_status build(mech_model *mm, const mech_eom *e, const sym_node *const *M,
                        const sym_node *const *f, const num_setting *set,
                        size_t nset, num_system **out, lg_diag *diag,
-                       const sym_node *const *qdd) {
+                       const sym_node *const *qdd, int links) {
   *out = NULL;
   lg_status st = check_settings(mm, set, nset, diag);
   if (st != LG_OK) return st;
@@ -187,6 +190,10 @@ static lg_status build(mech_model *mm, const mech_eom *e, const sym_node *const 
   for (size_t i = 0; i < s->np; i++) s->param_names[i] = mech_param_name(mm, i);
   for (size_t r = 0; r < s->m; r++) s->row_holonomic[r] = e->kind[r] == MECH_HOLONOMIC;
   if ((st = mech_resolve_params(mm, set, nset, s->params, diag)) != LG_OK) goto done;
+  if (links) { /* the recursion on numbers alone */
+    st = num_links_build(mm, e, set, nset, s->params, &s->links, diag);
+    goto done;
+  }
   if (qdd) { /* the recursion's tape alone */
     st = build_tree_tape(mm, e, set, nset, qdd, s, 1, diag);
     goto done;
@@ -209,14 +216,20 @@ done:
 
 lg_status num_system_build(mech_model *mm, const mech_eom *e, const num_setting *set,
                            size_t nset, num_system **out, lg_diag *diag) {
-  return build(mm, e, e->M->e, e->f, set, nset, out, diag, NULL);
+  return build(mm, e, e->M->e, e->f, set, nset, out, diag, NULL, 0);
 }
 
 lg_status num_system_build_tree(mech_model *mm, const mech_eom *e, const sym_node *const *qdd,
                                 const num_setting *set, size_t nset, num_system **out,
                                 lg_diag *diag) {
   if (e->m || !qdd) return LG_ERR_USAGE;
-  return build(mm, e, NULL, NULL, set, nset, out, diag, qdd);
+  return build(mm, e, NULL, NULL, set, nset, out, diag, qdd, 0);
+}
+
+lg_status num_system_build_links(mech_model *mm, const mech_eom *e, const num_setting *set,
+                                 size_t nset, num_system **out, lg_diag *diag) {
+  if (e->m) return LG_ERR_MODEL;
+  return build(mm, e, NULL, NULL, set, nset, out, diag, NULL, 1);
 }
 
 lg_status num_system_with_tree(mech_model *mm, const mech_eom *e, const num_setting *set,
@@ -227,7 +240,17 @@ lg_status num_system_with_tree(mech_model *mm, const mech_eom *e, const num_sett
   if (!x) return LG_ERR_NOMEM;
   *x = *s;
   x->borrowed = 2;
-  lg_status st = num_system_add_tree(mm, e, set, nset, x);
+  x->links = NULL;
+  /* the recursion on numbers (num_links.c) where it can be built, as the
+   * large tree's first q'' (the same q'' as lg_eval_accel), else its tape */
+  lg_status st =
+      s->m ? LG_ERR_MODEL : num_links_build(mm, e, set, nset, s->params, &x->links, NULL);
+  if (st == LG_OK || st == LG_ERR_NOMEM) {
+    if (st != LG_OK) num_system_free(x);
+    else *out = x;
+    return st;
+  }
+  st = num_system_add_tree(mm, e, set, nset, x);
   if (st != LG_OK) {
     num_system_free(x);
     return st;
@@ -240,6 +263,7 @@ size_t num_system_nslots(const num_system *s) {
   size_t slots = s->dyn ? s->dyn->nslots : 0;
   if (s->tape && s->tape->nslots > slots) slots = s->tape->nslots;
   if (s->tree && s->tree->nslots > slots) slots = s->tree->nslots;
+  if (num_links_nslots(s->links) > slots) slots = num_links_nslots(s->links);
   return slots;
 }
 
@@ -298,6 +322,7 @@ void num_system_free(num_system *s) {
   if (!s) return;
   if (s->borrowed != 2) sym_tape_free(s->tape);
   sym_tape_free(s->tree);
+  if (s->borrowed != 1) num_links_free(s->links);
   if (s->borrowed) {
     lg_free(s);
     return;
@@ -353,6 +378,7 @@ int num_evaluate_tree(const num_system *s, num_work *w, double t, const double *
   w->in[0] = t;
   memcpy(w->in + 1, q, s->n * sizeof *q);
   memcpy(w->in + 1 + s->n, qd, s->n * sizeof *qd);
+  if (s->links) return num_links_accel(s->links, w->in, w->slots, qdd);
   sym_tape_eval(s->tree, w->in, qdd, w->slots);
   for (size_t i = 0; i < s->n; i++)
     if (!isfinite(qdd[i])) return 0;

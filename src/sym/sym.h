@@ -390,6 +390,12 @@ lg_status sym_tape_build(sym_ctx *c, size_t ninputs,
                          const sym_node *const *inputs, size_t noutputs,
                          const sym_node *const *outputs, sym_tape **out,
                          const sym_node **missing);
+/* The same, lowering the last ngroup outputs first exactly as their own
+ * tape would (its use counts over them alone): their values equal that
+ * tape's to the last bit (eval's M and f and the dynamics tape's). */
+lg_status sym_tape_build_grouped(sym_ctx *c, size_t ninputs, const sym_node *const *inputs,
+                                 size_t noutputs, const sym_node *const *outputs, size_t ngroup,
+                                 sym_tape **out, const sym_node **missing);
 /* The same without slot reuse: instruction i writes register i (operands
  * name earlier instructions). For code generators. */
 lg_status sym_tape_build_ssa(sym_ctx *c, size_t ninputs, const sym_node *const *inputs,

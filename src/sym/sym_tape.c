@@ -419,24 +419,31 @@ static void keep_registers(sym_tape *t) {
 }
 
 static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *inputs,
-                            size_t noutputs, const sym_node *const *outputs,
+                            size_t noutputs, const sym_node *const *outputs, size_t ngroup,
                             sym_tape **out, const sym_node **missing, int reuse);
 
 lg_status sym_tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *inputs,
                          size_t noutputs, const sym_node *const *outputs,
                          sym_tape **out, const sym_node **missing) {
-  return tape_build(c, ninputs, inputs, noutputs, outputs, out, missing, 1);
+  return tape_build(c, ninputs, inputs, noutputs, outputs, 0, out, missing, 1);
+}
+
+lg_status sym_tape_build_grouped(sym_ctx *c, size_t ninputs, const sym_node *const *inputs,
+                                 size_t noutputs, const sym_node *const *outputs, size_t ngroup,
+                                 sym_tape **out, const sym_node **missing) {
+  return tape_build(c, ninputs, inputs, noutputs, outputs, ngroup < noutputs ? ngroup : 0, out,
+                    missing, 1);
 }
 
 lg_status sym_tape_build_ssa(sym_ctx *c, size_t ninputs, const sym_node *const *inputs,
                              size_t noutputs, const sym_node *const *outputs,
                              sym_tape **out, const sym_node **missing) {
-  return tape_build(c, ninputs, inputs, noutputs, outputs, out, missing, 0);
+  return tape_build(c, ninputs, inputs, noutputs, outputs, 0, out, missing, 0);
 }
 
 
 static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *inputs,
-                            size_t noutputs, const sym_node *const *outputs,
+                            size_t noutputs, const sym_node *const *outputs, size_t ngroup,
                             sym_tape **out, const sym_node **missing, int reuse) {
   *out = NULL;
   if (missing) *missing = NULL;
@@ -461,7 +468,10 @@ static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *i
     lg_free(L.cos_of);
     L.sin_of = L.cos_of = NULL;
   }
-  if (L.uses && !sym_postorder_many(noutputs, outputs, count_uses, &L)) {
+  /* a group (the last ngroup outputs) is counted and lowered first on its
+   * own: its instructions are then those of its own tape */
+  const sym_node *const *first = ngroup ? outputs + noutputs - ngroup : outputs;
+  if (L.uses && !sym_postorder_many(ngroup ? ngroup : noutputs, first, count_uses, &L)) {
     lg_free(L.uses);
     L.uses = NULL;
   }
@@ -470,7 +480,18 @@ static lg_status tape_build(sym_ctx *c, size_t ninputs, const sym_node *const *i
   const sym_node **backwards = lg_malloc((noutputs + 1) * sizeof *backwards);
   if (!backwards) { st = LG_ERR_NOMEM; goto fail; }
   for (size_t i = 0; i < noutputs; i++) backwards[i] = outputs[noutputs - 1 - i];
-  int lowered = lower_all(&L, noutputs, backwards);
+  int lowered = 1;
+  if (ngroup) {
+    lowered = lower_all(&L, ngroup, backwards);
+    if (L.uses) { /* the rest as before: uses over every output */
+      memset(L.uses, 0, (c->count + 1) * sizeof *L.uses);
+      if (!sym_postorder_many(noutputs, outputs, count_uses, &L)) {
+        lg_free(L.uses);
+        L.uses = NULL;
+      }
+    }
+  }
+  lowered = lowered && lower_all(&L, noutputs, backwards);
   lg_free(backwards);
   sym_tape_forget_sums(&L);
   if (!lowered || L.oom) {

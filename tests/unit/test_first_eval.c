@@ -4,12 +4,15 @@
  * numbers as the eager path to the last bit: q'' (lg_eval_accel,
  * lg_work_accel, before and after the rest is compiled, and lg_eval's q''
  * the same), every form of lg_eval, on a 40-link URDF arm (full inertias,
- * general axes) and on a 12-link 3D chain with an input; a short
+ * general axes), on a 12-link 3D chain with an input and on a branched
+ * URDF with sliders, a fixed joint and damping (q'' by the recursion on
+ * numbers, num_links.c); a short
  * simulation (its pieces compiled last); the first evaluations made from
  * two threads at once; a singular M (the dense solve's diagnostic from
  * every entry); and independently of the tool, M (composite rigid bodies)
  * symmetric with M q'' = f at each state. */
 #include "lagrange.h"
+#include "lg_api_internal.h" /* (which recursion answered: num_tree->links) */
 #include "test_util.h"
 
 #include <math.h>
@@ -56,6 +59,58 @@ static char *arm_urdf(int n) {
   snprintf(s + len, cap - len, "</robot>\n");
   return s;
 }
+
+/* A branched URDF (the articulated-body recursion on numbers, issue 26):
+ * a root hinge carrying two arms of four joints each, hinges about
+ * general axes and sliders, a fixed joint, damping; 9 coordinates. */
+static char *branch_urdf(void) {
+  size_t cap = 16384, len = 0;
+  char *s = malloc(cap);
+  unsigned x = 9;
+  len += (size_t)snprintf(s + len, cap - len,
+                          "<?xml version=\"1.0\"?>\n<robot name=\"branch\">\n"
+                          "<link name=\"base\"/>\n");
+  for (int i = 0; i <= 9; i++) {
+    len += (size_t)snprintf(
+        s + len, cap - len,
+        "<link name=\"l%d\"><inertial><origin xyz=\"%.4f %.4f %.4f\" rpy=\"%.4f %.4f 0\"/>"
+        "<mass value=\"%.4f\"/><inertia ixx=\"0.03\" ixy=\"%.4f\" ixz=\"0.001\" iyy=\"0.025\""
+        " iyz=\"%.4f\" izz=\"0.02\"/></inertial></link>\n",
+        i, 0.03 * rnd(&x), 0.03 * rnd(&x), 0.1 + 0.03 * rnd(&x), 0.3 * rnd(&x), 0.3 * rnd(&x),
+        1.0 + 0.3 * rnd(&x), 0.002 * rnd(&x), 0.002 * rnd(&x));
+  }
+  for (int i = 0; i <= 9; i++) {
+    int parent = i == 0 ? -1 : i == 1 || i == 5 ? 0 : i - 1;
+    const char *type = i == 7 ? "fixed" : i % 3 == 2 ? "prismatic" : "continuous";
+    char pname[16];
+    snprintf(pname, sizeof pname, parent < 0 ? "base" : "l%d", parent);
+    len += (size_t)snprintf(
+        s + len, cap - len,
+        "<joint name=\"j%d\" type=\"%s\"><parent link=\"%s\"/><child link=\"l%d\"/>"
+        "<origin xyz=\"%.4f %.4f 0.2\" rpy=\"%.4f %.4f %.4f\"/><axis xyz=\"%.4f %.4f %.4f\"/>"
+        "<limit lower=\"-2\" upper=\"2\" effort=\"10\" velocity=\"1\"/>"
+        "<dynamics damping=\"%.2f\"/></joint>\n",
+        i, type, pname, i, i == 5 ? -0.1 : 0.02 * rnd(&x), 0.03 * rnd(&x), 0.4 * rnd(&x),
+        0.4 * rnd(&x), 0.4 * rnd(&x), rnd(&x), rnd(&x), rnd(&x) + 1.5, i % 2 ? 0.1 : 0.0);
+  }
+  snprintf(s + len, cap - len, "</robot>\n");
+  return s;
+}
+
+/* A planar chain of ten particles in absolute angles: a tree, but not one
+ * of links (mech_tree.c's recursion, its tape). */
+static const char PARTICLES[] =
+    "coordinates a1 a2 a3 a4 a5 a6 a7 a8 a9 a10\n"
+    "parameters m = 1, l = 0.3, g = 9.81\nframe N\npoint P0\n"
+    "point P1 = P0 + l*(sin(a1)*N.x - cos(a1)*N.y)\npoint P2 = P1 + l*(sin(a2)*N.x - cos(a2)*N.y)\n"
+    "point P3 = P2 + l*(sin(a3)*N.x - cos(a3)*N.y)\npoint P4 = P3 + l*(sin(a4)*N.x - cos(a4)*N.y)\n"
+    "point P5 = P4 + l*(sin(a5)*N.x - cos(a5)*N.y)\npoint P6 = P5 + l*(sin(a6)*N.x - cos(a6)*N.y)\n"
+    "point P7 = P6 + l*(sin(a7)*N.x - cos(a7)*N.y)\npoint P8 = P7 + l*(sin(a8)*N.x - cos(a8)*N.y)\n"
+    "point P9 = P8 + l*(sin(a9)*N.x - cos(a9)*N.y)\n"
+    "point P10 = P9 + l*(sin(a10)*N.x - cos(a10)*N.y)\n"
+    "particle P1 mass m\nparticle P2 mass m\nparticle P3 mass m\nparticle P4 mass m\n"
+    "particle P5 mass m\nparticle P6 mass m\nparticle P7 mass m\nparticle P8 mass m\n"
+    "particle P9 mass m\nparticle P10 mass 2*m\ngravity -g*N.y\n";
 
 /* A 12-link 3D chain in the model language, driven through an input
  * (bodiless: its last link carries no body, so M is singular). */
@@ -130,7 +185,9 @@ static void *first_accels(void *arg) {
   return NULL;
 }
 
-static void compare(const char *name, const char *text) {
+/* links: the first q'' by the recursion on numbers (num_links.c), else
+ * (a tree not of links: particles) by the recursion's tape */
+static void compare(const char *name, const char *text, int links) {
   lg_system *eager = derive(name, text, 0), *lazy = derive(name, text, 1),
             *lazy2 = derive(name, text, 1), *lazy3 = derive(name, text, 1);
   CHECK(eager && lazy && lazy2 && lazy3);
@@ -152,6 +209,9 @@ static void compare(const char *name, const char *text) {
   }
   CHECK(ok);
   CHECK(memcmp(a, b, NSTATE * n * sizeof *a) == 0);
+  CHECK(lazy->num_tree && eager->num_tree && !lazy->compiled);
+  CHECK(lazy->num_tree && (lazy->num_tree->links != NULL) == links);
+  CHECK(lazy->num_tree && (lazy->num_tree->tree != NULL) == !links);
   for (int k = 0; k < NSTATE; k++) {
     state(n, k, q, qd);
     double t = 0.3 * k;
@@ -287,11 +347,14 @@ static void singular(void) {
 }
 
 int main(void) {
-  char *arm = arm_urdf(40), *chain = chain_lag(12);
-  compare("arm40.urdf", arm);
-  compare("chain12.lag", chain);
+  char *arm = arm_urdf(40), *chain = chain_lag(12), *branch = branch_urdf();
+  compare("arm40.urdf", arm, 1);
+  compare("chain12.lag", chain, 1);
+  compare("branch.urdf", branch, 1);
+  compare("particles.lag", PARTICLES, 0);
   free(arm);
   free(chain);
+  free(branch);
   singular();
   return tu_summary("test_first_eval");
 }

@@ -1,0 +1,413 @@
+/* num_links.c - a tree's q'' by the articulated-body algorithm on numbers
+ * (issue 26: the first q'' of a large tree without building expressions).
+ *
+ * mech_tree_accel writes the recursion out as expressions (21,000
+ * instructions at 40 links) and the tape lowers them: most of the first
+ * evaluation's time. Here one small tape computes, from (t, q, q', p),
+ * every entry of the links' data that is not a number (each link's R, d,
+ * S, I, cJ as mech_joints_link gives them, the base's acceleration and
+ * tau = Q - dV/dq per coordinate: the joints' sin/cos, inputs, damping,
+ * forces, g); the numbers are kept once as doubles; and Featherstone's
+ * articulated-body algorithm (RBDA 7.3) runs as plain loops over the
+ * links, as mech_joint.c's aba does on expressions (the same steps, the
+ * same order: the same numbers to rounding), as MuJoCo does. Work arrays
+ * live in the caller's num_work slots (per thread). */
+#include "num.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { LK_KMAX = 7 }; /* joint coordinates a link (a quaternion free joint: 7) */
+
+struct num_links {
+  size_t nl, n, nd;        /* links, coordinates, data (links, then a0 6, tau n) */
+  int *parent;             /* nl: -1 for the inertial frame */
+  int *unit;               /* nl: j when the link's S is the constant e_j, else -1 */
+  size_t *k, *at, *q0, *qi, *wat; /* nl (qi: n): data and work offsets */
+  double *base;            /* nd: every entry, numbers in place (0 where live) */
+  size_t nlive, *where;    /* the tape's outputs and their places in the data */
+  sym_tape *tape;          /* NULL when every entry is a number */
+  size_t o_live, o_data, o_work, nslots;
+};
+
+/* ---- spatial algebra (mech_joint_algebra.c's, on numbers) ------------------------------- */
+/* the parent's motion m in the link: (R^T w, R^T (v - d x w)) */
+static void motion_in(const double *X, const double *m, double *o) {
+  const double *R = X, *d = X + 9;
+  double t[3] = {m[3] - (d[1] * m[2] - d[2] * m[1]), m[4] - (d[2] * m[0] - d[0] * m[2]),
+                 m[5] - (d[0] * m[1] - d[1] * m[0])};
+  for (int i = 0; i < 3; i++) {
+    o[i] = R[i] * m[0] + R[3 + i] * m[1] + R[6 + i] * m[2];
+    o[3 + i] = R[i] * t[0] + R[3 + i] * t[1] + R[6 + i] * t[2];
+  }
+}
+
+/* the link's force f added to its parent's: (R n + d x R f, R f) */
+static void force_out_add(const double *X, const double *f, double *o) {
+  const double *R = X, *d = X + 9;
+  double rn[3], rf[3];
+  for (int i = 0; i < 3; i++) {
+    rn[i] = R[3 * i] * f[0] + R[3 * i + 1] * f[1] + R[3 * i + 2] * f[2];
+    rf[i] = R[3 * i] * f[3] + R[3 * i + 1] * f[4] + R[3 * i + 2] * f[5];
+  }
+  o[0] += rn[0] + d[1] * rf[2] - d[2] * rf[1];
+  o[1] += rn[1] + d[2] * rf[0] - d[0] * rf[2];
+  o[2] += rn[2] + d[0] * rf[1] - d[1] * rf[0];
+  o[3] += rf[0];
+  o[4] += rf[1];
+  o[5] += rf[2];
+}
+
+/* X^T I X: the link's symmetric inertia I in its parent, added to P:
+ * blocks A, B, M turned by R, then moved by D = [d]x:
+ * [[A' + D B'^T - B' D - D M' D, B' + D M'], [., M']] */
+static void inertia_out_add(const double *X, const double *I, double *P) {
+  const double *R = X, *d = X + 9;
+  double blk[3][9], rot[3][9], D[9] = {0, -d[2], d[1], d[2], 0, -d[0], -d[1], d[0], 0};
+  for (int b = 0; b < 3; b++) /* A, B, M */
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        blk[b][3 * i + j] = I[6 * (i + (b == 2 ? 3 : 0)) + j + (b ? 3 : 0)];
+  for (int b = 0; b < 3; b++) { /* R blk R^T */
+    double t[9];
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        t[3 * i + j] = blk[b][3 * i] * R[3 * j] + blk[b][3 * i + 1] * R[3 * j + 1] +
+                       blk[b][3 * i + 2] * R[3 * j + 2];
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        rot[b][3 * i + j] = R[3 * i] * t[j] + R[3 * i + 1] * t[3 + j] + R[3 * i + 2] * t[6 + j];
+  }
+  double Xb[9], Y[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      Xb[3 * i + j] = D[3 * i] * rot[1][3 * j] + D[3 * i + 1] * rot[1][3 * j + 1] +
+                      D[3 * i + 2] * rot[1][3 * j + 2];
+      Y[3 * i + j] =
+          D[3 * i] * rot[2][j] + D[3 * i + 1] * rot[2][3 + j] + D[3 * i + 2] * rot[2][6 + j];
+    }
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double ymd = Y[3 * i] * D[j] + Y[3 * i + 1] * D[3 + j] + Y[3 * i + 2] * D[6 + j];
+      P[6 * i + j] += rot[0][3 * i + j] + Xb[3 * i + j] + Xb[3 * j + i] - ymd;
+      P[6 * i + 3 + j] += rot[1][3 * i + j] + Y[3 * i + j];
+      P[6 * (3 + j) + i] += rot[1][3 * i + j] + Y[3 * i + j];
+      P[6 * (3 + i) + 3 + j] += rot[2][3 * i + j];
+    }
+}
+
+/* v x m for motions */
+static void cross_motion(const double *v, const double *m, double *o) {
+  o[0] = v[1] * m[2] - v[2] * m[1];
+  o[1] = v[2] * m[0] - v[0] * m[2];
+  o[2] = v[0] * m[1] - v[1] * m[0];
+  o[3] = v[1] * m[5] - v[2] * m[4] + v[4] * m[2] - v[5] * m[1];
+  o[4] = v[2] * m[3] - v[0] * m[5] + v[5] * m[0] - v[3] * m[2];
+  o[5] = v[0] * m[4] - v[1] * m[3] + v[3] * m[1] - v[4] * m[0];
+}
+
+/* v x* f for forces */
+static void cross_force(const double *v, const double *f, double *o) {
+  o[0] = v[1] * f[2] - v[2] * f[1] + v[4] * f[5] - v[5] * f[4];
+  o[1] = v[2] * f[0] - v[0] * f[2] + v[5] * f[3] - v[3] * f[5];
+  o[2] = v[0] * f[1] - v[1] * f[0] + v[3] * f[4] - v[4] * f[3];
+  o[3] = v[1] * f[5] - v[2] * f[4];
+  o[4] = v[2] * f[3] - v[0] * f[5];
+  o[5] = v[0] * f[4] - v[1] * f[3];
+}
+
+static void times6(const double *I, const double *x, double *y) {
+  for (int i = 0; i < 6; i++) {
+    y[i] = 0;
+    for (int j = 0; j < 6; j++) y[i] += I[6 * i + j] * x[j];
+  }
+}
+
+static double dot6(const double *a, const double *b) {
+  double s = 0;
+  for (int i = 0; i < 6; i++) s += a[i] * b[i];
+  return s;
+}
+
+/* x = D^-1 b for the k x k symmetric positive D, nb right-hand sides
+ * (Gauss-Jordan without pivoting, as mech_joint.c's solve_small). */
+static void solve_small(size_t k, double D[LK_KMAX][LK_KMAX], double b[LK_KMAX][1 + 6],
+                        size_t nb) {
+  for (size_t p = 0; p < k; p++) {
+    double inv = 1.0 / D[p][p];
+    for (size_t j = p; j < k; j++) D[p][j] *= inv;
+    for (size_t j = 0; j < nb; j++) b[p][j] *= inv;
+    for (size_t i = 0; i < k; i++) {
+      if (i == p) continue;
+      double f = D[i][p];
+      for (size_t j = p; j < k; j++) D[i][j] -= f * D[p][j];
+      for (size_t j = 0; j < nb; j++) b[i][j] -= f * b[p][j];
+    }
+  }
+}
+
+/* ---- build ------------------------------------------------------------------------------- */
+void num_links_free(num_links *L) {
+  if (!L) return;
+  sym_tape_free(L->tape);
+  lg_free(L->parent);
+  lg_free(L->unit);
+  lg_free(L->k);
+  lg_free(L->base);
+  lg_free(L->where);
+  lg_free(L);
+}
+
+size_t num_links_nslots(const num_links *L) { return L ? L->nslots : 0; }
+
+/* The data's expressions: each link's R 9, d 3, S 6k, I 36, cJ 6, then
+ * the base's acceleration (6) and tau (n). 0: not a tree of links whose
+ * every coordinate is one link's own. */
+static int read_links(mech_model *mm, mech_joints *J, num_links *L, const sym_node ***out) {
+  size_t nl = mech_joints_nlinks(J), n = L->n, nd = 0, nq = 0;
+  if (!nl) return 0;
+  for (size_t i = 0; i < nl; i++) {
+    mech_link_view v;
+    mech_joints_link(J, i, &v);
+    if (v.k > LK_KMAX || (v.parent >= (int)i) || v.parent < -1) return 0;
+    nd += 54 + 6 * v.k;
+    nq += v.k;
+  }
+  if (nq != n) return 0;
+  L->nl = nl;
+  L->nd = nd + 6 + n;
+  L->parent = lg_malloc(nl * sizeof *L->parent);
+  L->unit = lg_malloc(nl * sizeof *L->unit);
+  L->k = lg_malloc((5 * nl + n) * sizeof *L->k);
+  const sym_node **o = lg_malloc(L->nd * sizeof *o);
+  unsigned char *seen = lg_calloc(n + 1, 1);
+  int ok = L->parent && L->unit && L->k && o && seen;
+  if (ok) L->at = L->k + nl, L->q0 = L->at + nl, L->wat = L->q0 + nl, L->qi = L->wat + nl;
+  size_t at = 0, nqi = 0, wat = 0;
+  const sym_node *one = sym_int(mech_ctx(mm), 1);
+  for (size_t i = 0; ok && i < nl; i++) {
+    mech_link_view v;
+    mech_joints_link(J, i, &v);
+    L->parent[i] = v.parent;
+    L->unit[i] = -1;
+    /* (mech_joint.c's test: the integer 1 once, every other entry zero) */
+    int unit = -1, zeros = 0;
+    for (int j = 0; v.k == 1 && j < 6; j++) {
+      if (v.S[j] == one && unit < 0) unit = j;
+      else zeros += sym_is_zero(v.S[j]) != 0;
+    }
+    L->unit[i] = unit >= 0 && zeros == 5 ? unit : -1;
+    L->k[i] = v.k;
+    L->at[i] = at;
+    L->q0[i] = nqi;
+    L->wat[i] = wat;
+    for (size_t j = 0; ok && j < v.k; j++) {
+      ok = v.q[j] < n && !seen[v.q[j]];
+      if (ok) seen[v.q[j]] = 1, L->qi[nqi++] = v.q[j];
+    }
+    memcpy(o + at, v.R, 9 * sizeof *o);
+    memcpy(o + at + 9, v.d, 3 * sizeof *o);
+    memcpy(o + at + 12, v.S, 6 * v.k * sizeof *o);
+    memcpy(o + at + 12 + 6 * v.k, v.I, 36 * sizeof *o);
+    memcpy(o + at + 48 + 6 * v.k, v.cJ, 6 * sizeof *o);
+    at += 54 + 6 * v.k;
+    wat += 60 + 14 * v.k; /* v, c, pA, a 6 each, IA 36, U 6k, u k, DU 6k, Du k */
+  }
+  if (ok) {
+    memcpy(o + nd, mech_joints_base_accel(J), 6 * sizeof *o);
+    for (size_t q = 0; q < n; q++)
+      if (!(o[nd + 6 + q] = mech_joints_tau(mm, q))) ok = 0;
+  }
+  L->o_work = wat; /* (the work's size, until the layout is known) */
+  lg_free(seen);
+  if (!ok) {
+    lg_free(o);
+    return 0;
+  }
+  *out = o;
+  return 1;
+}
+
+lg_status num_links_build(mech_model *mm, const mech_eom *e, const num_setting *set,
+                          size_t nset, const double *params, num_links **out, lg_diag *diag) {
+  *out = NULL;
+  if (e->m) return LG_ERR_MODEL;
+  mech_joints *J = mech_joints_of(mm);
+  if (!J) return mech_model_oom(mm) ? LG_ERR_NOMEM : LG_ERR_MODEL;
+  num_links *L = lg_calloc(1, sizeof *L);
+  if (!L) return LG_ERR_NOMEM;
+  L->n = e->n;
+  const sym_node **o = NULL, **live = NULL, **in = NULL;
+  lg_status st = read_links(mm, J, L, &o) ? LG_OK : LG_ERR_MODEL;
+  if (st == LG_OK) st = num_substitute_inputs(mm, set, nset, o, L->nd);
+  size_t np = mech_nparams(mm), nin = 1 + 2 * L->n + np;
+  if (st == LG_OK) {
+    L->base = lg_calloc(L->nd, sizeof *L->base);
+    L->where = lg_malloc(L->nd * sizeof *L->where);
+    live = lg_malloc(L->nd * sizeof *live);
+    in = lg_malloc(nin * sizeof *in);
+    if (!L->base || !L->where || !live || !in) st = LG_ERR_NOMEM;
+  }
+  for (size_t j = 0; st == LG_OK && j < L->nd; j++) {
+    if (sym_is_number(o[j])) L->base[j] = sym_number_value(o[j]);
+    else live[L->nlive] = o[j], L->where[L->nlive++] = j;
+  }
+  /* a parameter without a value used by the data: the dense path's error */
+  for (size_t i = 0; st == LG_OK && i < np; i++) {
+    if (!isnan(params[i])) continue;
+    for (size_t j = 0; st == LG_OK && j < L->nlive; j++)
+      if (sym_has(live[j], mech_param(mm, i))) {
+        int line, col;
+        mech_param_pos(mm, i, &line, &col);
+        lg_diag_set(diag, LG_ERR_MODEL, NULL, line, col, "parameter '%s' has no value",
+                    mech_param_name(mm, i));
+        st = LG_ERR_MODEL;
+      }
+  }
+  if (st == LG_OK) {
+    in[0] = sym_time(mech_ctx(mm));
+    for (size_t i = 0; i < L->n; i++) in[1 + i] = e->q[i], in[1 + L->n + i] = e->qd[i];
+    for (size_t i = 0; i < np; i++) in[1 + 2 * L->n + i] = mech_param(mm, i);
+    const sym_node *missing = NULL;
+    if (L->nlive) st = sym_tape_build(mech_ctx(mm), nin, in, L->nlive, live, &L->tape, &missing);
+    if (st == LG_ERR_MODEL)
+      lg_diag_set(diag, LG_ERR_MODEL, NULL, 0, 0, "'%s' has no numeric value in the equations",
+                  missing && missing->v.name ? missing->v.name : "?");
+  }
+  if (st == LG_OK) {
+    size_t work = L->o_work;
+    L->o_live = L->tape ? L->tape->nslots : 0;
+    L->o_data = L->o_live + L->nlive;
+    L->o_work = L->o_data + L->nd;
+    L->nslots = L->o_work + work;
+  }
+  lg_free(o);
+  lg_free(live);
+  lg_free(in);
+  if (st != LG_OK) {
+    num_links_free(L);
+    return st;
+  }
+  *out = L;
+  return LG_OK;
+}
+
+/* ---- evaluation -------------------------------------------------------------------------- */
+/* Link i's work: v 6, c 6, pA 6, a 6, IA 36, U 6k, u k, DU 6k, Du k. */
+enum { W_V = 0, W_C = 6, W_PA = 12, W_A = 18, W_IA = 24, W_U = 60 };
+
+static double *work_of(const num_links *L, double *Wk, size_t i) { return Wk + L->wat[i]; }
+
+/* the coordinate of link i's r-th own q' */
+static size_t coord_of(const num_links *L, size_t i, size_t r) { return L->qi[L->q0[i] + r]; }
+
+/* Outward: each link's velocity v, its bias term c = cJ + v x vJ, and
+ * IA = I, pA = v x* I v to start the inward pass. */
+static void pass_velocities(const num_links *L, const double *X0, double *Wk, const double *qd) {
+  for (size_t i = 0; i < L->nl; i++) {
+    size_t k = L->k[i];
+    const double *X = X0 + L->at[i], *S = X + 12, *I = S + 6 * k, *cJ = I + 36;
+    double *w = work_of(L, Wk, i), *v = w + W_V, vJ[6], Iv[6], x[6];
+    for (int j = 0; j < 6; j++) {
+      vJ[j] = 0;
+      for (size_t r = 0; r < k; r++) vJ[j] += S[6 * r + j] * qd[coord_of(L, i, r)];
+    }
+    if (L->parent[i] >= 0) {
+      motion_in(X, work_of(L, Wk, (size_t)L->parent[i]) + W_V, v);
+      for (int j = 0; j < 6; j++) v[j] += vJ[j];
+    } else
+      memcpy(v, vJ, sizeof vJ);
+    cross_motion(v, vJ, x);
+    for (int j = 0; j < 6; j++) w[W_C + j] = cJ[j] + x[j];
+    memcpy(w + W_IA, I, 36 * sizeof *w);
+    times6(I, v, Iv);
+    cross_force(v, Iv, w + W_PA);
+  }
+}
+
+/* Inward: U = IA S, u = tau - S^T pA, D = S^T U and D^-1 [u, U^T]; the
+ * articulated inertia Ia = IA - U D^-1 U^T and bias pa = pA + Ia c +
+ * U D^-1 u carried to the parent. */
+static void pass_inward(const num_links *L, const double *X0, double *Wk, const double *tau) {
+  for (size_t i = L->nl; i-- > 0;) {
+    size_t k = L->k[i];
+    const double *X = X0 + L->at[i], *S = X + 12;
+    double *w = work_of(L, Wk, i), *IA = w + W_IA, *U = w + W_U, *u = U + 6 * k,
+           *DU = u + k, *Du = DU + 6 * k, D[LK_KMAX][LK_KMAX], b[LK_KMAX][1 + 6];
+    for (size_t r = 0; r < k; r++) {
+      times6(IA, S + 6 * r, U + 6 * r);
+      u[r] = tau[coord_of(L, i, r)] - dot6(S + 6 * r, w + W_PA);
+    }
+    for (size_t r = 0; r < k; r++)
+      for (size_t c = 0; c < k; c++) D[r][c] = c < r ? D[c][r] : dot6(S + 6 * r, U + 6 * c);
+    for (size_t r = 0; r < k; r++) {
+      b[r][0] = u[r];
+      for (int j = 0; j < 6; j++) b[r][1 + j] = U[6 * r + j];
+    }
+    solve_small(k, D, b, 7);
+    for (size_t r = 0; r < k; r++) {
+      Du[r] = b[r][0];
+      for (int j = 0; j < 6; j++) DU[6 * r + j] = b[r][1 + j];
+    }
+    if (L->parent[i] < 0) continue;
+    double Ia[36], Ic[6], pa[6];
+    for (int x = 0; x < 6; x++)
+      for (int y = x; y < 6; y++) {
+        double s = IA[6 * x + y];
+        for (size_t r = 0; r < k; r++) s -= U[6 * r + x] * DU[6 * r + y];
+        Ia[6 * x + y] = Ia[6 * y + x] = s;
+      }
+    /* Ia S = 0: with S a unit e_j, row and column j are zero exactly (as
+     * mech_joint.c's aba writes them) */
+    int unit = L->unit[i];
+    for (int j = 0; unit >= 0 && j < 6; j++) Ia[6 * unit + j] = Ia[6 * j + unit] = 0;
+    times6(Ia, w + W_C, Ic);
+    for (int j = 0; j < 6; j++) {
+      pa[j] = w[W_PA + j] + Ic[j];
+      for (size_t r = 0; r < k; r++) pa[j] += U[6 * r + j] * Du[r];
+    }
+    double *P = work_of(L, Wk, (size_t)L->parent[i]);
+    inertia_out_add(X, Ia, P + W_IA);
+    force_out_add(X, pa, P + W_PA);
+  }
+}
+
+/* Outward: a' = X a_parent + c (the root's from the base's a0), q'' =
+ * D^-1 u - D^-1 U^T a', a = a' + S q''. 0 when a q'' is not finite. */
+static int pass_accel(const num_links *L, const double *X0, double *Wk, const double *a0,
+                      double *qdd) {
+  int finite = 1;
+  for (size_t i = 0; i < L->nl; i++) {
+    size_t k = L->k[i];
+    const double *X = X0 + L->at[i], *S = X + 12;
+    double *w = work_of(L, Wk, i), *DU = w + W_U + 7 * k, *Du = DU + 6 * k, ap[6];
+    motion_in(X, L->parent[i] >= 0 ? work_of(L, Wk, (size_t)L->parent[i]) + W_A : a0, ap);
+    for (int j = 0; j < 6; j++) ap[j] += w[W_C + j];
+    for (size_t r = 0; r < k; r++) {
+      double x = Du[r];
+      for (int j = 0; j < 6; j++) x -= DU[6 * r + j] * ap[j];
+      qdd[coord_of(L, i, r)] = x;
+      finite &= isfinite(x) != 0;
+    }
+    for (int j = 0; j < 6; j++) {
+      double x = ap[j];
+      for (size_t r = 0; r < k; r++) x += S[6 * r + j] * qdd[coord_of(L, i, r)];
+      w[W_A + j] = x;
+    }
+  }
+  return finite;
+}
+
+int num_links_accel(const num_links *L, const double *in, double *slots, double *qdd) {
+  double *X0 = slots + L->o_data, *Wk = slots + L->o_work;
+  memcpy(X0, L->base, L->nd * sizeof *X0);
+  if (L->tape) { /* the live entries into their places */
+    double *live = slots + L->o_live;
+    sym_tape_eval(L->tape, in, live, slots);
+    for (size_t j = 0; j < L->nlive; j++) X0[L->where[j]] = live[j];
+  }
+  const double *a0 = X0 + L->nd - 6 - L->n;
+  pass_velocities(L, X0, Wk, in + 1 + L->n);
+  pass_inward(L, X0, Wk, a0 + 6);
+  return pass_accel(L, X0, Wk, a0, qdd);
+}

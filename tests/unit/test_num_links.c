@@ -1,0 +1,247 @@
+/* test_num_links.c - a tree's q'' by the articulated-body algorithm on
+ * numbers (num_links.c, issue 26) against two independent derivations:
+ * the recursion written out as expressions (mech_tree_accel's tape) and
+ * the dense Euler-Lagrange equations (M and f differentiated from T and
+ * V, M q'' = f solved by LAPACK), to 1e-12 relative, at random states, on
+ * hinges about general axes, sliders, a branch, a fixed joint, damping,
+ * an input and forces, a multi-coordinate link (a free body in Euler
+ * angles); then the cases it leaves to the tape (not a tree of links)
+ * and a parameter without a value; simulate's view (num_system_with_tree)
+ * takes the same recursion, bit for bit. */
+#include "lang.h"
+#include "mech.h"
+#include "num.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double rnd(unsigned *x) {
+  *x = *x * 1103515245u + 12345u;
+  return ((*x >> 8) & 0xffff) / 32768.0 - 1.0;
+}
+
+/* URDF: continuous joints about general axes with turned origins, a
+ * prismatic joint along a general axis, a fixed joint, a branch (two arms
+ * on link 2), damping, full inertias in turned inertial frames. */
+static const char URDF[] =
+    "<?xml version=\"1.0\"?>\n<robot name=\"t\">\n<link name=\"base\"/>\n"
+    "<link name=\"a\"><inertial><origin xyz=\"0.01 0.02 0.1\" rpy=\"0.1 0.2 0.3\"/>"
+    "<mass value=\"1.3\"/><inertia ixx=\"0.05\" ixy=\"0.002\" ixz=\"-0.001\" iyy=\"0.04\""
+    " iyz=\"0.003\" izz=\"0.02\"/></inertial></link>\n"
+    "<link name=\"b\"><inertial><origin xyz=\"0.1 0 0.05\" rpy=\"-0.2 0.1 0.4\"/>"
+    "<mass value=\"0.9\"/><inertia ixx=\"0.03\" ixy=\"0.001\" ixz=\"0.002\" iyy=\"0.02\""
+    " iyz=\"-0.001\" izz=\"0.025\"/></inertial></link>\n"
+    "<link name=\"bf\"><inertial><origin xyz=\"0.03 0.01 0\"/>"
+    "<mass value=\"0.4\"/><inertia ixx=\"0.004\" iyy=\"0.003\" izz=\"0.002\"/></inertial></link>\n"
+    "<link name=\"c1\"><inertial><origin xyz=\"0 0.05 0.1\" rpy=\"0.3 0 0\"/>"
+    "<mass value=\"0.7\"/><inertia ixx=\"0.01\" ixy=\"0.0005\" iyy=\"0.012\" izz=\"0.006\"/>"
+    "</inertial></link>\n"
+    "<link name=\"d1\"><inertial><origin xyz=\"0.02 0 0.08\"/>"
+    "<mass value=\"0.5\"/><inertia ixx=\"0.005\" iyy=\"0.006\" izz=\"0.003\"/></inertial></link>\n"
+    "<link name=\"c2\"><inertial><origin xyz=\"0 -0.05 0.1\" rpy=\"0 0.3 0.1\"/>"
+    "<mass value=\"0.6\"/><inertia ixx=\"0.01\" iyy=\"0.011\" izz=\"0.005\" iyz=\"0.0007\"/>"
+    "</inertial></link>\n"
+    "<link name=\"d2\"><inertial><origin xyz=\"0 0 0.06\"/>"
+    "<mass value=\"0.45\"/><inertia ixx=\"0.004\" iyy=\"0.004\" izz=\"0.002\"/></inertial></link>\n"
+    "<joint name=\"j1\" type=\"continuous\"><parent link=\"base\"/><child link=\"a\"/>"
+    "<origin xyz=\"0 0 0.1\" rpy=\"0.1 -0.2 0.05\"/><axis xyz=\"0.2 -0.3 1\"/>"
+    "<dynamics damping=\"0.3\"/></joint>\n"
+    "<joint name=\"j2\" type=\"prismatic\"><parent link=\"a\"/><child link=\"b\"/>"
+    "<origin xyz=\"0.05 0 0.2\" rpy=\"0 0.4 0\"/><axis xyz=\"0.6 0.8 0.1\"/>"
+    "<limit lower=\"-1\" upper=\"1\" effort=\"10\" velocity=\"1\"/></joint>\n"
+    "<joint name=\"jf\" type=\"fixed\"><parent link=\"b\"/><child link=\"bf\"/>"
+    "<origin xyz=\"0.1 0.05 0\" rpy=\"0.5 0 -0.3\"/></joint>\n"
+    "<joint name=\"j3\" type=\"revolute\"><parent link=\"b\"/><child link=\"c1\"/>"
+    "<origin xyz=\"0 0.1 0.1\" rpy=\"0.2 0.1 0\"/><axis xyz=\"1 0.2 -0.1\"/>"
+    "<limit lower=\"-3\" upper=\"3\" effort=\"10\" velocity=\"1\"/>"
+    "<dynamics damping=\"0.2\"/></joint>\n"
+    "<joint name=\"j4\" type=\"continuous\"><parent link=\"c1\"/><child link=\"d1\"/>"
+    "<origin xyz=\"0 0.02 0.2\" rpy=\"-0.3 0.2 0.1\"/><axis xyz=\"0 1 0.3\"/></joint>\n"
+    "<joint name=\"j5\" type=\"continuous\"><parent link=\"b\"/><child link=\"c2\"/>"
+    "<origin xyz=\"0 -0.1 0.1\" rpy=\"0 0 0.7\"/><axis xyz=\"0.3 0.1 1\"/></joint>\n"
+    "<joint name=\"j6\" type=\"prismatic\"><parent link=\"c2\"/><child link=\"d2\"/>"
+    "<origin xyz=\"0 0 0.2\"/><axis xyz=\"0 0 1\"/>"
+    "<limit lower=\"-1\" upper=\"1\" effort=\"10\" velocity=\"1\"/></joint>\n"
+    "</robot>\n";
+
+/* The model language: a free body in Euler angles (one link of six
+ * coordinates) carrying a branched pair of pendulums about skew axes, a
+ * slider, an input's force, a torque, a damper (D =) and a spring. */
+static const char LAG[] =
+    "coordinates x y z a b c h1 h2 s1 h3\n"
+    "parameters m = 1.5, l = 0.4, g = 9.81, k = 3\n"
+    "inputs u = 0.7*sin(3*t)\n"
+    "frame N\npoint O\n"
+    "frame B = body_fixed(N, zxy, a, b, c)\n"
+    "point P = O + x*N.x + y*N.y + z*N.z\n"
+    "body B mass m at P inertia (0.1, 0.12, 0.08, 0.01, -0.005, 0.003)\n"
+    "frame F1 = rotate(B, B.x + 0.3*B.y - 0.2*B.z, h1)\n"
+    "point P1 = P + 0.1*B.z + l*F1.x\n"
+    "body F1 mass 0.5*m at P1 inertia (0.01, 0.02, 0.015)\n"
+    "frame F2 = rotate(B, 0.2*B.x + B.z, h2)\n"
+    "point P2 = P - 0.1*B.x + l*F2.y\n"
+    "body F2 mass 0.4*m at P2 inertia (0.012, 0.01, 0.02, 0.001, 0, 0)\n"
+    "point Q = P2 + s1*F2.x\n"
+    "frame S2 = rotate(F2, F2.z, 0.25)\n"
+    "body S2 mass 0.3 at Q inertia (0.002, 0.003, 0.004)\n"
+    "frame F3 = rotate(S2, S2.x, h3)\n"
+    "point P3 = Q + 0.5*l*F3.z\n"
+    "body F3 mass 0.3*m at P3 inertia (0.004, 0.004, 0.002)\n"
+    "gravity -g*N.z\n"
+    "force P1: u*N.x\n"
+    "torque F3: -0.2*h3'*S2.x\n"
+    "force h1: u - 0.1*h1'\n"
+    "D = 1/2*0.05*s1'^2\n"
+    "V = 1/2*k*s1^2\n";
+
+/* A 12-link 3D chain with an input (test_first_eval's). */
+static char *chain(int n) {
+  size_t cap = 1024 + (size_t)n * 200, len = 0;
+  char *s = malloc(cap);
+  len += (size_t)snprintf(s + len, cap - len, "coordinates");
+  for (int i = 1; i <= n; i++) len += (size_t)snprintf(s + len, cap - len, " q%d", i);
+  len += (size_t)snprintf(s + len, cap - len,
+                          "\nparameters m = 1, l = 0.5, g = 9.81\n"
+                          "inputs tau = 0.4*sin(2*t)\nframe F0\npoint P0\n");
+  const char *axis[3] = {"z", "x", "y"};
+  for (int i = 1; i <= n; i++)
+    len += (size_t)snprintf(s + len, cap - len,
+                            "frame F%d = rotate(F%d, F%d.%s, q%d)\npoint P%d = P%d + l*F%d.x\n"
+                            "body F%d mass m*(1 + %d/10) at P%d inertia (0.01, 0.02, 0.03)\n",
+                            i, i - 1, i - 1, axis[i % 3], i, i, i - 1, i, i, i, i);
+  snprintf(s + len, cap - len, "gravity -g*F0.z\nforce q1: tau - 0.2*q1'\n");
+  return s;
+}
+
+static double max_rel(const double *a, const double *b, size_t n) {
+  double d = 0, s = 0;
+  for (size_t i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i])), s = fmax(s, fabs(b[i]));
+  return d / (s > 0 ? s : 1);
+}
+
+/* links vs tape vs dense at nstate random states; returns the worst */
+static void compare(const char *name, const char *text, size_t want_n) {
+  lg_diag d;
+  lg_diag_clear(&d);
+  lang_model *lm = NULL;
+  mech_eom *e = NULL;
+  num_system *links = NULL, *tape = NULL, *dense = NULL;
+  const sym_node **qdd = NULL;
+  CHECK(lang_load_string(name, text, strlen(text), &lm, &d) == LG_OK);
+  if (!lm) {
+    fprintf(stderr, "%s: %s\n", name, d.message);
+    return;
+  }
+  mech_model *mm = lm->mech;
+  CHECK(mech_derive_lagrange(mm, name, &e, &d) == LG_OK);
+  if (!e) goto done;
+  size_t n = e->n;
+  CHECK(n == want_n);
+  CHECK(num_system_build_links(mm, e, NULL, 0, &links, &d) == LG_OK && links && links->links);
+  CHECK(mech_tree_accel(mm, e, name, &qdd, &d) == LG_OK);
+  if (qdd) CHECK(num_system_build_tree(mm, e, qdd, NULL, 0, &tape, &d) == LG_OK);
+  CHECK(num_system_build(mm, e, NULL, 0, &dense, &d) == LG_OK);
+  if (!links || !tape || !dense) {
+    fprintf(stderr, "%s: %s\n", name, d.message);
+    goto done;
+  }
+  /* simulate's view of the dense system takes the same recursion */
+  num_system *view = NULL;
+  CHECK(num_system_with_tree(mm, e, NULL, 0, dense, &view) == LG_OK && view && view->links &&
+        !view->tree);
+  num_work wl, wt, wd, wv;
+  CHECK(num_work_init(links, &wl) == LG_OK);
+  CHECK(num_work_init(tape, &wt) == LG_OK);
+  CHECK(num_work_init(dense, &wd) == LG_OK);
+  CHECK(view && num_work_init(view, &wv) == LG_OK);
+  double *q = calloc(n, sizeof *q), *qd = calloc(n, sizeof *qd), *a = calloc(n, sizeof *a);
+  double *b = calloc(n, sizeof *b), *c = calloc(n, sizeof *c), worst_t = 0, worst_d = 0;
+  unsigned x = 7;
+  for (int k = 0; k < 6; k++) {
+    for (size_t i = 0; i < n; i++) q[i] = 1.5 * rnd(&x), qd[i] = 2 * rnd(&x);
+    double t = 0.37 * k;
+    CHECK(num_evaluate_tree(links, &wl, t, q, qd, a) == 1);
+    CHECK(num_evaluate_tree(tape, &wt, t, q, qd, b) == 1);
+    num_evaluate_dynamics(dense, &wd, t, q, qd);
+    CHECK(num_solve_accel(dense, &wd, c, NULL, NULL) == LG_OK);
+    worst_t = fmax(worst_t, max_rel(a, b, n));
+    worst_d = fmax(worst_d, max_rel(a, c, n));
+    /* twice at one state: the same numbers (no state kept between calls) */
+    CHECK(num_evaluate_tree(links, &wl, t, q, qd, c) == 1 && memcmp(a, c, n * sizeof *a) == 0);
+    CHECK(view && num_evaluate_tree(view, &wv, t, q, qd, c) == 1 &&
+          memcmp(a, c, n * sizeof *a) == 0);
+  }
+  printf("%s (n = %zu): vs the tape %.2e, vs the dense solve %.2e\n", name, n, worst_t, worst_d);
+  CHECK(worst_t <= 1e-12);
+  CHECK(worst_d <= 1e-12);
+  free(q);
+  free(qd);
+  free(a);
+  free(b);
+  free(c);
+  num_work_free(&wl);
+  num_work_free(&wt);
+  num_work_free(&wd);
+  if (view) num_work_free(&wv);
+  num_system_free(view);
+done:
+  num_system_free(links);
+  num_system_free(tape);
+  num_system_free(dense);
+  lang_model_free(lm);
+}
+
+/* Not a tree of links (particles alone): LG_ERR_MODEL without a
+ * diagnostic, the tape's path still there; a parameter without a value:
+ * the error at its declaration. */
+static void test_refusals(void) {
+  static const char PARTICLES[] =
+      "coordinates x y\nparameters m = 1, g = 9.81\nframe N\npoint O\n"
+      "point P = O + x*N.x + y*N.y\nparticle P mass m\ngravity -g*N.y\n";
+  static const char NOVALUE[] =
+      "coordinates q\nparameters m, l = 1, g = 9.81\nframe N\nframe A = rotate(N, N.z, q)\n"
+      "point O\npoint P = O + l*A.x\nbody A mass m at P inertia (0.1, 0.1, 0.1)\n"
+      "gravity -g*N.y\n";
+  lg_diag d;
+  lang_model *lm = NULL;
+  mech_eom *e = NULL;
+  num_system *s = NULL;
+  lg_diag_clear(&d);
+  CHECK(lang_load_string("p.lag", PARTICLES, strlen(PARTICLES), &lm, &d) == LG_OK);
+  if (lm && mech_derive_lagrange(lm->mech, "p.lag", &e, &d) == LG_OK) {
+    CHECK(num_system_build_links(lm->mech, e, NULL, 0, &s, &d) == LG_ERR_MODEL && !s);
+    CHECK(d.status == LG_OK);
+  }
+  lang_model_free(lm);
+  lm = NULL;
+  CHECK(lang_load_string("v.lag", NOVALUE, strlen(NOVALUE), &lm, &d) == LG_OK);
+  if (lm && mech_derive_lagrange(lm->mech, "v.lag", &e, &d) == LG_OK) {
+    CHECK(num_system_build_links(lm->mech, e, NULL, 0, &s, &d) == LG_ERR_MODEL && !s);
+    CHECK(d.status == LG_ERR_MODEL && strstr(d.message, "'m' has no value") && d.line == 2);
+    /* with a value given: built, and q'' of a pendulum, -(m g l cos q) / (m l^2 + Izz) */
+    mech_setting set = {"m", 2.0};
+    lg_diag_clear(&d);
+    CHECK(num_system_build_links(lm->mech, e, &set, 1, &s, &d) == LG_OK && s);
+    num_work w;
+    if (s && num_work_init(s, &w) == LG_OK) {
+      double q = 0.3, qd = 1.1, qdd = 0;
+      CHECK(num_evaluate_tree(s, &w, 0, &q, &qd, &qdd) == 1);
+      CHECK_NEAR(qdd, -(2 * 9.81 * cos(q)) / (2 + 0.1), 1e-14);
+      num_work_free(&w);
+    }
+    num_system_free(s);
+  }
+  lang_model_free(lm);
+}
+
+int main(void) {
+  compare("t.urdf", URDF, 6);
+  compare("t.lag", LAG, 10);
+  char *c = chain(12);
+  compare("chain.lag", c, 12);
+  free(c);
+  test_refusals();
+  return tu_summary("test_num_links");
+}
