@@ -11,7 +11,10 @@
  * articulated-body algorithm (RBDA 7.3) runs as plain loops over the
  * links, as mech_joint.c's aba does on expressions (the same steps, the
  * same order: the same numbers to rounding), as MuJoCo does. Work arrays
- * live in the caller's num_work slots (per thread). */
+ * live in the caller's num_work slots (per thread). From the same data,
+ * num_links_eval also gives every other form eval reports (M, f, p, T,
+ * V: src/cg/cg_emit_links.c's loops on numbers), so a large tree's first
+ * lg_eval builds no expressions either. */
 #include "num.h"
 
 #include <math.h>
