@@ -328,6 +328,7 @@ static void compare(const char *name, const char *text, int links) {
     state(n, 0, q, qd);
     double t = 0;
     CHECK(lazy4 && lg_eval_many(lazy4, 1, &t, q, qd, NULL, rb, NULL) == LG_OK);
+    CHECK(!links || (lazy4 && !lazy4->compiled)); /* (the links' forms alone) */
     CHECK(lg_eval_many(eager, 1, &t, q, qd, NULL, ra, NULL) == LG_OK);
     CHECK(memcmp(ra, rb, size * sizeof *ra) == 0);
     CHECK(lazy4 && lg_eval_accel(lazy4, t, q, qd, NULL, c, NULL, NULL) == LG_OK &&
