@@ -19,32 +19,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "states.h"
+
 extern const int lg_nq, lg_nu, lg_np;
 int lg_rhs(double t, const double *x, const double *u, const double *p, double *xdot);
 void lg_params(double *p);
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double *read_states(const char *path, int w, int *count) {
-  FILE *f = fopen(path, "r");
-  if (!f) return NULL;
-  int cap = 16, n = 0;
-  double *s = malloc((size_t)cap * (size_t)w * sizeof *s);
-  for (;;) {
-    if (n == cap) s = realloc(s, (size_t)(cap *= 2) * (size_t)w * sizeof *s);
-    int k = 0;
-    while (k < w && fscanf(f, "%lf", &s[(size_t)n * (size_t)w + (size_t)k]) == 1) k++;
-    if (k < w) break;
-    n++;
-  }
-  fclose(f);
-  *count = n;
-  return s;
-}
 
 typedef struct side {
   const double *st;

@@ -36,7 +36,10 @@ static lg_status begin(const lg_system *s, size_t count, const double *q, const 
   }
   const double *par = NULL;
   /* q'' alone compiles only what it needs (api_ready_accel) */
-  lg_status st = accel ? api_params_accel(s, p, &par, d) : api_params(s, p, &par, d);
+  lg_status st = api_params_accel(s, p, &par, d);
+  /* every form: a large tree's from its links (api_eval_by_links), else
+   * everything compiled */
+  if (st == LG_OK && !accel && !api_eval_by_links(s)) st = api_params(s, p, &par, d);
   if (st != LG_OK || !count) return st;
   *sc = api_scratch_take(s);
   if (!*sc) return LG_ERR_NOMEM;
@@ -85,10 +88,46 @@ static void forms(const num_system *ns, const num_work *w, const double *qd,
   if (r->V) *r->V = w->out[ns->o_V];
 }
 
+/* Every form of a large tree from its links (api_eval_by_links): q''
+ * and the rest from one evaluation of the links' data; where q'' is not
+ * finite, the dense solve's (and its diagnostic). No multipliers (m = 0). */
+static lg_status eval_links(const lg_system *s, api_scratch *sc, double t, const double *q,
+                            const double *qd, const lg_eval_result *r, lg_diag *d) {
+  size_t n = s->nq, N = 2 * n;
+  num_work *w = &sc->w;
+  double *x = sc->x;
+  /* M into the caller's [M] (m = 0), else the full form's from w->A */
+  double *M = r->mass_matrix ? r->mass_matrix : r->mass_matrix_full ? w->A : NULL;
+  num_links_forms o = {M, r->forcing ? r->forcing : r->forcing_full ? r->forcing_full + n : NULL,
+                       r->momenta, r->T, r->V};
+  w->in[0] = t;
+  memcpy(w->in + 1, q, n * sizeof *q);
+  memcpy(w->in + 1 + n, qd, n * sizeof *qd);
+  int finite = num_links_eval(s->num_tree->links, w->in, w->slots, x, &o);
+  if (r->mass_matrix_full) {
+    double *F = r->mass_matrix_full;
+    memset(F, 0, N * N * sizeof *F);
+    for (size_t i = 0; i < n; i++) {
+      F[i * N + i] = 1.0;
+      memcpy(F + (n + i) * N + n, M + i * n, n * sizeof *F);
+    }
+  }
+  if (r->forcing_full) {
+    memcpy(r->forcing_full, qd, n * sizeof *qd);
+    if (r->forcing) memcpy(r->forcing_full + n, r->forcing, n * sizeof *qd);
+  }
+  if (r->constraint_forces) memset(r->constraint_forces, 0, n * sizeof *x);
+  /* (w->A is the dense solve's from here) */
+  lg_status st = finite ? LG_OK : api_solve_qdd(s, sc, t, q, qd, x, 0, d);
+  if (st == LG_OK && r->qdd) memcpy(r->qdd, x, n * sizeof *x);
+  return st;
+}
+
 /* Every form at one state. J^T lam needs the multipliers even when the
  * caller wants only the forces: they are solved into sc->x. */
 static lg_status eval_one(const lg_system *s, api_scratch *sc, double t, const double *q,
                           const double *qd, const lg_eval_result *r, lg_diag *d) {
+  if (api_eval_by_links(s)) return eval_links(s, sc, t, q, qd, r, d);
   size_t n = s->nq, m = s->nc;
   double *x = sc->x;
   num_evaluate(s->num, &sc->w, t, q, qd);

@@ -170,7 +170,8 @@ static void lag_text(lg_str *o, const lg_system *s, const num_system *ns, double
 
 static lg_status lagrange_report(const lg_system *s, const lg_eval_state *x, const double *p,
                                  lg_format fmt, lg_str *o, lg_diag *d) {
-  size_t n = s->num->n, m = s->num->m;
+  const num_system *ns = api_num_accel(s); /* (a large tree's num_tree: its names) */
+  size_t n = ns->n, m = ns->m;
   lag_values v;
   if (lag_alloc(n, m, &v) != LG_OK) return LG_ERR_NOMEM;
   memcpy(v.q, x->q ? x->q : s->lm->q0, n * sizeof *v.q);
@@ -180,8 +181,8 @@ static lg_status lagrange_report(const lg_system *s, const lg_eval_state *x, con
   double *out = st == LG_OK && nout ? lg_calloc(nout, sizeof *out) : NULL;
   if (st == LG_OK && nout && !out) st = LG_ERR_NOMEM;
   if (st == LG_OK && nout) st = lg_eval_outputs(s, x->t, v.q, v.qd, p, out, d);
-  if (st == LG_OK && fmt == LG_FORMAT_JSON) lag_json(o, s, s->num, x->t, &v, out);
-  else if (st == LG_OK) lag_text(o, s, s->num, x->t, &v, out);
+  if (st == LG_OK && fmt == LG_FORMAT_JSON) lag_json(o, s, ns, x->t, &v, out);
+  else if (st == LG_OK) lag_text(o, s, ns, x->t, &v, out);
   lg_free(out);
   lg_free(v.buf);
   return st;
@@ -397,18 +398,22 @@ static int uses(const sym_node *const *e, size_t count, const sym_node *x) {
  * unused one's NaN is never read. */
 static lg_status params_of(const lg_system *s, const double *p, const double **par,
                            lg_diag *d) {
-  lg_status st = api_ready(s, d);
+  /* a large tree's forms from its links (api_eval_by_links): nothing more */
+  lg_status st = api_ready_accel(s, d);
+  if (st == LG_OK && !api_eval_by_links(s)) st = api_ready(s, d);
   *par = p ? p : s->defaults;
   if (st != LG_OK || p) return st;
   mech_model *mm = s->lm->mech;
-  const mech_eom *e = s->eom_num; /* (api_ready made it) */
-  size_t n = e->n, m = e->m;
+  const num_links *links = api_eval_by_links(s) ? s->num_tree->links : NULL;
+  const mech_eom *e = s->eom_num; /* (api_ready made it, unless links) */
+  size_t n = s->nq, m = s->nc;
   for (size_t i = 0; i < s->np; i++) {
     if (!isnan(s->defaults[i])) continue;
     const sym_node *x = mech_param(mm, i);
-    if (!sym_has(e->T, x) && !sym_has(e->V, x) && !uses(e->M->e, n * n, x) &&
-        !uses(e->f, n, x) && !uses(e->p, n, x) && !(m && uses(e->J->e, m * n, x)) &&
-        !uses(e->gc, m, x) && !uses(e->C, m, x))
+    if (links ? !num_links_uses_param(links, i)
+              : !sym_has(e->T, x) && !sym_has(e->V, x) && !uses(e->M->e, n * n, x) &&
+                    !uses(e->f, n, x) && !uses(e->p, n, x) &&
+                    !(m && uses(e->J->e, m * n, x)) && !uses(e->gc, m, x) && !uses(e->C, m, x))
       continue;
     int line, col;
     const char *name = mech_param_name(mm, i);

@@ -228,6 +228,14 @@ lg_status api_params_accel(const lg_system *s, const double *p, const double **o
 static inline const num_system *api_num_accel(const lg_system *s) {
   return s->num_tree ? s->num_tree : s->num;
 }
+/* A large tree whose every form eval reports comes from the links'
+ * recursion on numbers (num_links_eval, issue 26): lg_eval, lg_eval_many
+ * and lg_work_eval need no more than api_ready_accel, and take every form
+ * from there whatever else was compiled (the same numbers from every
+ * entry, whatever the call order). */
+static inline int api_eval_by_links(const lg_system *s) {
+  return s->accel_ready && s->num_tree && num_links_has_forms(s->num_tree->links);
+}
 /* q'' (and lam) at (t, q, q') into x (n + m) with the scratch's
  * parameters: the recursion's tape where there is one (s->num_tree),
  * else (or where it is not finite) the dense solve of s->num, whose tapes

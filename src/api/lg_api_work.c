@@ -124,8 +124,9 @@ lg_status lg_work_eval(lg_work *w, double t, const double *q, const double *qd,
     lg_diag_set(d, LG_ERR_USAGE, NULL, 0, 0, "lg_work_eval: a workspace, q, q' and a result are needed");
     return api_end(&c, LG_ERR_USAGE, NULL, 0, 0);
   }
-  /* everything compiled, and the scratch grown for it (it may be older) */
-  lg_status st = api_ready(w->s, d);
+  /* everything compiled (a large tree's forms from its links need nothing
+   * more), and the scratch grown for it (it may be older) */
+  lg_status st = api_eval_by_links(w->s) ? LG_OK : api_ready(w->s, d);
   if (st == LG_OK && api_scratch_fit(w->s, w->sc) != LG_OK) st = LG_ERR_NOMEM;
   if (st == LG_OK) st = load_params(w, d);
   if (st == LG_OK) st = api_eval_in(w->s, w->sc, t, q, qd, r, d);

@@ -43,7 +43,12 @@ int cli_eval(const cli_opts *o) {
   lg_model *m = NULL;
   lg_system *s = NULL;
   int rc = cli_open_model(o, &m);
-  if (rc == CLI_EXIT_OK) rc = cli_derive(o, m, NULL, &s);
+  /* lazy: the report compiles what it reads (a large tree's forms come
+   * from its links on numbers, issue 26: no dense forms to build) */
+  lg_derive_options lazy;
+  lg_derive_options_default(&lazy);
+  lazy.lazy = 1;
+  if (rc == CLI_EXIT_OK) rc = cli_derive(o, m, &lazy, &s);
   lg_model_free(m);
   if (rc == CLI_EXIT_OK) rc = report(o, s);
   lg_system_free(s);

@@ -84,6 +84,22 @@ size_t num_links_nslots(const num_links *L);
 /* q'' into qdd (n) from in = [t, q, q', p], slots num_links_nslots long;
  * 0 when some entry is not finite. */
 int num_links_accel(const num_links *L, const double *in, double *slots, double *qdd);
+/* Every other form eval reports for such a tree, on numbers from the same
+ * data (issue 26; cg_emit_links.c's algorithms): M by composite rigid
+ * bodies (n x n row-major), f = tau - C by Newton-Euler at q'' = 0, the
+ * momenta p = M q' (each subtree's momentum), T = sum v.I v / 2, V =
+ * gravity's over the links' world transforms + V besides gravity's. Each
+ * pointer of o NULL: not wanted. num_links_eval evaluates the data once,
+ * q'' (qdd not NULL; returns 0 when not finite, as num_links_accel), then
+ * o's forms when num_links_has_forms (else they are left as they are). */
+typedef struct num_links_forms {
+  double *M, *f, *p, *T, *V;
+} num_links_forms;
+int num_links_eval(const num_links *L, const double *in, double *slots, double *qdd,
+                   const num_links_forms *o);
+int num_links_has_forms(const num_links *L);
+/* Does parameter i enter the data or V (what every form is computed from)? */
+int num_links_uses_param(const num_links *L, size_t i);
 /* A view of s that adds the recursion on numbers (num_links_build) or,
  * where that cannot be built, the tree tape (num_system_add_tree) and
  * owns only that: for a system others read while it is made (free it

@@ -11,7 +11,10 @@
  * articulated-body algorithm (RBDA 7.3) runs as plain loops over the
  * links, as mech_joint.c's aba does on expressions (the same steps, the
  * same order: the same numbers to rounding), as MuJoCo does. Work arrays
- * live in the caller's num_work slots (per thread). */
+ * live in the caller's num_work slots (per thread). From the same data,
+ * num_links_eval also gives every other form eval reports (M, f, p, T,
+ * V: src/cg/cg_emit_links.c's loops on numbers), so a large tree's first
+ * lg_eval builds no expressions either. */
 #include "num.h"
 
 #include <math.h>
@@ -28,6 +31,14 @@ struct num_links {
   size_t nlive, *where;    /* the tape's outputs and their places in the data */
   sym_tape *tape;          /* NULL when every entry is a number */
   size_t o_live, o_data, o_work, nslots;
+  /* eval's other forms (num_links_eval): V besides gravity's (springs,
+   * `V =`) by a tape of its own (so the data's tape, and q'', stay as they
+   * are), or a number; forms 0 when it has no numeric value */
+  sym_tape *vtape;
+  double vbase;
+  int forms;
+  size_t np;
+  unsigned char *uses;     /* np: 1 where a parameter enters the data or V */
 };
 
 /* ---- spatial algebra (mech_joint_algebra.c's, on numbers) ------------------------------- */
@@ -150,6 +161,8 @@ static void solve_small(size_t k, double D[LK_KMAX][LK_KMAX], double b[LK_KMAX][
 void num_links_free(num_links *L) {
   if (!L) return;
   sym_tape_free(L->tape);
+  sym_tape_free(L->vtape);
+  lg_free(L->uses);
   lg_free(L->parent);
   lg_free(L->unit);
   lg_free(L->k);
@@ -179,7 +192,7 @@ static int read_links(mech_model *mm, mech_joints *J, num_links *L, const sym_no
   L->parent = lg_malloc(nl * sizeof *L->parent);
   L->unit = lg_malloc(nl * sizeof *L->unit);
   L->k = lg_malloc((5 * nl + n) * sizeof *L->k);
-  const sym_node **o = lg_malloc(L->nd * sizeof *o);
+  const sym_node **o = lg_malloc((L->nd + 1) * sizeof *o); /* and V besides gravity's */
   unsigned char *seen = lg_calloc(n + 1, 1);
   int ok = L->parent && L->unit && L->k && o && seen;
   if (ok) L->at = L->k + nl, L->q0 = L->at + nl, L->wat = L->q0 + nl, L->qi = L->wat + nl;
@@ -217,6 +230,8 @@ static int read_links(mech_model *mm, mech_joints *J, num_links *L, const sym_no
     memcpy(o + nd, mech_joints_base_accel(J), 6 * sizeof *o);
     for (size_t q = 0; q < n; q++)
       if (!(o[nd + 6 + q] = mech_joints_tau(mm, q))) ok = 0;
+    const sym_node *V = mech_potential_besides_gravity(mm);
+    o[L->nd] = V ? V : sym_int(mech_ctx(mm), 0);
   }
   L->o_work = wat; /* (the work's size, until the layout is known) */
   lg_free(seen);
@@ -227,6 +242,35 @@ static int read_links(mech_model *mm, mech_joints *J, num_links *L, const sym_no
   *out = o;
   return 1;
 }
+
+/* V besides gravity's (a number, or its own tape; forms 0 when something
+ * in it has no numeric value: eval then takes the dense path), and which
+ * parameters the data and V use (num_links_uses_param). */
+static lg_status build_forms(mech_model *mm, num_links *L, const sym_node *V, size_t nin,
+                             const sym_node **in, const sym_node **live) {
+  lg_status st = LG_OK;
+  if (sym_is_number(V)) L->vbase = sym_number_value(V), L->forms = 1;
+  else {
+    const sym_node *missing = NULL;
+    st = sym_tape_build(mech_ctx(mm), nin, in, 1, &V, &L->vtape, &missing);
+    if (st == LG_ERR_MODEL) st = LG_OK;
+    else L->forms = st == LG_OK;
+  }
+  live[L->nlive] = V;
+  unsigned char *has = st == LG_OK ? lg_malloc(L->nlive + 1) : NULL;
+  if (st == LG_OK && !has) st = LG_ERR_NOMEM;
+  for (size_t i = 0; st == LG_OK && i < L->np; i++) {
+    const sym_node *x = mech_param(mm, i);
+    st = sym_has_any(mech_ctx(mm), L->nlive + 1, live, 1, &x, has, NULL, NULL);
+    for (size_t j = 0; st == LG_OK && j <= L->nlive; j++) L->uses[i] |= has[j];
+  }
+  lg_free(has);
+  return st;
+}
+
+int num_links_has_forms(const num_links *L) { return L && L->forms; }
+
+int num_links_uses_param(const num_links *L, size_t i) { return L && i < L->np && L->uses[i]; }
 
 lg_status num_links_build(mech_model *mm, const mech_eom *e, const num_setting *set,
                           size_t nset, const double *params, num_links **out, lg_diag *diag) {
@@ -239,14 +283,16 @@ lg_status num_links_build(mech_model *mm, const mech_eom *e, const num_setting *
   L->n = e->n;
   const sym_node **o = NULL, **live = NULL, **in = NULL;
   lg_status st = read_links(mm, J, L, &o) ? LG_OK : LG_ERR_MODEL;
-  if (st == LG_OK) st = num_substitute_inputs(mm, set, nset, o, L->nd);
+  if (st == LG_OK) st = num_substitute_inputs(mm, set, nset, o, L->nd + 1);
   size_t np = mech_nparams(mm), nin = 1 + 2 * L->n + np;
+  L->np = np;
   if (st == LG_OK) {
     L->base = lg_calloc(L->nd, sizeof *L->base);
     L->where = lg_malloc(L->nd * sizeof *L->where);
-    live = lg_malloc(L->nd * sizeof *live);
+    live = lg_malloc((L->nd + 1) * sizeof *live);
     in = lg_malloc(nin * sizeof *in);
-    if (!L->base || !L->where || !live || !in) st = LG_ERR_NOMEM;
+    L->uses = lg_calloc(np + 1, 1);
+    if (!L->base || !L->where || !live || !in || !L->uses) st = LG_ERR_NOMEM;
   }
   for (size_t j = 0; st == LG_OK && j < L->nd; j++) {
     if (sym_is_number(o[j])) L->base[j] = sym_number_value(o[j]);
@@ -274,9 +320,11 @@ lg_status num_links_build(mech_model *mm, const mech_eom *e, const num_setting *
       lg_diag_set(diag, LG_ERR_MODEL, NULL, 0, 0, "'%s' has no numeric value in the equations",
                   missing && missing->v.name ? missing->v.name : "?");
   }
+  if (st == LG_OK) st = build_forms(mm, L, o[L->nd], nin, in, live);
   if (st == LG_OK) {
     size_t work = L->o_work;
     L->o_live = L->tape ? L->tape->nslots : 0;
+    if (L->vtape && L->vtape->nslots > L->o_live) L->o_live = L->vtape->nslots;
     L->o_data = L->o_live + L->nlive;
     L->o_work = L->o_data + L->nd;
     L->nslots = L->o_work + work;
@@ -398,7 +446,121 @@ static int pass_accel(const num_links *L, const double *X0, double *Wk, const do
   return finite;
 }
 
-int num_links_accel(const num_links *L, const double *in, double *slots, double *qdd) {
+/* ---- the other forms eval reports (cg_emit_links.c's, on numbers) ------------------------ */
+/* After the passes above (the data, each link's v and c = cJ + v x vJ in
+ * place; the rest of a link's work is free again). */
+
+/* f = tau - C: Newton-Euler at q'' = 0 (RNEA): a = X a_parent + c (the
+ * root's from a0), F = I a + v x* I v, then inward f = tau - S^T F, F
+ * carried to the parent. a in W_A, F in W_PA. */
+static void form_forcing(const num_links *L, const double *X0, double *Wk, const double *a0,
+                         double *f) {
+  const double *tau = a0 + 6;
+  for (size_t i = 0; i < L->nl; i++) {
+    const double *X = X0 + L->at[i], *I = X + 12 + 6 * L->k[i];
+    double *w = work_of(L, Wk, i), *a = w + W_A, Ia[6], Iv[6], x[6];
+    motion_in(X, L->parent[i] >= 0 ? work_of(L, Wk, (size_t)L->parent[i]) + W_A : a0, a);
+    for (int j = 0; j < 6; j++) a[j] += w[W_C + j];
+    times6(I, a, Ia);
+    times6(I, w + W_V, Iv);
+    cross_force(w + W_V, Iv, x);
+    for (int j = 0; j < 6; j++) w[W_PA + j] = Ia[j] + x[j];
+  }
+  for (size_t i = L->nl; i-- > 0;) {
+    const double *S = X0 + L->at[i] + 12;
+    double *w = work_of(L, Wk, i);
+    for (size_t r = 0; r < L->k[i]; r++) {
+      size_t q = coord_of(L, i, r);
+      f[q] = tau[q] - dot6(S + 6 * r, w + W_PA);
+    }
+    if (L->parent[i] >= 0)
+      force_out_add(X0 + L->at[i], w + W_PA, work_of(L, Wk, (size_t)L->parent[i]) + W_PA);
+  }
+}
+
+/* p = M q' without M: each subtree's momentum h = I v + its children's,
+ * p = S^T h (in W_PA); and T = sum v.I v / 2. */
+static void form_momenta(const num_links *L, const double *X0, double *Wk, double *p,
+                         double *T) {
+  double sum = 0;
+  for (size_t i = 0; i < L->nl; i++) {
+    const double *I = X0 + L->at[i] + 12 + 6 * L->k[i];
+    double *w = work_of(L, Wk, i);
+    times6(I, w + W_V, w + W_PA);
+    sum += dot6(w + W_V, w + W_PA) / 2;
+  }
+  if (T) *T = sum;
+  for (size_t i = L->nl; p && i-- > 0;) {
+    const double *S = X0 + L->at[i] + 12;
+    double *w = work_of(L, Wk, i);
+    for (size_t r = 0; r < L->k[i]; r++) p[coord_of(L, i, r)] = dot6(S + 6 * r, w + W_PA);
+    if (L->parent[i] >= 0)
+      force_out_add(X0 + L->at[i], w + W_PA, work_of(L, Wk, (size_t)L->parent[i]) + W_PA);
+  }
+}
+
+/* V: besides gravity's (vb), -g . (m o + W m c) over the links, each
+ * link's world rotation W and origin o (12, from W_A on) composed from its
+ * parent's; -g the base's linear acceleration a0. */
+static double form_potential(const num_links *L, const double *X0, double *Wk,
+                             const double *a0, double vb) {
+  double V = vb;
+  for (size_t i = 0; i < L->nl; i++) {
+    const double *X = X0 + L->at[i], *R = X, *d = X + 9, *I = X + 12 + 6 * L->k[i];
+    double *W = work_of(L, Wk, i) + W_A, *o = W + 9;
+    if (L->parent[i] >= 0) {
+      const double *Wp = work_of(L, Wk, (size_t)L->parent[i]) + W_A, *op = Wp + 9;
+      for (int a = 0; a < 3; a++) {
+        o[a] = op[a] + Wp[3 * a] * d[0] + Wp[3 * a + 1] * d[1] + Wp[3 * a + 2] * d[2];
+        for (int b = 0; b < 3; b++)
+          W[3 * a + b] = Wp[3 * a] * R[b] + Wp[3 * a + 1] * R[3 + b] + Wp[3 * a + 2] * R[6 + b];
+      }
+    } else {
+      memcpy(W, R, 9 * sizeof *W);
+      memcpy(o, d, 3 * sizeof *o);
+    }
+    double mc[3] = {-I[11], I[5], I[9]};
+    for (int a = 0; a < 3; a++) {
+      double Wmc = W[3 * a] * mc[0] + W[3 * a + 1] * mc[1] + W[3 * a + 2] * mc[2];
+      V += a0[3 + a] * (Wmc + I[21] * o[a]);
+    }
+  }
+  return V;
+}
+
+/* M by composite rigid bodies (RBDA 6.2): each link's composite inertia
+ * Ic (W_IA), then link i's columns F = Ic S carried to the root, M's
+ * entries S_l . F on the way (row-major n x n, symmetric). */
+static void form_mass(const num_links *L, const double *X0, double *Wk, double *M) {
+  size_t n = L->n;
+  for (size_t i = 0; i < L->nl; i++)
+    memcpy(work_of(L, Wk, i) + W_IA, X0 + L->at[i] + 12 + 6 * L->k[i], 36 * sizeof *M);
+  for (size_t i = L->nl; i-- > 0;)
+    if (L->parent[i] >= 0)
+      inertia_out_add(X0 + L->at[i], work_of(L, Wk, i) + W_IA,
+                      work_of(L, Wk, (size_t)L->parent[i]) + W_IA);
+  memset(M, 0, n * n * sizeof *M);
+  for (size_t i = 0; i < L->nl; i++)
+    for (size_t r = 0; r < L->k[i]; r++) {
+      double F[6], G[6];
+      times6(work_of(L, Wk, i) + W_IA, X0 + L->at[i] + 12 + 6 * r, F);
+      size_t qa = coord_of(L, i, r);
+      for (size_t l = i, first = 1;; first = 0) {
+        for (size_t j = 0; j < L->k[l] && !(first && j > r); j++) {
+          size_t qb = coord_of(L, l, j);
+          M[qa * n + qb] = M[qb * n + qa] = dot6(X0 + L->at[l] + 12 + 6 * j, F);
+        }
+        if (L->parent[l] < 0) break;
+        memset(G, 0, sizeof G);
+        force_out_add(X0 + L->at[l], F, G);
+        memcpy(F, G, sizeof F);
+        l = (size_t)L->parent[l];
+      }
+    }
+}
+
+int num_links_eval(const num_links *L, const double *in, double *slots, double *qdd,
+                   const num_links_forms *o) {
   double *X0 = slots + L->o_data, *Wk = slots + L->o_work;
   memcpy(X0, L->base, L->nd * sizeof *X0);
   if (L->tape) { /* the live entries into their places */
@@ -408,6 +570,23 @@ int num_links_accel(const num_links *L, const double *in, double *slots, double 
   }
   const double *a0 = X0 + L->nd - 6 - L->n;
   pass_velocities(L, X0, Wk, in + 1 + L->n);
-  pass_inward(L, X0, Wk, a0 + 6);
-  return pass_accel(L, X0, Wk, a0, qdd);
+  int finite = 1;
+  if (qdd) {
+    pass_inward(L, X0, Wk, a0 + 6);
+    finite = pass_accel(L, X0, Wk, a0, qdd);
+  }
+  if (!o || !L->forms) return finite;
+  if (o->f) form_forcing(L, X0, Wk, a0, o->f);
+  if (o->p || o->T) form_momenta(L, X0, Wk, o->p, o->T);
+  if (o->V) {
+    double vb = L->vbase;
+    if (L->vtape) sym_tape_eval(L->vtape, in, &vb, slots);
+    *o->V = form_potential(L, X0, Wk, a0, vb);
+  }
+  if (o->M) form_mass(L, X0, Wk, o->M);
+  return finite;
+}
+
+int num_links_accel(const num_links *L, const double *in, double *slots, double *qdd) {
+  return num_links_eval(L, in, slots, qdd, NULL);
 }

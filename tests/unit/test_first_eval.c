@@ -218,6 +218,36 @@ static void compare(const char *name, const char *text, int links) {
     ok &= lg_eval_many(eager, 1, &t, q, qd, NULL, ra, NULL) == LG_OK;
     ok &= lg_eval_many(lazy, 1, &t, q, qd, NULL, rb, NULL) == LG_OK;
     CHECK(ok && memcmp(ra, rb, size * sizeof *ra) == 0);
+    /* a tree of links: every form from the links on numbers, nothing else
+     * compiled (issue 26) */
+    CHECK(!links || !lazy->compiled);
+    /* independently: p = M q', T = q'.M q' / 2 */
+    {
+      const double *M = ra + 2 * n, *p = ra + 3 * n + n * n + 4 * n * n + 2 * n;
+      double T = ra[size - 2], Tq = 0, perr = 0, pscale = 1e-3;
+      for (size_t i = 0; i < n; i++) {
+        double x = 0;
+        for (size_t j2 = 0; j2 < n; j2++) x += M[i * n + j2] * qd[j2];
+        perr = fmax(perr, fabs(x - p[i]));
+        pscale = fmax(pscale, fabs(x));
+        Tq += qd[i] * x / 2;
+      }
+      CHECK(perr <= 1e-12 * pscale && fabs(T - Tq) <= 1e-12 * fmax(fabs(T), 1e-3));
+    }
+    /* lg_eval with only some forms (the full ones without M or f): the
+     * record's numbers, bit for bit */
+    {
+      size_t N = 2 * n;
+      double *Mf = calloc(N * N, sizeof *Mf), *ff = calloc(N, sizeof *ff),
+             *pm = calloc(n, sizeof *pm);
+      lg_eval_result r = {0};
+      r.mass_matrix_full = Mf, r.forcing_full = ff, r.momenta = pm;
+      CHECK(lg_eval(lazy, t, q, qd, NULL, &r, NULL) == LG_OK);
+      CHECK(memcmp(Mf, ra + 2 * n + n * n + n, N * N * sizeof *Mf) == 0 &&
+            memcmp(ff, ra + 2 * n + n * n + n + N * N, N * sizeof *ff) == 0 &&
+            memcmp(pm, ra + 2 * n + n * n + n + N * N + N, n * sizeof *pm) == 0);
+      free(Mf), free(ff), free(pm);
+    }
     /* eval's q'' is accel's, to the last bit (both the recursion's) */
     CHECK(memcmp(ra, a + k * n, n * sizeof *ra) == 0);
     /* independently (M by composite rigid bodies, q'' by the articulated-
@@ -283,12 +313,22 @@ static void compare(const char *name, const char *text, int links) {
     free(qa);
     free(qb);
   }
+  /* every form again once everything is compiled (simulate): the same */
+  {
+    state(n, 0, q, qd);
+    double t = 0;
+    CHECK(lazy->compiled);
+    CHECK(lg_eval_many(lazy, 1, &t, q, qd, NULL, rb, NULL) == LG_OK);
+    CHECK(lg_eval_many(eager, 1, &t, q, qd, NULL, ra, NULL) == LG_OK);
+    CHECK(memcmp(ra, rb, size * sizeof *ra) == 0);
+  }
   /* every form asked first (the two steps in one call), then q'' */
   {
     lg_system *lazy4 = derive(name, text, 1);
     state(n, 0, q, qd);
     double t = 0;
     CHECK(lazy4 && lg_eval_many(lazy4, 1, &t, q, qd, NULL, rb, NULL) == LG_OK);
+    CHECK(!links || (lazy4 && !lazy4->compiled)); /* (the links' forms alone) */
     CHECK(lg_eval_many(eager, 1, &t, q, qd, NULL, ra, NULL) == LG_OK);
     CHECK(memcmp(ra, rb, size * sizeof *ra) == 0);
     CHECK(lazy4 && lg_eval_accel(lazy4, t, q, qd, NULL, c, NULL, NULL) == LG_OK &&
@@ -346,6 +386,41 @@ static void singular(void) {
   free(text);
 }
 
+/* The command's report (lg_eval_format) of a large tree of links, every
+ * form from the links: a parameter without a value is an error at its
+ * declaration when the equations use it, and never read when not. */
+static void valueless(void) {
+  char *text = chain_lag(12), *t2 = malloc(strlen(text) + 16);
+  const char *at = strstr(text, "parameters m = 1,");
+  CHECK(at != NULL);
+  if (!at) {
+    free(text), free(t2);
+    return;
+  }
+  sprintf(t2, "%.*sparameters k, m,%s", (int)(at - text), text,
+          at + strlen("parameters m = 1,"));
+  lg_system *s = derive("novalue.lag", t2, 1);
+  CHECK(s != NULL);
+  if (s) {
+    char *out = NULL;
+    lg_diag d;
+    CHECK(lg_eval_format(s, NULL, NULL, LG_FORMAT_TEXT, &out, NULL, &d) == LG_ERR_MODEL);
+    CHECK(strstr(d.text, "'m' has no value") && d.line == 2);
+    CHECK(!s->compiled && s->num_tree && s->num_tree->links);
+    size_t np = lg_np(s);
+    double *p = calloc(np, sizeof *p);
+    lg_default_params(s, p);
+    for (size_t i = 0; i < np; i++)
+      if (!strcmp(lg_parameter_name(s, i), "m")) p[i] = 1.0;
+    CHECK(lg_eval_format(s, NULL, p, LG_FORMAT_TEXT, &out, NULL, &d) == LG_OK && out &&
+          strstr(out, "T = "));
+    lg_string_free(out);
+    free(p);
+  }
+  lg_system_free(s);
+  free(text), free(t2);
+}
+
 int main(void) {
   char *arm = arm_urdf(40), *chain = chain_lag(12), *branch = branch_urdf();
   compare("arm40.urdf", arm, 1);
@@ -356,5 +431,6 @@ int main(void) {
   free(chain);
   free(branch);
   singular();
+  valueless();
   return tu_summary("test_first_eval");
 }

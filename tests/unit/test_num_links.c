@@ -94,7 +94,9 @@ static const char LAG[] =
     "torque F3: -0.2*h3'*S2.x\n"
     "force h1: u - 0.1*h1'\n"
     "D = 1/2*0.05*s1'^2\n"
-    "V = 1/2*k*s1^2\n";
+    "V = 1/2*k*s1^2\n"
+    "spring P1 O: 2, 0.3\n"
+    "spring h2: 1.5, 0.1\n";
 
 /* A 12-link 3D chain with an input (test_first_eval's). */
 static char *chain(int n) {
@@ -158,6 +160,9 @@ static void compare(const char *name, const char *text, size_t want_n) {
   CHECK(view && num_work_init(view, &wv) == LG_OK);
   double *q = calloc(n, sizeof *q), *qd = calloc(n, sizeof *qd), *a = calloc(n, sizeof *a);
   double *b = calloc(n, sizeof *b), *c = calloc(n, sizeof *c), worst_t = 0, worst_d = 0;
+  double *Ml = calloc(n * n, sizeof *Ml), *fl = calloc(n, sizeof *fl), *pl = calloc(n, sizeof *pl);
+  double Tl = 0, Vl = 0, worst_f = 0;
+  CHECK(num_links_has_forms(links->links));
   unsigned x = 7;
   for (int k = 0; k < 6; k++) {
     for (size_t i = 0; i < n; i++) q[i] = 1.5 * rnd(&x), qd[i] = 2 * rnd(&x);
@@ -168,14 +173,34 @@ static void compare(const char *name, const char *text, size_t want_n) {
     CHECK(num_solve_accel(dense, &wd, c, NULL, NULL) == LG_OK);
     worst_t = fmax(worst_t, max_rel(a, b, n));
     worst_d = fmax(worst_d, max_rel(a, c, n));
+    /* every other form eval reports, on numbers (num_links_eval), against
+     * the dense equations' (M and f differentiated from T and V, p = dL/dq',
+     * T and V as written out), evaluated on their tape */
+    num_links_forms o = {Ml, fl, pl, &Tl, &Vl};
+    CHECK(num_links_eval(links->links, wl.in, wl.slots, c, &o) == 1 &&
+          memcmp(a, c, n * sizeof *a) == 0);
+    num_evaluate(dense, &wd, t, q, qd);
+    const double *out = wd.out, Td = out[dense->o_T], Vd = out[dense->o_V];
+    double E = fmax(fmax(fabs(Td), fabs(Vd)), 1e-3);
+    worst_f = fmax(worst_f, max_rel(Ml, out + dense->o_M, n * n));
+    worst_f = fmax(worst_f, max_rel(fl, out + dense->o_f, n));
+    worst_f = fmax(worst_f, max_rel(pl, out + dense->o_p, n));
+    worst_f = fmax(worst_f, fmax(fabs(Tl - Td), fabs(Vl - Vd)) / E);
+    for (size_t i = 0; i < n; i++)
+      for (size_t j = 0; j < i; j++) CHECK(Ml[i * n + j] == Ml[j * n + i]);
     /* twice at one state: the same numbers (no state kept between calls) */
     CHECK(num_evaluate_tree(links, &wl, t, q, qd, c) == 1 && memcmp(a, c, n * sizeof *a) == 0);
     CHECK(view && num_evaluate_tree(view, &wv, t, q, qd, c) == 1 &&
           memcmp(a, c, n * sizeof *a) == 0);
   }
-  printf("%s (n = %zu): vs the tape %.2e, vs the dense solve %.2e\n", name, n, worst_t, worst_d);
+  printf("%s (n = %zu): vs the tape %.2e, vs the dense solve %.2e; M, f, p, T, V vs the dense "
+         "forms %.2e\n", name, n, worst_t, worst_d, worst_f);
   CHECK(worst_t <= 1e-12);
   CHECK(worst_d <= 1e-12);
+  CHECK(worst_f <= 1e-12);
+  free(Ml);
+  free(fl);
+  free(pl);
   free(q);
   free(qd);
   free(a);
