@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mj_model.h"
 #include "states.h"
 
 static void load_state(const mjModel *m, mjData *d, const double *s) {
@@ -63,17 +64,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: mj_fd info|check|time MODEL [STATES [S]]\n");
     return 2;
   }
-  char err[1000] = "";
-  mjModel *m = mj_loadXML(argv[2], NULL, err, sizeof err);
-  if (!m) {
-    fprintf(stderr, "mj_fd: %s: %s\n", argv[2], err);
-    return 1;
-  }
-  for (int i = 0; i < m->nv; i++) m->dof_armature[i] = m->dof_damping[i] = m->dof_frictionloss[i] = 0;
-  for (int i = 0; i < m->njnt; i++) m->jnt_stiffness[i] = 0;
-  m->opt.disableflags |= mjDSBL_CONSTRAINT | mjDSBL_PASSIVE | mjDSBL_CONTACT | mjDSBL_LIMIT;
-  m->opt.gravity[0] = m->opt.gravity[1] = 0;
-  m->opt.gravity[2] = -9.81;
+  mjModel *m = load_bare_model("mj_fd", argv[2]);
+  if (!m) return 1;
   mjData *d = mj_makeData(m);
   int rc = 0;
   if (!strcmp(argv[1], "info")) {

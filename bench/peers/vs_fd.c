@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mj_model.h"
 #include "states.h"
 
 extern const int lg_nq, lg_nu, lg_np;
@@ -77,18 +78,8 @@ int main(int argc, char **argv) {
   }
   int rounds = argc > 4 ? atoi(argv[4]) : 60;
   if (rounds < 1) rounds = 1;
-  char err[1000] = "";
-  mjModel *m = mj_loadXML(argv[1], NULL, err, sizeof err);
-  if (!m) {
-    fprintf(stderr, "vs_fd: %s: %s\n", argv[1], err);
-    return 1;
-  }
-  /* as mj_fd.c: qacc = M^-1 (tau - C(q, q')) */
-  for (int i = 0; i < m->nv; i++) m->dof_armature[i] = m->dof_damping[i] = m->dof_frictionloss[i] = 0;
-  for (int i = 0; i < m->njnt; i++) m->jnt_stiffness[i] = 0;
-  m->opt.disableflags |= mjDSBL_CONSTRAINT | mjDSBL_PASSIVE | mjDSBL_CONTACT | mjDSBL_LIMIT;
-  m->opt.gravity[0] = m->opt.gravity[1] = 0;
-  m->opt.gravity[2] = -9.81;
+  mjModel *m = load_bare_model("vs_fd", argv[1]);
+  if (!m) return 1;
   M = m;
   D = mj_makeData(m);
   side mj = {.w = m->nq + 2 * m->nv}, lg = {.w = 2 * lg_nq + lg_nu};
