@@ -15,147 +15,10 @@
  * num_links_eval also gives every other form eval reports (M, f, p, T,
  * V: src/cg/cg_emit_links.c's loops on numbers), so a large tree's first
  * lg_eval builds no expressions either. */
-#include "num.h"
+#include "num_links_internal.h"
 
 #include <math.h>
 #include <string.h>
-
-enum { LK_KMAX = 7 }; /* joint coordinates a link (a quaternion free joint: 7) */
-
-struct num_links {
-  size_t nl, n, nd;        /* links, coordinates, data (links, then a0 6, tau n) */
-  int *parent;             /* nl: -1 for the inertial frame */
-  int *unit;               /* nl: j when the link's S is the constant e_j, else -1 */
-  size_t *k, *at, *q0, *qi, *wat; /* nl (qi: n): data and work offsets */
-  double *base;            /* nd: every entry, numbers in place (0 where live) */
-  size_t nlive, *where;    /* the tape's outputs and their places in the data */
-  sym_tape *tape;          /* NULL when every entry is a number */
-  size_t o_live, o_data, o_work, nslots;
-  /* eval's other forms (num_links_eval): V besides gravity's (springs,
-   * `V =`) by a tape of its own (so the data's tape, and q'', stay as they
-   * are), or a number; forms 0 when it has no numeric value */
-  sym_tape *vtape;
-  double vbase;
-  int forms;
-  size_t np;
-  unsigned char *uses;     /* np: 1 where a parameter enters the data or V */
-};
-
-/* ---- spatial algebra (mech_joint_algebra.c's, on numbers) ------------------------------- */
-/* the parent's motion m in the link: (R^T w, R^T (v - d x w)) */
-static void motion_in(const double *X, const double *m, double *o) {
-  const double *R = X, *d = X + 9;
-  double t[3] = {m[3] - (d[1] * m[2] - d[2] * m[1]), m[4] - (d[2] * m[0] - d[0] * m[2]),
-                 m[5] - (d[0] * m[1] - d[1] * m[0])};
-  for (int i = 0; i < 3; i++) {
-    o[i] = R[i] * m[0] + R[3 + i] * m[1] + R[6 + i] * m[2];
-    o[3 + i] = R[i] * t[0] + R[3 + i] * t[1] + R[6 + i] * t[2];
-  }
-}
-
-/* the link's force f added to its parent's: (R n + d x R f, R f) */
-static void force_out_add(const double *X, const double *f, double *o) {
-  const double *R = X, *d = X + 9;
-  double rn[3], rf[3];
-  for (int i = 0; i < 3; i++) {
-    rn[i] = R[3 * i] * f[0] + R[3 * i + 1] * f[1] + R[3 * i + 2] * f[2];
-    rf[i] = R[3 * i] * f[3] + R[3 * i + 1] * f[4] + R[3 * i + 2] * f[5];
-  }
-  o[0] += rn[0] + d[1] * rf[2] - d[2] * rf[1];
-  o[1] += rn[1] + d[2] * rf[0] - d[0] * rf[2];
-  o[2] += rn[2] + d[0] * rf[1] - d[1] * rf[0];
-  o[3] += rf[0];
-  o[4] += rf[1];
-  o[5] += rf[2];
-}
-
-/* X^T I X: the link's symmetric inertia I in its parent, added to P:
- * blocks A, B, M turned by R, then moved by D = [d]x:
- * [[A' + D B'^T - B' D - D M' D, B' + D M'], [., M']] */
-static void inertia_out_add(const double *X, const double *I, double *P) {
-  const double *R = X, *d = X + 9;
-  double blk[3][9], rot[3][9], D[9] = {0, -d[2], d[1], d[2], 0, -d[0], -d[1], d[0], 0};
-  for (int b = 0; b < 3; b++) /* A, B, M */
-    for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++)
-        blk[b][3 * i + j] = I[6 * (i + (b == 2 ? 3 : 0)) + j + (b ? 3 : 0)];
-  for (int b = 0; b < 3; b++) { /* R blk R^T */
-    double t[9];
-    for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++)
-        t[3 * i + j] = blk[b][3 * i] * R[3 * j] + blk[b][3 * i + 1] * R[3 * j + 1] +
-                       blk[b][3 * i + 2] * R[3 * j + 2];
-    for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++)
-        rot[b][3 * i + j] = R[3 * i] * t[j] + R[3 * i + 1] * t[3 + j] + R[3 * i + 2] * t[6 + j];
-  }
-  double Xb[9], Y[9];
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      Xb[3 * i + j] = D[3 * i] * rot[1][3 * j] + D[3 * i + 1] * rot[1][3 * j + 1] +
-                      D[3 * i + 2] * rot[1][3 * j + 2];
-      Y[3 * i + j] =
-          D[3 * i] * rot[2][j] + D[3 * i + 1] * rot[2][3 + j] + D[3 * i + 2] * rot[2][6 + j];
-    }
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++) {
-      double ymd = Y[3 * i] * D[j] + Y[3 * i + 1] * D[3 + j] + Y[3 * i + 2] * D[6 + j];
-      P[6 * i + j] += rot[0][3 * i + j] + Xb[3 * i + j] + Xb[3 * j + i] - ymd;
-      P[6 * i + 3 + j] += rot[1][3 * i + j] + Y[3 * i + j];
-      P[6 * (3 + j) + i] += rot[1][3 * i + j] + Y[3 * i + j];
-      P[6 * (3 + i) + 3 + j] += rot[2][3 * i + j];
-    }
-}
-
-/* v x m for motions */
-static void cross_motion(const double *v, const double *m, double *o) {
-  o[0] = v[1] * m[2] - v[2] * m[1];
-  o[1] = v[2] * m[0] - v[0] * m[2];
-  o[2] = v[0] * m[1] - v[1] * m[0];
-  o[3] = v[1] * m[5] - v[2] * m[4] + v[4] * m[2] - v[5] * m[1];
-  o[4] = v[2] * m[3] - v[0] * m[5] + v[5] * m[0] - v[3] * m[2];
-  o[5] = v[0] * m[4] - v[1] * m[3] + v[3] * m[1] - v[4] * m[0];
-}
-
-/* v x* f for forces */
-static void cross_force(const double *v, const double *f, double *o) {
-  o[0] = v[1] * f[2] - v[2] * f[1] + v[4] * f[5] - v[5] * f[4];
-  o[1] = v[2] * f[0] - v[0] * f[2] + v[5] * f[3] - v[3] * f[5];
-  o[2] = v[0] * f[1] - v[1] * f[0] + v[3] * f[4] - v[4] * f[3];
-  o[3] = v[1] * f[5] - v[2] * f[4];
-  o[4] = v[2] * f[3] - v[0] * f[5];
-  o[5] = v[0] * f[4] - v[1] * f[3];
-}
-
-static void times6(const double *I, const double *x, double *y) {
-  for (int i = 0; i < 6; i++) {
-    y[i] = 0;
-    for (int j = 0; j < 6; j++) y[i] += I[6 * i + j] * x[j];
-  }
-}
-
-static double dot6(const double *a, const double *b) {
-  double s = 0;
-  for (int i = 0; i < 6; i++) s += a[i] * b[i];
-  return s;
-}
-
-/* x = D^-1 b for the k x k symmetric positive D, nb right-hand sides
- * (Gauss-Jordan without pivoting, as mech_joint.c's solve_small). */
-static void solve_small(size_t k, double D[LK_KMAX][LK_KMAX], double b[LK_KMAX][1 + 6],
-                        size_t nb) {
-  for (size_t p = 0; p < k; p++) {
-    double inv = 1.0 / D[p][p];
-    for (size_t j = p; j < k; j++) D[p][j] *= inv;
-    for (size_t j = 0; j < nb; j++) b[p][j] *= inv;
-    for (size_t i = 0; i < k; i++) {
-      if (i == p) continue;
-      double f = D[i][p];
-      for (size_t j = p; j < k; j++) D[i][j] -= f * D[p][j];
-      for (size_t j = 0; j < nb; j++) b[i][j] -= f * b[p][j];
-    }
-  }
-}
 
 /* ---- build ------------------------------------------------------------------------------- */
 void num_links_free(num_links *L) {
@@ -340,15 +203,6 @@ lg_status num_links_build(mech_model *mm, const mech_eom *e, const num_setting *
   return LG_OK;
 }
 
-/* ---- evaluation -------------------------------------------------------------------------- */
-/* Link i's work: v 6, c 6, pA 6, a 6, IA 36, U 6k, u k, DU 6k, Du k. */
-enum { W_V = 0, W_C = 6, W_PA = 12, W_A = 18, W_IA = 24, W_U = 60 };
-
-static double *work_of(const num_links *L, double *Wk, size_t i) { return Wk + L->wat[i]; }
-
-/* the coordinate of link i's r-th own q' */
-static size_t coord_of(const num_links *L, size_t i, size_t r) { return L->qi[L->q0[i] + r]; }
-
 /* Outward: each link's velocity v, its bias term c = cJ + v x vJ, and
  * IA = I, pA = v x* I v to start the inward pass. */
 static void pass_velocities(const num_links *L, const double *X0, double *Wk, const double *qd) {
@@ -446,119 +300,6 @@ static int pass_accel(const num_links *L, const double *X0, double *Wk, const do
   return finite;
 }
 
-/* ---- the other forms eval reports (cg_emit_links.c's, on numbers) ------------------------ */
-/* After the passes above (the data, each link's v and c = cJ + v x vJ in
- * place; the rest of a link's work is free again). */
-
-/* f = tau - C: Newton-Euler at q'' = 0 (RNEA): a = X a_parent + c (the
- * root's from a0), F = I a + v x* I v, then inward f = tau - S^T F, F
- * carried to the parent. a in W_A, F in W_PA. */
-static void form_forcing(const num_links *L, const double *X0, double *Wk, const double *a0,
-                         double *f) {
-  const double *tau = a0 + 6;
-  for (size_t i = 0; i < L->nl; i++) {
-    const double *X = X0 + L->at[i], *I = X + 12 + 6 * L->k[i];
-    double *w = work_of(L, Wk, i), *a = w + W_A, Ia[6], Iv[6], x[6];
-    motion_in(X, L->parent[i] >= 0 ? work_of(L, Wk, (size_t)L->parent[i]) + W_A : a0, a);
-    for (int j = 0; j < 6; j++) a[j] += w[W_C + j];
-    times6(I, a, Ia);
-    times6(I, w + W_V, Iv);
-    cross_force(w + W_V, Iv, x);
-    for (int j = 0; j < 6; j++) w[W_PA + j] = Ia[j] + x[j];
-  }
-  for (size_t i = L->nl; i-- > 0;) {
-    const double *S = X0 + L->at[i] + 12;
-    double *w = work_of(L, Wk, i);
-    for (size_t r = 0; r < L->k[i]; r++) {
-      size_t q = coord_of(L, i, r);
-      f[q] = tau[q] - dot6(S + 6 * r, w + W_PA);
-    }
-    if (L->parent[i] >= 0)
-      force_out_add(X0 + L->at[i], w + W_PA, work_of(L, Wk, (size_t)L->parent[i]) + W_PA);
-  }
-}
-
-/* p = M q' without M: each subtree's momentum h = I v + its children's,
- * p = S^T h (in W_PA); and T = sum v.I v / 2. */
-static void form_momenta(const num_links *L, const double *X0, double *Wk, double *p,
-                         double *T) {
-  double sum = 0;
-  for (size_t i = 0; i < L->nl; i++) {
-    const double *I = X0 + L->at[i] + 12 + 6 * L->k[i];
-    double *w = work_of(L, Wk, i);
-    times6(I, w + W_V, w + W_PA);
-    sum += dot6(w + W_V, w + W_PA) / 2;
-  }
-  if (T) *T = sum;
-  for (size_t i = L->nl; p && i-- > 0;) {
-    const double *S = X0 + L->at[i] + 12;
-    double *w = work_of(L, Wk, i);
-    for (size_t r = 0; r < L->k[i]; r++) p[coord_of(L, i, r)] = dot6(S + 6 * r, w + W_PA);
-    if (L->parent[i] >= 0)
-      force_out_add(X0 + L->at[i], w + W_PA, work_of(L, Wk, (size_t)L->parent[i]) + W_PA);
-  }
-}
-
-/* V: besides gravity's (vb), -g . (m o + W m c) over the links, each
- * link's world rotation W and origin o (12, from W_A on) composed from its
- * parent's; -g the base's linear acceleration a0. */
-static double form_potential(const num_links *L, const double *X0, double *Wk,
-                             const double *a0, double vb) {
-  double V = vb;
-  for (size_t i = 0; i < L->nl; i++) {
-    const double *X = X0 + L->at[i], *R = X, *d = X + 9, *I = X + 12 + 6 * L->k[i];
-    double *W = work_of(L, Wk, i) + W_A, *o = W + 9;
-    if (L->parent[i] >= 0) {
-      const double *Wp = work_of(L, Wk, (size_t)L->parent[i]) + W_A, *op = Wp + 9;
-      for (int a = 0; a < 3; a++) {
-        o[a] = op[a] + Wp[3 * a] * d[0] + Wp[3 * a + 1] * d[1] + Wp[3 * a + 2] * d[2];
-        for (int b = 0; b < 3; b++)
-          W[3 * a + b] = Wp[3 * a] * R[b] + Wp[3 * a + 1] * R[3 + b] + Wp[3 * a + 2] * R[6 + b];
-      }
-    } else {
-      memcpy(W, R, 9 * sizeof *W);
-      memcpy(o, d, 3 * sizeof *o);
-    }
-    double mc[3] = {-I[11], I[5], I[9]};
-    for (int a = 0; a < 3; a++) {
-      double Wmc = W[3 * a] * mc[0] + W[3 * a + 1] * mc[1] + W[3 * a + 2] * mc[2];
-      V += a0[3 + a] * (Wmc + I[21] * o[a]);
-    }
-  }
-  return V;
-}
-
-/* M by composite rigid bodies (RBDA 6.2): each link's composite inertia
- * Ic (W_IA), then link i's columns F = Ic S carried to the root, M's
- * entries S_l . F on the way (row-major n x n, symmetric). */
-static void form_mass(const num_links *L, const double *X0, double *Wk, double *M) {
-  size_t n = L->n;
-  for (size_t i = 0; i < L->nl; i++)
-    memcpy(work_of(L, Wk, i) + W_IA, X0 + L->at[i] + 12 + 6 * L->k[i], 36 * sizeof *M);
-  for (size_t i = L->nl; i-- > 0;)
-    if (L->parent[i] >= 0)
-      inertia_out_add(X0 + L->at[i], work_of(L, Wk, i) + W_IA,
-                      work_of(L, Wk, (size_t)L->parent[i]) + W_IA);
-  memset(M, 0, n * n * sizeof *M);
-  for (size_t i = 0; i < L->nl; i++)
-    for (size_t r = 0; r < L->k[i]; r++) {
-      double F[6], G[6];
-      times6(work_of(L, Wk, i) + W_IA, X0 + L->at[i] + 12 + 6 * r, F);
-      size_t qa = coord_of(L, i, r);
-      for (size_t l = i, first = 1;; first = 0) {
-        for (size_t j = 0; j < L->k[l] && !(first && j > r); j++) {
-          size_t qb = coord_of(L, l, j);
-          M[qa * n + qb] = M[qb * n + qa] = dot6(X0 + L->at[l] + 12 + 6 * j, F);
-        }
-        if (L->parent[l] < 0) break;
-        memset(G, 0, sizeof G);
-        force_out_add(X0 + L->at[l], F, G);
-        memcpy(F, G, sizeof F);
-        l = (size_t)L->parent[l];
-      }
-    }
-}
-
 int num_links_eval(const num_links *L, const double *in, double *slots, double *qdd,
                    const num_links_forms *o) {
   double *X0 = slots + L->o_data, *Wk = slots + L->o_work;
@@ -576,14 +317,14 @@ int num_links_eval(const num_links *L, const double *in, double *slots, double *
     finite = pass_accel(L, X0, Wk, a0, qdd);
   }
   if (!o || !L->forms) return finite;
-  if (o->f) form_forcing(L, X0, Wk, a0, o->f);
-  if (o->p || o->T) form_momenta(L, X0, Wk, o->p, o->T);
+  if (o->f) nl_form_forcing(L, X0, Wk, a0, o->f);
+  if (o->p || o->T) nl_form_momenta(L, X0, Wk, o->p, o->T);
   if (o->V) {
     double vb = L->vbase;
     if (L->vtape) sym_tape_eval(L->vtape, in, &vb, slots);
-    *o->V = form_potential(L, X0, Wk, a0, vb);
+    *o->V = nl_form_potential(L, X0, Wk, a0, vb);
   }
-  if (o->M) form_mass(L, X0, Wk, o->M);
+  if (o->M) nl_form_mass(L, X0, Wk, o->M);
   return finite;
 }
 
