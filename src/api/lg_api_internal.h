@@ -72,6 +72,15 @@ struct lg_system {
                             reports name them (a coordinate's rate "x'") */      /* the first nsettings of dummy are the model's
                             (what codegen bakes in as defaults) */
   lang_model *lm;        /* owns the context everything below lives in */
+  /* A lazily derived large tree given by its numbers (a URDF:
+   * mech_num_tree_of) derives nothing at lg_derive: its q'' and eval's
+   * forms come from those numbers (num_links_numbers.c), and eom_raw,
+   * eom (and everything made from them) wait for the first caller that
+   * needs expressions (api_derived, under `lock`, which is recursive).
+   * Every other system is derived at lg_derive (derived 1). */
+  _Atomic int derived;
+  lg_status derive_status;
+  lg_diag derive_diag;
   mech_eom *eom_raw;     /* Lagrange's equations as derived */
   mech_eom *eom;         /* collected (also for T, V, momenta) */
   mech_kane *kane_raw;   /* Kane's as derived, under LG_KANE */
@@ -197,6 +206,11 @@ lg_status api_end(api_call *c, lg_status st, const char *file, int line, int col
  * derived now if they are not yet: under the system's lock (or before the
  * system is handed out). LG_OK when they are there. */
 lg_status api_dynamics(lg_system *s, lg_diag *d);
+/* eom_raw and eom, derived now when lg_derive left them for later (see
+ * `derived`); the status of that derivation. Every reader of eom_raw,
+ * eom, eom_num or print_eom calls this (or api_num_eom, api_dynamics,
+ * api_ready, which do) first. */
+lg_status api_derived(const lg_system *s, lg_diag *d);
 
 /* Past this many coordinates a kinematic tree with fixed kinematics is
  * evaluated without its dense equations: M by composite rigid bodies and

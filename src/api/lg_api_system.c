@@ -186,11 +186,14 @@ static lg_status add_dynamics(void *ud, lg_diag *d) {
 }
 
 lg_status api_dynamics(lg_system *s, lg_diag *d) {
-  return mech_eom_need_dynamics(s->eom, d);
+  lg_status st = api_derived(s, d);
+  return st != LG_OK ? st : mech_eom_need_dynamics(s->eom, d);
 }
 
 lg_status api_num_eom(lg_system *s, lg_diag *d) {
   if (s->eom_num) return LG_OK;
+  lg_status dst = api_derived(s, d);
+  if (dst != LG_OK) return dst;
   mech_model *mm = s->lm->mech;
   if (s->method == LG_LAGRANGE && s->nq > API_TREE_DENSE_MAX && !s->nc) {
     const sym_node **qdd, **M, **f;
@@ -210,16 +213,13 @@ lg_status api_num_eom(lg_system *s, lg_diag *d) {
 
 static int compile_accel(lg_system *s);
 
-static lg_status derive(const lg_model *m, const lg_derive_options *o, lg_system *s,
-                        lg_diag *d) {
-  s->method = o->method;
-  s->lm = api_model_take_parse(m);
-  lg_status st = s->lm ? LG_OK : lang_load_string(m->name, m->text, m->len, &s->lm, d);
+/* Lagrange's equations: eom_raw as derived, eom collected. */
+static lg_status derive_equations(lg_system *s, lg_diag *d) {
   /* a large tree's T from its links (the dense T composes every rotation
    * to the root); the printed equations get the expanded one */
-  int flags = o->method == LG_LAGRANGE && st == LG_OK &&
-              mech_ncoords(s->lm->mech) > API_TREE_DENSE_MAX ? MECH_DERIVE_JOINT_T : 0;
-  if (st == LG_OK) st = mech_derive_lagrange_with(s->lm->mech, s->lm->file, flags, &s->eom_raw, d);
+  int flags = s->method == LG_LAGRANGE && mech_ncoords(s->lm->mech) > API_TREE_DENSE_MAX
+                  ? MECH_DERIVE_JOINT_T : 0;
+  lg_status st = mech_derive_lagrange_with(s->lm->mech, s->lm->file, flags, &s->eom_raw, d);
   if (st == LG_OK) {
     s->eom_raw->dynamics = add_dynamics;
     s->eom_raw->dynamics_ud = s;
@@ -228,13 +228,60 @@ static lg_status derive(const lg_model *m, const lg_derive_options *o, lg_system
   if (st == LG_OK &&
       !(s->eom = mech_eom_simplified(s->lm->mech, s->eom_raw, CG_SIMPLIFY_FOR_CODE)))
     st = LG_ERR_NOMEM;
+  return st;
+}
+
+lg_status api_derived(const lg_system *s, lg_diag *d) {
+  if (!s->derived) {
+    lg_system *mut = (lg_system *)s;
+    pthread_mutex_lock(&mut->lock);
+    if (!mut->derived) {
+      lg_diag_clear(&mut->derive_diag);
+      mut->derive_status = derive_equations(mut, &mut->derive_diag);
+      mut->derived = 1;
+    }
+    pthread_mutex_unlock(&mut->lock);
+  }
+  if (s->derive_status != LG_OK && d) *d = s->derive_diag;
+  return s->derive_status;
+}
+
+/* Can lg_derive leave the equations for later (see lg_system.derived)? A
+ * lazily derived large tree under Lagrange's method, given by its numbers,
+ * whose q'' those numbers give (a parameter without a value, an input
+ * that is not a number: derived now, and the usual path says why). */
+static int defer_derivation(lg_system *s, const lg_derive_options *o) {
+  mech_model *mm = s->lm->mech;
+  if (!o->lazy || o->method != LG_LAGRANGE || !mech_num_tree_of(mm) ||
+      mech_ncoords(mm) <= API_TREE_DENSE_MAX)
+    return 0;
+  lg_diag ignore;
+  lg_diag_clear(&ignore);
+  s->nq = mech_ncoords(mm);
+  s->np = mech_nparams(mm);
+  if (num_system_build_links(mm, NULL, s->dummy, s->ndummy, &s->num_tree, &ignore) != LG_OK)
+    return 0;
+  s->accel_tried = 1;
+  s->accel_ready = 1;
+  return 1;
+}
+
+static lg_status derive(const lg_model *m, const lg_derive_options *o, lg_system *s,
+                        lg_diag *d) {
+  s->method = o->method;
+  s->lm = api_model_take_parse(m);
+  lg_status st = s->lm ? LG_OK : lang_load_string(m->name, m->text, m->len, &s->lm, d);
+  if (st == LG_OK) st = resolve_defaults(s, m);
+  if (st == LG_OK && defer_derivation(s, o)) return LG_OK;
+  if (st == LG_OK) st = derive_equations(s, d);
+  s->derive_status = st;
+  s->derived = 1;
   /* Kane's method starts from Lagrange's dense equations */
   if (st == LG_OK && o->method == LG_KANE) st = api_dynamics(s, d);
   if (st == LG_OK) {
     s->nq = s->eom->n;
     s->nc = s->eom->m;
     s->np = mech_nparams(s->lm->mech);
-    st = resolve_defaults(s, m);
   }
   if (st == LG_OK && o->method == LG_KANE) st = derive_kane(s, o, d);
   if (st == LG_OK) st = name_speeds(s);
@@ -333,7 +380,18 @@ lg_status lg_derive_with(const lg_model *m, const lg_derive_options *o, lg_syste
   }
   lg_system *s = lg_calloc(1, sizeof *s);
   if (!s) return api_end(&c, LG_ERR_NOMEM, m->name, 0, 0);
-  if (pthread_mutex_init(&s->lock, NULL) != 0) {
+  /* recursive: api_derived is called with and without it held */
+  pthread_mutexattr_t attr;
+  int locked = pthread_mutexattr_init(&attr) == 0;
+  if (locked && pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE) != 0) {
+    pthread_mutexattr_destroy(&attr);
+    locked = 0;
+  }
+  if (locked) {
+    locked = pthread_mutex_init(&s->lock, &attr) == 0;
+    pthread_mutexattr_destroy(&attr);
+  }
+  if (!locked) {
     lg_free(s);
     lg_diag_set(d, LG_ERR_NOMEM, m->name, 0, 0, "cannot create a lock");
     return api_end(&c, LG_ERR_NOMEM, m->name, 0, 0);
@@ -359,7 +417,7 @@ size_t lg_nc(const lg_system *s) { return s ? s->nc : 0; }
 size_t lg_np(const lg_system *s) { return s ? s->np : 0; }
 
 const char *lg_coordinate_name(const lg_system *s, size_t i) {
-  return s && i < s->nq ? s->eom->q[i]->v.name : NULL;
+  return s && i < s->nq ? mech_coord(s->lm->mech, i, 0)->v.name : NULL;
 }
 
 const char *lg_parameter_name(const lg_system *s, size_t i) {

@@ -326,6 +326,33 @@ static void remap_one(void *ud, int *line, int *col) {
   lang_expanded_position(ud, line, col);
 }
 
+/* A URDF's tree by its numbers (lang_urdf_tree) onto the model loaded
+ * from it: each joint's coordinate and input (tau_J) by name, gravity's
+ * parameter g. Nothing is attached when a name is not found (the numeric
+ * layer then reads the tree from expressions). 0: out of memory. */
+static int attach_num_tree(lang_model *lm, const lang_urdf_tree *t) {
+  mech_model *mm = lm->mech;
+  size_t nq = mech_ncoords(mm), ni = mech_ninputs(mm), np = mech_nparams(mm), g = np, used = 0;
+  for (size_t i = 0; i < np; i++)
+    if (!strcmp(mech_param_name(mm, i), "g")) g = i;
+  if (g == np || lm->nevents || lm->nfrictions || lm->ncontacts) return 1;
+  for (size_t j = 0; j < t->n; j++) {
+    mech_num_link *l = &t->link[j];
+    if (!t->coord[j]) continue;
+    l->coord = l->input = SIZE_MAX;
+    for (size_t i = 0; i < nq; i++)
+      if (!strcmp(mech_coord(mm, i, 0)->v.name, t->coord[j])) l->coord = i;
+    for (size_t i = 0; i < ni; i++) {
+      const char *in = mech_input_name(mm, i);
+      if (!strncmp(in, "tau_", 4) && !strcmp(in + 4, t->coord[j])) l->input = i;
+    }
+    if (l->coord == SIZE_MAX || l->input == SIZE_MAX) return 1;
+    used++;
+  }
+  if (used != nq) return 1;
+  return mech_set_num_tree(mm, t->link, t->n, g);
+}
+
 /* A `.urdf` file, or a model that imports one, is read as the model text
  * it expands to (lang_urdf.c); errors and notes are moved back to where
  * their line came from. */
@@ -339,6 +366,12 @@ static lg_status load_expanded(const char *file, lang_expanded *x, lang_model **
     return st;
   }
   lang_model *m = *out;
+  if (x->tree && x->import_line == 0 && !attach_num_tree(m, x->tree)) {
+    lang_model_free(m);
+    *out = NULL;
+    if (diag) lg_diag_set(diag, LG_ERR_NOMEM, file, 0, 0, "out of memory");
+    return LG_ERR_NOMEM;
+  }
   lang_model_remap_positions(m, remap_one, x);
   for (size_t i = 0; i < m->nnotes; i++) {
     char *r = lang_expanded_remap_note(x, file, m->notes[i]);

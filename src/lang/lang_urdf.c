@@ -741,6 +741,53 @@ static int coord_suffixes(int type, const char *const **suf) {
   }
 }
 
+/* The tree by its numbers (lang_urdf_tree), joints in `order` (parents
+ * first), when the numeric layer can evaluate it as the model text says;
+ * else nothing is kept. */
+static lg_status keep_tree(urdf *U, int root, const int *order, size_t nj) {
+  for (size_t j = 0; j < nj; j++) {
+    const ujoint *J = &U->joints[order[j]];
+    if (J->type == J_FLOATING || J->type == J_PLANAR || J->has_mimic || J->friction != 0)
+      return LG_OK;
+  }
+  lang_urdf_tree *t = lg_calloc(1, sizeof *t);
+  if (!t) return LG_ERR_NOMEM;
+  t->link = lg_calloc(nj + 1, sizeof *t->link);
+  t->coord = lg_calloc(nj + 1, sizeof *t->coord);
+  U->x->tree = t;
+  if (!t->link || !t->coord) return LG_ERR_NOMEM;
+  t->n = nj;
+  int *at = lg_malloc(U->nlinks * sizeof *at); /* a link's index in t (-1: the root) */
+  if (!at) return LG_ERR_NOMEM;
+  at[root] = -1;
+  for (size_t j = 0; j < nj; j++) {
+    const ujoint *J = &U->joints[order[j]];
+    const ulink *C = &U->links[J->child];
+    mech_num_link *l = &t->link[j];
+    at[J->child] = (int)j;
+    l->parent = at[J->parent];
+    l->type = J->type == J_FIXED ? MECH_NUM_FIXED
+              : J->type == J_PRISMATIC ? MECH_NUM_PRISMATIC : MECH_NUM_REVOLUTE;
+    /* the joint frame: the parent turned by the origin's rpy (write_joint) */
+    rpy_matrix(J->rpy, l->R);
+    memcpy(l->d, J->xyz, sizeof l->d);
+    double n = sqrt(J->axis[0] * J->axis[0] + J->axis[1] * J->axis[1] + J->axis[2] * J->axis[2]);
+    for (int i = 0; i < 3; i++) l->axis[i] = J->axis[i] / n;
+    l->damping = J->type == J_FIXED ? 0 : J->damping;
+    if (C->has_inertial && C->mass != 0) { /* (write_link_mass) */
+      l->mass = C->mass;
+      memcpy(l->com, C->com, sizeof l->com);
+      memcpy(l->I, C->I, sizeof l->I);
+    }
+    if (J->type != J_FIXED && !(t->coord[j] = lg_strdup(J->name))) {
+      lg_free(at);
+      return LG_ERR_NOMEM;
+    }
+  }
+  lg_free(at);
+  return LG_OK;
+}
+
 static lg_status translate(urdf *U, const xmlNode *robot) {
   lg_status st;
   int rl, rc;
@@ -875,8 +922,13 @@ static lg_status translate(urdf *U, const xmlNode *robot) {
   }
   /* the tree, parents first (breadth first from the root) */
   int *queue = lg_malloc(U->nlinks * sizeof *queue);
-  if (!queue) return LG_ERR_NOMEM;
-  size_t head = 0, tail = 0;
+  int *order = lg_malloc((U->njoints + 1) * sizeof *order);
+  if (!queue || !order) {
+    lg_free(queue);
+    lg_free(order);
+    return LG_ERR_NOMEM;
+  }
+  size_t head = 0, tail = 0, nj = 0;
   queue[tail++] = root;
   write_link_mass(U, &U->links[root]);
   while (head < tail) {
@@ -887,9 +939,13 @@ static lg_status translate(urdf *U, const xmlNode *robot) {
       write_joint(U, J);
       write_link_mass(U, &U->links[J->child]);
       queue[tail++] = J->child;
+      order[nj++] = (int)j;
     }
   }
   lg_free(queue);
+  st = keep_tree(U, root, order, nj);
+  lg_free(order);
+  if (st != LG_OK) return st;
   /* mimic joints: constraints once every coordinate exists */
   for (size_t j = 0; j < U->njoints; j++) {
     const ujoint *J = &U->joints[j];
@@ -994,6 +1050,14 @@ static const char *keep_file(lang_expanded *x, const char *f) {
   return d;
 }
 
+void lang_urdf_tree_free(lang_urdf_tree *t) {
+  if (!t) return;
+  for (size_t i = 0; t->coord && i < t->n; i++) lg_free(t->coord[i]);
+  lg_free(t->coord);
+  lg_free(t->link);
+  lg_free(t);
+}
+
 void lang_expanded_free(lang_expanded *x) {
   lg_str_free(&x->text);
   lg_free(x->lines);
@@ -1003,6 +1067,7 @@ void lang_expanded_free(lang_expanded *x) {
   lg_free(x->notes);
   for (size_t i = 0; i < x->nlimits; i++) lg_free(x->limits[i].coord);
   lg_free(x->limits);
+  lang_urdf_tree_free(x->tree);
   memset(x, 0, sizeof *x);
 }
 

@@ -14,6 +14,7 @@
 #define LG_LANG_URDF_H
 
 #include "lg_base.h"
+#include "mech.h"
 
 /* Where one line of the expanded text came from: the file (owned by the
  * lang_expanded), its line, and a column (0: the column in the text is the
@@ -31,6 +32,18 @@ typedef struct lang_limit {
   double lower, upper;
 } lang_limit;
 
+/* A URDF's tree by its numbers (mech_num_tree), parents first, kept when
+ * every joint is revolute, continuous, prismatic or fixed, none mimics
+ * another and none has friction: link[i].coord and .input are filled
+ * from coord[i] (the joint's coordinate, NULL for a fixed joint) once the
+ * model is loaded (lang_sema.c), and only for a model that is the URDF
+ * alone (one that imports it may add anything). */
+typedef struct lang_urdf_tree {
+  mech_num_link *link;
+  char **coord;
+  size_t n;
+} lang_urdf_tree;
+
 typedef struct lang_expanded {
   lg_str text;            /* the model text to parse */
   lang_origin *lines;     /* one per line of text */
@@ -43,6 +56,7 @@ typedef struct lang_expanded {
   int end_line, end_col;  /* the model file's end, where its parser finds it */
   lang_limit *limits;     /* the URDF's kept joint limits (owned) */
   size_t nlimits, limits_cap;
+  lang_urdf_tree *tree;   /* owned; NULL: none (see lang_urdf_tree) */
 } lang_expanded;
 
 /* When `file` ends in ".urdf", or src has an `import "X.urdf"` line, fills
@@ -52,6 +66,7 @@ typedef struct lang_expanded {
 lg_status lang_expand(const char *file, const char *src, size_t len, lang_expanded *x,
                       int *expanded, lg_diag *diag);
 void lang_expanded_free(lang_expanded *x);
+void lang_urdf_tree_free(lang_urdf_tree *t);
 /* A diagnostic located in the expanded text (file `file`), moved to where
  * that line came from. */
 void lang_expanded_remap(const lang_expanded *x, const char *file, lg_diag *d);

@@ -347,6 +347,32 @@ void mech_joints_link(const mech_joints *J, size_t i, mech_link_view *v);
  * force tau = Q - dV/dq (gravity apart: it is the base's acceleration). */
 const sym_node *const *mech_joints_base_accel(const mech_joints *J);
 const sym_node *mech_joints_tau(mech_model *m, size_t q);
+/* The same kind of tree by its numbers alone (issue 26): a URDF read as
+ * it is (lang_urdf.c) records its links here, so that the numeric layer
+ * evaluates it (num_links.c) without reading the tree from expressions,
+ * and a system need not derive anything before its first evaluation. It
+ * describes exactly what the model's statements say: every coordinate is
+ * one revolute or prismatic joint's, each generalized force is the
+ * joint's input less its damping, gravity is g along -z of the base. */
+typedef enum { MECH_NUM_FIXED, MECH_NUM_REVOLUTE, MECH_NUM_PRISMATIC } mech_num_joint;
+typedef struct mech_num_link {
+  int parent;            /* the parent link (an earlier index), -1: the fixed base */
+  mech_num_joint type;
+  size_t coord, input;   /* the joint's coordinate and its input's index (not fixed) */
+  double R[9], d[3];     /* the joint frame in the parent link's (columns: its axes; origin) */
+  double axis[3];        /* unit, in the joint frame (the link's frame is the joint frame
+                            turned (revolute) or moved (prismatic) about it) */
+  double damping;        /* the joint's force or torque is input - damping q' */
+  double mass, com[3], I[6]; /* inertia about com in the link's frame: xx yy zz xy yz zx */
+} mech_num_link;
+typedef struct mech_num_tree {
+  const mech_num_link *link;
+  size_t n;
+  size_t g;              /* gravity's parameter */
+} mech_num_tree;
+/* m keeps a copy (0: out of memory); NULL when none was set. */
+int mech_set_num_tree(mech_model *m, const mech_num_link *link, size_t n, size_t g);
+const mech_num_tree *mech_num_tree_of(const mech_model *m);
 /* The model's potential energy besides gravity's (springs, V =): with
  * mech_joints_gravity_potential, V. */
 const sym_node *mech_potential_besides_gravity(const mech_model *m);

@@ -74,6 +74,7 @@ struct mech_model {
   int has_gravity, has_T, has_V;
   struct mech_joints *joints; /* memo of mech_joints_of (NULL: not a tree of links) */
   int joints_done;
+  mech_num_tree num_tree;   /* (n 0: none; link in the arena) */
 };
 
 /* Append one element to a MECH_ARRAY; returns its index or -1 (OOM). */

@@ -393,3 +393,17 @@ void mech_remap_positions(mech_model *m, void (*f)(void *ud, int *line, int *col
   for (size_t i = 0; i < m->params.n; i++)
     if (m->params.v[i].line > 0) f(ud, &m->params.v[i].line, &m->params.v[i].col);
 }
+
+int mech_set_num_tree(mech_model *m, const mech_num_link *link, size_t n, size_t g) {
+  mech_num_link *copy = n ? lg_arena_alloc(&m->arena, n * sizeof *copy) : NULL;
+  if (n && !copy) return 0;
+  if (n) memcpy(copy, link, n * sizeof *copy);
+  m->num_tree.link = copy;
+  m->num_tree.n = n;
+  m->num_tree.g = g;
+  return 1;
+}
+
+const mech_num_tree *mech_num_tree_of(const mech_model *m) {
+  return m && m->num_tree.n ? &m->num_tree : NULL;
+}

@@ -73,7 +73,10 @@ lg_status num_system_build_tree(mech_model *mm, const mech_eom *e, const sym_nod
  * mech_joints_tau: what is not a number), then the articulated-body
  * algorithm on numbers; num_evaluate_tree runs it. LG_ERR_MODEL when the
  * model is not a tree of links each coordinate one link's own (diag says
- * why when a parameter has no value). */
+ * why when a parameter has no value). A tree given by its numbers
+ * (mech_num_tree_of: a URDF) is built from them, no tape, no expression
+ * (num_links_numbers.c); e may then be NULL (nothing derived yet: the
+ * names are the model's coordinates'). */
 lg_status num_system_build_links(mech_model *mm, const mech_eom *e, const num_setting *set,
                                  size_t nset, num_system **out, lg_diag *diag);
 typedef struct num_links num_links;

@@ -31,6 +31,7 @@ void num_links_free(num_links *L) {
   lg_free(L->k);
   lg_free(L->base);
   lg_free(L->where);
+  lg_free(L->jt);
   lg_free(L);
 }
 
@@ -138,7 +139,20 @@ int num_links_uses_param(const num_links *L, size_t i) { return L && i < L->np &
 lg_status num_links_build(mech_model *mm, const mech_eom *e, const num_setting *set,
                           size_t nset, const double *params, num_links **out, lg_diag *diag) {
   *out = NULL;
-  if (e->m) return LG_ERR_MODEL;
+  if (e && e->m) return LG_ERR_MODEL;
+  /* a tree by its numbers (a URDF) without expressions; else (or when
+   * that cannot be, with nothing to say) from the expressions */
+  const mech_num_tree *t = mech_num_tree_of(mm);
+  if (t) {
+    lg_diag local;
+    lg_diag_clear(&local);
+    lg_status st = nl_build_numbers(mm, t, set, nset, params, out, &local);
+    if (st != LG_ERR_MODEL || local.status != LG_OK) {
+      if (st != LG_OK && diag) *diag = local;
+      return st;
+    }
+  }
+  if (!e) return LG_ERR_MODEL;
   mech_joints *J = mech_joints_of(mm);
   if (!J) return mech_model_oom(mm) ? LG_ERR_NOMEM : LG_ERR_MODEL;
   num_links *L = lg_calloc(1, sizeof *L);
@@ -308,6 +322,8 @@ int num_links_eval(const num_links *L, const double *in, double *slots, double *
     double *live = slots + L->o_live;
     sym_tape_eval(L->tape, in, live, slots);
     for (size_t j = 0; j < L->nlive; j++) X0[L->where[j]] = live[j];
+  } else if (L->jt) {
+    nl_fill_numbers(L, in, X0);
   }
   const double *a0 = X0 + L->nd - 6 - L->n;
   pass_velocities(L, X0, Wk, in + 1 + L->n);

@@ -11,6 +11,16 @@
 
 enum { LK_KMAX = 7 }; /* joint coordinates a link (a quaternion free joint: 7) */
 
+/* A link by its numbers (num_links_numbers.c: a URDF's tree, no tape):
+ * what varies with q, q' and p, filled into the data before each pass. */
+typedef struct nl_joint {
+  int prismatic;
+  size_t coord;
+  double damping, u;           /* tau = u - damping q' */
+  double R[9], P1[9], P2[9];   /* revolute: R(q) = cos q R + sin q P1 + (1 - cos q) P2 */
+  double Ra[3];                /* prismatic: d(q) = d + q Ra */
+} nl_joint;
+
 struct num_links {
   size_t nl, n, nd;        /* links, coordinates, data (links, then a0 6, tau n) */
   int *parent;             /* nl: -1 for the inertial frame */
@@ -28,7 +38,14 @@ struct num_links {
   int forms;
   size_t np;
   unsigned char *uses;     /* np: 1 where a parameter enters the data or V */
+  nl_joint *jt;            /* nl: the links by their numbers (instead of tape), else NULL */
+  size_t g;                /* (jt) gravity's parameter */
 };
+
+/* the links by their numbers (num_links_numbers.c) */
+lg_status nl_build_numbers(mech_model *mm, const mech_num_tree *t, const num_setting *set,
+                           size_t nset, const double *params, num_links **out, lg_diag *diag);
+void nl_fill_numbers(const num_links *L, const double *in, double *X0);
 
 /* ---- spatial algebra (mech_joint_algebra.c's, on numbers) ------------------------------- */
 /* the parent's motion m in the link: (R^T w, R^T (v - d x w)) */
@@ -150,7 +167,7 @@ static inline void solve_small(size_t k, double D[LK_KMAX][LK_KMAX], double b[LK
 /* Link i's work: v 6, c 6, pA 6, a 6, IA 36, U 6k, u k, DU 6k, Du k. */
 enum { W_V = 0, W_C = 6, W_PA = 12, W_A = 18, W_IA = 24, W_U = 60 };
 
-static double *work_of(const num_links *L, double *Wk, size_t i) { return Wk + L->wat[i]; }
+static inline double *work_of(const num_links *L, double *Wk, size_t i) { return Wk + L->wat[i]; }
 
 /* the coordinate of link i's r-th own q' */
 static inline size_t coord_of(const num_links *L, size_t i, size_t r) { return L->qi[L->q0[i] + r]; }

@@ -174,8 +174,8 @@ static lg_status build(mech_model *mm, const mech_eom *e, const sym_node *const 
   if (st != LG_OK) return st;
   num_system *s = lg_calloc(1, sizeof *s);
   if (!s) return LG_ERR_NOMEM;
-  s->n = e->n;
-  s->m = e->m;
+  s->n = e ? e->n : mech_ncoords(mm); /* (e NULL: links by their numbers) */
+  s->m = e ? e->m : 0;
   s->np = mech_nparams(mm);
   s->coord_names = lg_calloc(s->n + 1, sizeof *s->coord_names);
   s->param_names = lg_calloc(s->np + 1, sizeof *s->param_names);
@@ -186,7 +186,7 @@ static lg_status build(mech_model *mm, const mech_eom *e, const sym_node *const 
     st = LG_ERR_NOMEM;
     goto done;
   }
-  for (size_t i = 0; i < s->n; i++) s->coord_names[i] = e->q[i]->v.name;
+  for (size_t i = 0; i < s->n; i++) s->coord_names[i] = (e ? e->q[i] : mech_coord(mm, i, 0))->v.name;
   for (size_t i = 0; i < s->np; i++) s->param_names[i] = mech_param_name(mm, i);
   for (size_t r = 0; r < s->m; r++) s->row_holonomic[r] = e->kind[r] == MECH_HOLONOMIC;
   if ((st = mech_resolve_params(mm, set, nset, s->params, diag)) != LG_OK) goto done;
@@ -228,7 +228,7 @@ lg_status num_system_build_tree(mech_model *mm, const mech_eom *e, const sym_nod
 
 lg_status num_system_build_links(mech_model *mm, const mech_eom *e, const num_setting *set,
                                  size_t nset, num_system **out, lg_diag *diag) {
-  if (e->m) return LG_ERR_MODEL;
+  if (e ? e->m != 0 : !mech_num_tree_of(mm)) return LG_ERR_MODEL;
   return build(mm, e, NULL, NULL, set, nset, out, diag, NULL, 1);
 }
 
