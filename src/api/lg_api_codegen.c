@@ -37,6 +37,8 @@ lg_status lg_codegen_check_functions(const char *functions, lg_code_lang lang,
  * (big entries left as derived). */
 static lg_status generate(lg_system *s, const lg_codegen_options *o, unsigned functions,
                           lg_str *src, lg_str *hdr, cg_stats *stats, lg_diag *d) {
+  lg_status dst = api_derived(s, d);
+  if (dst != LG_OK) return dst;
   mech_eom *e = s->method == LG_KANE && s->kane_eom ? s->kane_eom : s->eom;
   /* functions that read M and f take them as the numeric objects do (a
    * large tree's composite-rigid-body form); the others need neither */

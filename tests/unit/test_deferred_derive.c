@@ -1,0 +1,287 @@
+/* test_deferred_derive.c - issue 26: a large URDF tree derived lazily
+ * (lg_derive_options.lazy) derives no equation at lg_derive: its q'' and
+ * eval's forms come from the URDF's numbers (num_links_numbers.c), and the
+ * equations are derived by the first call that needs them. Every door must
+ * then answer exactly as on a system derived at once: for each public
+ * entry, a fresh lazy system calls it FIRST (so that this entry is the one
+ * that derives) and its answer is compared, byte for byte or bit for bit,
+ * with an eagerly derived system's. The robot: 10 moving joints about
+ * general axes (two prismatic, one with damping), a fixed joint carrying a
+ * mass, a branch. Also: the system is really deferred (nothing derived
+ * after lg_derive_with), is not for Kane's method or a model that imports
+ * the URDF, and q'' agrees with the dense Euler-Lagrange solve (1e-12). */
+#include "lagrange.h"
+#include "lg_api_internal.h" /* (derived: was the derivation left for later?) */
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double rnd(unsigned *x) {
+  *x = *x * 1103515245u + 12345u;
+  return ((*x >> 8) & 0xffff) / 32768.0 - 1.0;
+}
+
+/* links l1..l10 (l5 and l9 on prismatic joints), f7 fixed on l7 with a
+ * mass, l8 branching from l4 */
+static char *robot(void) {
+  size_t cap = 40000, len = 0;
+  char *s = malloc(cap);
+  unsigned x = 11;
+  len += (size_t)snprintf(s + len, cap - len,
+                          "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n<link name=\"base\"/>\n");
+  for (int i = 1; i <= 10; i++) {
+    int parent = i == 8 ? 4 : i - 1;
+    const char *type = i == 5 || i == 9 ? "prismatic" : i == 3 ? "revolute" : "continuous";
+    len += (size_t)snprintf(
+        s + len, cap - len,
+        "<link name=\"l%d\"><inertial><origin xyz=\"%.4f %.4f %.4f\" rpy=\"%.4f %.4f %.4f\"/>"
+        "<mass value=\"%.4f\"/><inertia ixx=\"%.4f\" ixy=\"%.4f\" ixz=\"0.001\" iyy=\"%.4f\""
+        " iyz=\"-0.002\" izz=\"%.4f\"/></inertial></link>\n"
+        "<joint name=\"j%d\" type=\"%s\"><parent link=\"%s%.0d\"/><child link=\"l%d\"/>"
+        "<origin xyz=\"%.4f %.4f %.4f\" rpy=\"%.4f %.4f %.4f\"/><axis xyz=\"%.4f %.4f %.4f\"/>"
+        "%s%s</joint>\n",
+        i, 0.02 * rnd(&x), 0.02 * rnd(&x), 0.1, 0.3 * rnd(&x), 0.3 * rnd(&x), 0.3 * rnd(&x),
+        1 + 0.3 * rnd(&x), 0.05 + 0.01 * rnd(&x), 0.002 * rnd(&x), 0.06 + 0.01 * rnd(&x),
+        0.04 + 0.01 * rnd(&x), i, type, parent ? "l" : "base", parent, i, 0.02 * rnd(&x),
+        0.02 * rnd(&x), 0.2, 0.4 * rnd(&x), 0.4 * rnd(&x), 0.4 * rnd(&x), rnd(&x), rnd(&x),
+        rnd(&x) + 1.5, i == 3 ? "<limit lower=\"-2\" upper=\"2\" effort=\"1\" velocity=\"1\"/>" : "",
+        i == 2 || i == 9 ? "<dynamics damping=\"0.4\"/>" : "");
+    if (i == 7)
+      len += (size_t)snprintf(
+          s + len, cap - len,
+          "<link name=\"f7\"><inertial><origin xyz=\"0.05 0 0.02\"/><mass value=\"0.7\"/>"
+          "<inertia ixx=\"0.01\" iyy=\"0.02\" izz=\"0.015\"/></inertial></link>\n"
+          "<joint name=\"jf\" type=\"fixed\"><parent link=\"l7\"/><child link=\"f7\"/>"
+          "<origin xyz=\"0.1 0.02 0.05\" rpy=\"0.3 -0.2 0.5\"/></joint>\n");
+  }
+  snprintf(s + len, cap - len, "</robot>\n");
+  return s;
+}
+
+static lg_system *derive(const char *name, const char *text, int lazy, lg_method method) {
+  lg_model *m = NULL;
+  lg_system *s = NULL;
+  lg_diag d;
+  if (lg_model_load_string(name, text, strlen(text), &m, &d) != LG_OK) {
+    fprintf(stderr, "%s\n", d.text);
+    return NULL;
+  }
+  lg_derive_options o;
+  lg_derive_options_default(&o);
+  o.lazy = lazy;
+  o.method = method;
+  if (lg_derive_with(m, &o, &s, &d) != LG_OK) fprintf(stderr, "%s\n", d.text);
+  lg_model_free(m);
+  return s;
+}
+
+enum { N = 10 };
+static double Q[N], QD[N], P[1];
+
+/* One entry's answer as bytes (a string, or numbers as they are). */
+typedef struct answer {
+  char *bytes;
+  size_t len;
+} answer;
+
+static void keep(answer *a, const void *p, size_t len) {
+  a->bytes = malloc(len + 1);
+  memcpy(a->bytes, p, len);
+  a->len = len;
+}
+
+static void keep_string(answer *a, char *s) {
+  if (s) keep(a, s, strlen(s));
+  else a->bytes = NULL, a->len = 0;
+  lg_string_free(s);
+}
+
+typedef struct sim_rows {
+  double buf[4000];
+  size_t n;
+} sim_rows;
+
+static int on_point(void *ud, const lg_sim_point *p) {
+  sim_rows *r = ud;
+  if (r->n + 2 * N + 3 > 4000) return 1;
+  r->buf[r->n++] = p->t;
+  memcpy(r->buf + r->n, p->q, N * sizeof *p->q);
+  memcpy(r->buf + r->n + N, p->qd, N * sizeof *p->qd);
+  r->n += 2 * N;
+  r->buf[r->n++] = p->E;
+  r->buf[r->n++] = p->W;
+  return 0;
+}
+
+/* entry k on s: its answer (status first) */
+static int entry(int k, const lg_system *s, answer *a) {
+  lg_diag d;
+  lg_status st = LG_OK;
+  char *out = NULL, *note = NULL, *hdr = NULL;
+  switch (k) {
+  case 0: { /* lg_eval: every form */
+    double qdd[N], M[N * N], f[N], p[N], T, V;
+    lg_eval_result r = {0};
+    r.qdd = qdd, r.mass_matrix = M, r.forcing = f, r.momenta = p, r.T = &T, r.V = &V;
+    st = lg_eval(s, 0.3, Q, QD, P, &r, &d);
+    double all[N + N * N + 2 * N + 2];
+    memcpy(all, qdd, sizeof qdd);
+    memcpy(all + N, M, sizeof M);
+    memcpy(all + N + N * N, f, sizeof f);
+    memcpy(all + 2 * N + N * N, p, sizeof p);
+    all[3 * N + N * N] = T, all[3 * N + N * N + 1] = V;
+    keep(a, all, sizeof all);
+    break;
+  }
+  case 1: { /* lg_eval_accel */
+    double qdd[N];
+    st = lg_eval_accel(s, 0.3, Q, QD, P, qdd, NULL, &d);
+    keep(a, qdd, sizeof qdd);
+    break;
+  }
+  case 2: /* lg_print */
+    st = lg_print(s, LG_FORMAT_TEXT, &out, &d);
+    keep_string(a, out);
+    break;
+  case 3: /* lg_codegen (the default functions) */
+    st = lg_codegen(s, LG_CODE_C, "r", &out, &hdr, &d);
+    lg_string_free(hdr);
+    keep_string(a, out);
+    break;
+  case 4: /* lg_codegen_functions (the recursion alone) */
+    st = lg_codegen_functions(s, LG_CODE_C, "r", "rhs_recursive", &out, &hdr, &d);
+    lg_string_free(hdr);
+    keep_string(a, out);
+    break;
+  case 5: { /* lg_linearize_format */
+    lg_lin_options o;
+    lg_lin_options_default(&o);
+    o.q = Q, o.qd = QD;
+    st = lg_linearize_format(s, &o, LG_FORMAT_JSON, &out, &note, &d);
+    lg_string_free(note);
+    keep_string(a, out);
+    break;
+  }
+  case 6: { /* lg_simulate */
+    lg_sim_options o;
+    lg_sim_options_default(s, &o);
+    o.t0 = 0, o.tf = 0.2, o.dt = 0.05;
+    sim_rows *r = calloc(1, sizeof *r);
+    st = lg_simulate(s, &o, Q, QD, P, on_point, r, NULL, &d);
+    keep(a, r->buf, r->n * sizeof *r->buf);
+    free(r);
+    break;
+  }
+  case 7: { /* lg_eval_format (eval --json) */
+    lg_eval_state x = {0};
+    x.t = 0.3, x.q = Q, x.qd = QD;
+    st = lg_eval_format(s, &x, P, LG_FORMAT_JSON, &out, &note, &d);
+    lg_string_free(note);
+    keep_string(a, out);
+    break;
+  }
+  case 8: { /* lg_work_new + lg_work_eval */
+    lg_work *w = NULL;
+    double qdd[N], M[N * N];
+    lg_eval_result r = {0};
+    r.qdd = qdd, r.mass_matrix = M;
+    st = lg_work_new(s, &w, &d);
+    if (st == LG_OK) st = lg_work_eval(w, 0.3, Q, QD, &r, &d);
+    lg_work_free(w);
+    double all[N + N * N];
+    memcpy(all, qdd, sizeof qdd);
+    memcpy(all + N, M, sizeof M);
+    keep(a, all, sizeof all);
+    break;
+  }
+  case 9: { /* lg_scene_eval */
+    size_t k = lg_scene_size(s);
+    double *o = calloc(k + 1, sizeof *o);
+    st = lg_scene_eval(s, 0.3, Q, P, o, &d);
+    keep(a, o, k * sizeof *o);
+    free(o);
+    break;
+  }
+  default: return 0;
+  }
+  if (st != LG_OK) fprintf(stderr, "entry %d: %s\n", k, d.text);
+  return st == LG_OK;
+}
+
+int main(void) {
+  char *urdf = robot();
+  unsigned x = 5;
+  for (int i = 0; i < N; i++) Q[i] = 0.8 * rnd(&x), QD[i] = rnd(&x);
+  P[0] = 9.81;
+  lg_system *eager = derive("r.urdf", urdf, 0, LG_LAGRANGE);
+  CHECK(eager && lg_nq(eager) == N);
+  if (!eager) return tu_summary("test_deferred_derive");
+  /* deferred: nothing derived, yet names, q'' and every form */
+  lg_system *lazy = derive("r.urdf", urdf, 1, LG_LAGRANGE);
+  CHECK(lazy && !lazy->derived && !lazy->eom && lg_nq(lazy) == N && lg_np(lazy) == 1);
+  for (size_t i = 0; lazy && i < N; i++)
+    CHECK(!strcmp(lg_coordinate_name(lazy, i), lg_coordinate_name(eager, i)));
+  /* q'' against the dense Euler-Lagrange solve (M q'' = f from the
+   * eager system's dense forms, solved here) */
+  double M[N * N], f[N], qdd[N];
+  lg_eval_result r = {0};
+  r.mass_matrix = M, r.forcing = f;
+  CHECK(lg_eval(eager, 0.3, Q, QD, P, &r, NULL) == LG_OK);
+  CHECK(lazy && lg_eval_accel(lazy, 0.3, Q, QD, P, qdd, NULL, NULL) == LG_OK);
+  double worst = 0, scale = 0;
+  for (int i = 0; i < N; i++) {
+    double Mq = 0;
+    for (int j = 0; j < N; j++) Mq += M[i * N + j] * qdd[j];
+    worst = fmax(worst, fabs(Mq - f[i]));
+    scale = fmax(scale, fabs(f[i]));
+  }
+  printf("deferred q'': |M q'' - f| %.2e (|f| %.2e)\n", worst, scale);
+  CHECK(worst <= 1e-12 * (scale > 1 ? scale : 1));
+  CHECK(lazy && !lazy->derived); /* (q'' and eval's forms derive nothing) */
+  lg_system_free(lazy);
+  /* each entry first on a fresh deferred system, against the eager one */
+  for (int k = 0;; k++) {
+    answer want = {0}, got = {0};
+    lg_system *s = derive("r.urdf", urdf, 1, LG_LAGRANGE);
+    if (!entry(k, eager, &want)) {
+      if (k < 10) CHECK(0);
+      lg_system_free(s);
+      free(want.bytes);
+      break;
+    }
+    CHECK(s && !s->derived);
+    CHECK(s && entry(k, s, &got));
+    CHECK(want.len == got.len && want.len && !memcmp(want.bytes, got.bytes, want.len));
+    if (want.len != got.len || (want.len && memcmp(want.bytes, got.bytes, want.len)))
+      fprintf(stderr, "entry %d: the deferred system answers differently\n", k);
+    /* and again, now derived: the same */
+    answer again = {0};
+    CHECK(s && entry(k, s, &again) && again.len == got.len &&
+          !memcmp(again.bytes, got.bytes, got.len));
+    free(want.bytes);
+    free(got.bytes);
+    free(again.bytes);
+    lg_system_free(s);
+  }
+  /* not deferred: Kane's method, a model importing the URDF, eager */
+  lg_system *k = derive("r.urdf", urdf, 1, LG_KANE);
+  CHECK(k && k->derived);
+  lg_system_free(k);
+  CHECK(eager->derived);
+  FILE *fh = fopen("tdd_r.urdf", "w");
+  if (fh) {
+    fputs(urdf, fh);
+    fclose(fh);
+    const char *imp = "import \"tdd_r.urdf\"\n";
+    lg_system *i = derive("tdd_i.lag", imp, 1, LG_LAGRANGE);
+    CHECK(i && i->derived && lg_nq(i) == N);
+    lg_system_free(i);
+    remove("tdd_r.urdf");
+  }
+  lg_system_free(eager);
+  free(urdf);
+  return tu_summary("test_deferred_derive");
+}
