@@ -158,8 +158,9 @@ tests: $(TEST_BIN) $(BUILD)/lagrange
 # `lagrange sweep` on threads through every integrator path.
 tsan:
 	$(MAKE) BUILD=build-tsan OPT="-O1 -g -fsanitize=thread" build-tsan/tests/test_api \
-	  build-tsan/lagrange
+	  build-tsan/tests/test_deferred_derive build-tsan/lagrange
 	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test_api
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/test_deferred_derive
 	TSAN_OPTIONS=halt_on_error=1 bash tests/cli/tsan_sweep.sh build-tsan/lagrange
 
 # Benchmarks (never part of the tests): the symbolic core alone, then the

@@ -15,6 +15,7 @@
 #include "test_util.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,43 @@ static int entry(int k, const lg_system *s, answer *a) {
   return st == LG_OK;
 }
 
+/* Four entries at once on one fresh deferred system (one of them derives
+ * it, the others wait or need nothing): the same answers. */
+typedef struct job {
+  int k;
+  const lg_system *s;
+  answer a;
+  int ok;
+} job;
+
+static void *run_job(void *ud) {
+  job *j = ud;
+  j->ok = entry(j->k, j->s, &j->a);
+  return NULL;
+}
+
+static void threads(const char *urdf, const lg_system *eager) {
+  static const int kinds[4] = {2, 6, 0, 4}; /* print, simulate, eval, codegen */
+  lg_system *s = derive("r.urdf", urdf, 1, LG_LAGRANGE);
+  CHECK(s && !s->derived);
+  if (!s) return;
+  job jobs[4];
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) {
+    jobs[i] = (job){kinds[i], s, {0}, 0};
+    CHECK(pthread_create(&th[i], NULL, run_job, &jobs[i]) == 0);
+  }
+  for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < 4; i++) {
+    answer want = {0};
+    CHECK(jobs[i].ok && entry(jobs[i].k, eager, &want));
+    CHECK(want.len == jobs[i].a.len && !memcmp(want.bytes, jobs[i].a.bytes, want.len));
+    free(want.bytes);
+    free(jobs[i].a.bytes);
+  }
+  lg_system_free(s);
+}
+
 int main(void) {
   char *urdf = robot();
   unsigned x = 5;
@@ -266,6 +304,7 @@ int main(void) {
     free(again.bytes);
     lg_system_free(s);
   }
+  threads(urdf, eager);
   /* not deferred: Kane's method, a model importing the URDF, eager */
   lg_system *k = derive("r.urdf", urdf, 1, LG_KANE);
   CHECK(k && k->derived);
