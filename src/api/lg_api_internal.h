@@ -83,6 +83,10 @@ struct lg_system {
   lg_diag derive_diag;
   mech_eom *eom_raw;     /* Lagrange's equations as derived */
   mech_eom *eom;         /* collected (also for T, V, momenta) */
+  mech_eom eom_first;    /* *eom as collected, before the dense dynamics
+                            (printing, Kane's) replace a large tree's T and
+                            V: api_num_eom starts from it, so that what is
+                            compiled does not depend on what ran first */
   mech_kane *kane_raw;   /* Kane's as derived, under LG_KANE */
   mech_kane *kane;       /* collected */
   double *kane_qd0;      /* nq: the initial q' from the initial speeds

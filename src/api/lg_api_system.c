@@ -199,10 +199,10 @@ lg_status api_num_eom(lg_system *s, lg_diag *d) {
     const sym_node **qdd, **M, **f;
     lg_diag ignore;
     lg_diag_clear(&ignore);
-    lg_status st = mech_tree_dynamics(mm, s->eom, NULL, &qdd, &M, &f, &ignore);
+    lg_status st = mech_tree_dynamics(mm, &s->eom_first, NULL, &qdd, &M, &f, &ignore);
     if (st == LG_ERR_NOMEM) return st;
     if (st == LG_OK) {
-      s->eom_num = mech_eom_with_dynamics(mm, s->eom, M, f, qdd);
+      s->eom_num = mech_eom_with_dynamics(mm, &s->eom_first, M, f, qdd);
       return s->eom_num ? LG_OK : LG_ERR_NOMEM;
     }
   }
@@ -228,6 +228,7 @@ static lg_status derive_equations(lg_system *s, lg_diag *d) {
   if (st == LG_OK &&
       !(s->eom = mech_eom_simplified(s->lm->mech, s->eom_raw, CG_SIMPLIFY_FOR_CODE)))
     st = LG_ERR_NOMEM;
+  if (st == LG_OK) s->eom_first = *s->eom;
   return st;
 }
 
@@ -323,8 +324,8 @@ lg_status api_ready(const lg_system *s, lg_diag *d) {
  * system (or it is not a tree, or something in q'' has no value):
  * everything is compiled at once, q'' by the dense solve. */
 static int compile_accel(lg_system *s) {
-  if (s->accel_tried || s->method != LG_LAGRANGE || s->nq <= API_TREE_DENSE_MAX || s->nc ||
-      s->eom_num)
+  /* (whether or not codegen made eom_num first: the same q'' either way) */
+  if (s->accel_tried || s->method != LG_LAGRANGE || s->nq <= API_TREE_DENSE_MAX || s->nc)
     return 0;
   s->accel_tried = 1;
   mech_model *mm = s->lm->mech;
