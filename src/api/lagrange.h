@@ -155,7 +155,15 @@ typedef struct lg_derive_options {
   /* Nonzero: compile nothing numeric now; the first evaluation does it
    * (under the system's lock), and lg_print and lg_codegen never pay for
    * it (the command's eom and codegen). Errors of that compilation are
-   * reported by every evaluation then. */
+   * reported by every evaluation then. A model that is a URDF alone (no
+   * `import`: revolute, continuous, prismatic and fixed joints, no
+   * mimic, no friction) with more than 8 coordinates under Lagrange's
+   * method is not even derived: its q'' and every form lg_eval reports
+   * come from the URDF's numbers (the articulated-body algorithm,
+   * composite rigid bodies), and the equations are derived by the first
+   * call that needs them (lg_print, lg_codegen, lg_simulate, lg_linearize
+   * ...). Every answer is the same as a system derived at once would
+   * give, whatever is called first. */
   int lazy;
 } lg_derive_options;
 

@@ -261,7 +261,59 @@ static void test_refusals(void) {
   lang_model_free(lm);
 }
 
+/* The URDF by its numbers (num_links_numbers.c: no expression read) with
+ * an input's and gravity's values given as settings, against the dense
+ * solve with the same settings; a model that imports the URDF keeps no
+ * numbers (it may add anything). */
+static void urdf_numbers(void) {
+  lg_diag d;
+  lg_diag_clear(&d);
+  lang_model *lm = NULL;
+  mech_eom *e = NULL;
+  num_system *links = NULL, *dense = NULL;
+  CHECK(lang_load_string("t.urdf", URDF, strlen(URDF), &lm, &d) == LG_OK);
+  if (!lm) return;
+  CHECK(mech_num_tree_of(lm->mech) != NULL);
+  /* built from the numbers before anything is derived (no eom) */
+  mech_setting set[2] = {{"tau_j3", 0.5}, {"g", 3.0}};
+  CHECK(num_system_build_links(lm->mech, NULL, set, 2, &links, &d) == LG_OK && links);
+  CHECK(mech_derive_lagrange(lm->mech, "t.urdf", &e, &d) == LG_OK);
+  CHECK(e && num_system_build(lm->mech, e, set, 2, &dense, &d) == LG_OK);
+  if (links && dense) {
+    num_work wl, wd;
+    CHECK(num_work_init(links, &wl) == LG_OK && num_work_init(dense, &wd) == LG_OK);
+    double q[6], qd[6], a[6], c[6], worst = 0;
+    unsigned x = 3;
+    for (int k = 0; k < 4; k++) {
+      for (int i = 0; i < 6; i++) q[i] = rnd(&x), qd[i] = 2 * rnd(&x);
+      CHECK(num_evaluate_tree(links, &wl, 0.1 * k, q, qd, a) == 1);
+      num_evaluate_dynamics(dense, &wd, 0.1 * k, q, qd);
+      CHECK(num_solve_accel(dense, &wd, c, NULL, NULL) == LG_OK);
+      worst = fmax(worst, max_rel(a, c, 6));
+    }
+    printf("t.urdf by its numbers, tau_j3 = 0.5, g = 3: vs the dense solve %.2e\n", worst);
+    CHECK(worst <= 1e-12);
+    num_work_free(&wl);
+    num_work_free(&wd);
+  }
+  num_system_free(links);
+  num_system_free(dense);
+  lang_model_free(lm);
+  FILE *f = fopen("tnl_t.urdf", "w");
+  if (f) {
+    fputs(URDF, f);
+    fclose(f);
+    const char *imp = "import \"tnl_t.urdf\"\n";
+    lm = NULL;
+    CHECK(lang_load_string("tnl_i.lag", imp, strlen(imp), &lm, &d) == LG_OK && lm &&
+          !mech_num_tree_of(lm->mech));
+    lang_model_free(lm);
+    remove("tnl_t.urdf");
+  }
+}
+
 int main(void) {
+  urdf_numbers();
   compare("t.urdf", URDF, 6);
   compare("t.lag", LAG, 10);
   char *c = chain(12);
