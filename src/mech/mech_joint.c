@@ -259,6 +259,12 @@ static int aba(mech_model *m, mech_joints *J, const jrows *R, const sym_node **q
       Du[i][r] = b[r][0];
       for (int j = 0; j < 6; j++) DU[i][r][j] = b[r][1 + j];
     }
+    int unit = -1; /* S = e_unit: U_unit = D, so (D^-1 U^T)_unit = 1 */
+    for (int j = 0; k == 1 && j < 6; j++)
+      if (L->S[0][j] == sym_int(c, 1)) unit = unit < 0 ? j : 6;
+      else if (!sym_is_zero(L->S[0][j])) unit = 6;
+    if (unit == 6) unit = -1;
+    if (unit >= 0) DU[i][0][unit] = sym_int(c, 1);
     if (L->parent < 0) continue;
     sn Ia[36], pa[6], Ic[6], out[36], fo[6];
     for (int x = 0; x < 6; x++)
@@ -272,20 +278,14 @@ static int aba(mech_model *m, mech_joints *J, const jrows *R, const sym_node **q
     /* Ia S = U - U D^-1 D = 0: with S a unit e_j, row and column j are
      * zero exactly (computed, they would be IA_jx - IA_jj IA_jx / IA_jj),
      * and the transforms below skip them */
-    int unit = -1;
-    for (int j = 0; k == 1 && j < 6; j++)
-      if (L->S[0][j] == sym_int(c, 1)) unit = j;
-      else if (!sym_is_zero(L->S[0][j])) break;
-    if (unit >= 0 && k == 1) {
-      int zeros = 1;
-      for (int j = 0; j < 6; j++) zeros &= j == unit || sym_is_zero(L->S[0][j]);
-      for (int j = 0; zeros && j < 6; j++) Ia[6 * unit + j] = Ia[6 * j + unit] = z;
-    }
+    for (int j = 0; unit >= 0 && j < 6; j++) Ia[6 * unit + j] = Ia[6 * j + unit] = z;
     mj_let_sym6(c, Ia);
     mj_times6(c, Ia, J->c[i], Ic);
     for (int j = 0; j < 6; j++) {
       pa[j] = sym_add(c, pA[i][j], Ic[j]);
       for (size_t r = 0; r < k; r++) pa[j] = sym_add(c, pa[j], sym_mul(c, U[i][r][j], Du[i][r]));
+      /* along a unit S: pA_j + D (tau - pA_j) / D = tau */
+      if (j == unit) pa[j] = tau(m, L->q[0]);
       pa[j] = mj_let(c, pa[j]);
     }
     mj_inertia_out(c, L, Ia, out);
