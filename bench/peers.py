@@ -18,7 +18,7 @@ MuJoCo 2.2.2 diagonalizes a full URDF inertia with an iteration that stops early
 in the accelerations): its copy of a robot with full inertias (the Panda) gets each inertia in
 principal axes (NumPy's eigh, a turned inertial origin), which is the same body to 1e-16.
 
-usage: /usr/bin/python3 bench/peers.py [BUILD/lagrange] [--quick] [--out DIR]"""
+usage: /usr/bin/python3 bench/peers.py [BUILD/lagrange] [--quick] [--out DIR] [--only arm12,torso,...]"""
 import json
 import math
 import os
@@ -346,6 +346,12 @@ def main():
     robots.append(("panda", open(os.path.join(ROOT, "examples", "panda.urdf")).read(), "panda_link0", "panda_link8"))
     robots.append(("torso", torso_urdf(), None, None))
     robots.append(("quadruped", quadruped_urdf(), None, None))
+    if "--only" in args:  # e.g. --only arm12,torso (arm24 and arm40 also under --quick)
+        only = args[args.index("--only") + 1].split(",")
+        for n in (24, 40):
+            if quick and f"arm{n}" in only:
+                robots.append((f"arm{n}", arm_urdf(n), "base", f"l{n}"))
+        robots = [r for r in robots if r[0] in only]
     nstates = 200
     rows, worst = [], 0.0
     for name, text, kroot, ktip in robots:

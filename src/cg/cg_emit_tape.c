@@ -9,7 +9,8 @@
  * operations) took 7% less time in pieces of 700 than in one function
  * (bench/RESULTS.md); 350 and 1,500 were no faster. A value a later piece
  * reads passes through the caller's array w, whose places are reused once
- * the last piece reading a value is done. */
+ * the last piece reading a value is done. A constant or an input a later
+ * piece reads is spelled there again (a literal, x[k]), not passed. */
 #include "cg_internal.h"
 
 #include <math.h>
@@ -24,6 +25,8 @@ typedef struct spelling {
   const uint32_t *place_of; /* register -> its place in w (UINT32_MAX: none) */
   const uint8_t *read_here; /* register -> read by the piece computing it */
   uint32_t piece;           /* the piece being written */
+  const cg_ctx *G;
+  const sym_instr *const *def; /* register -> its instruction */
 } spelling;
 
 /* prefix, the decimal n, suffix: without printf, which was a third of
@@ -55,9 +58,22 @@ void cg_literal(lg_str *o, double k) {
   else lg_str_double(o, k);
 }
 
+/* a constant or an input: spelled again where another piece reads it */
+static int respelled(const sym_instr *s) { return s && (s->op == SYM_OP_CONST || s->op == SYM_OP_INPUT); }
+
 static void operand(lg_str *o, const spelling *sp, uint32_t a) {
-  if (sp->piece_of && sp->piece_of[a] != sp->piece) put_num(o, "w[", sp->place_of[a], "]");
-  else put_num(o, "v", a, "");
+  if (sp->piece_of && sp->piece_of[a] != sp->piece) {
+    const sym_instr *d = sp->def[a];
+    if (respelled(d) && d->op == SYM_OP_INPUT) input_source(sp->G, o, d->a);
+    else if (respelled(d)) {
+      int paren = signbit(d->k) || isinf(d->k) || isnan(d->k);
+      if (paren) lg_str_putc(o, '(');
+      cg_literal(o, d->k);
+      if (paren) lg_str_putc(o, ')');
+    } else
+      put_num(o, "w[", sp->place_of[a], "]");
+  } else
+    put_num(o, "v", a, "");
 }
 
 /* a OP b, or f(a[, b]) */
@@ -101,6 +117,7 @@ static void emit_instr(const cg_ctx *G, lg_str *o, const sym_instr *s, const cha
     return;
   }
   int later = sp->piece_of && sp->place_of[s->r] != UINT32_MAX; /* a later piece reads it */
+  if (sp->piece_of && !later && !sp->read_here[s->r] && respelled(s)) return; /* read only elsewhere */
   if (!later || sp->read_here[s->r]) put_num(o, "  const double v", s->r, " = ");
   else lg_str_puts(o, "  ");
   if (later) put_num(o, "w[", sp->place_of[s->r], "] = ");
@@ -138,15 +155,17 @@ static int reads(const sym_instr *s, uint32_t r[2]) {
  * later piece (places reused after the last piece reading them). Returns
  * the number of places, or -1 without memory. */
 static long plan_pieces(const sym_tape *t, uint32_t *piece_of, uint32_t *place_of,
-                        uint32_t *last, uint8_t *read_here) {
+                        uint32_t *last, uint8_t *read_here, const sym_instr **def) {
   size_t nreg = t->nslots;
-  for (size_t r = 0; r < nreg; r++) place_of[r] = UINT32_MAX, last[r] = 0, read_here[r] = 0;
+  for (size_t r = 0; r < nreg; r++) place_of[r] = UINT32_MAX, last[r] = 0, read_here[r] = 0, def[r] = NULL;
   for (size_t i = 0; i < t->ninstr; i++) {
     const sym_instr *s = &t->code[i];
     uint32_t rd[2], p = (uint32_t)(i / PIECE);
-    if (s->op != SYM_OP_OUT) piece_of[s->r] = p;
+    if (s->op != SYM_OP_OUT) piece_of[s->r] = p, def[s->r] = s;
     for (int k = reads(s, rd); k-- > 0;)
-      if (piece_of[rd[k]] != p) last[rd[k]] = p;
+      if (piece_of[rd[k]] != p) {
+        if (!respelled(def[rd[k]])) last[rd[k]] = p;
+      }
       else read_here[rd[k]] = 1;
   }
   /* free[0..nfree) are places whose values are dead before the current piece */
@@ -232,8 +251,9 @@ static void emit_pieces(cg_ctx *G, const sym_tape *t, const char *out, size_t fn
 }
 
 void cg_emit_tape(cg_ctx *G, const sym_tape *t, const char *out, size_t fn_start) {
-  spelling sp = {NULL, NULL, NULL, 0};
+  spelling sp = {NULL, NULL, NULL, 0, G, NULL};
   uint32_t *piece_of = NULL, *place_of = NULL, *last = NULL;
+  const sym_instr **def = NULL;
   uint8_t *read_here = NULL;
   long nplaces = -1;
   /* (the pieces' parameters are t, x, p, uu, z and w: an output so named stays one piece) */
@@ -242,13 +262,15 @@ void cg_emit_tape(cg_ctx *G, const sym_tape *t, const char *out, size_t fn_start
     place_of = lg_malloc((t->nslots + 1) * sizeof *place_of);
     last = lg_malloc((t->nslots + 1) * sizeof *last);
     read_here = lg_malloc(t->nslots + 1);
-    if (piece_of && place_of && last && read_here)
-      nplaces = plan_pieces(t, piece_of, place_of, last, read_here);
+    def = lg_malloc((t->nslots + 1) * sizeof *def);
+    if (piece_of && place_of && last && read_here && def)
+      nplaces = plan_pieces(t, piece_of, place_of, last, read_here, def);
   }
   if (nplaces >= 0) { /* else one piece: a failed allocation only costs compile time */
     sp.piece_of = piece_of;
     sp.place_of = place_of;
     sp.read_here = read_here;
+    sp.def = def;
     emit_pieces(G, t, out, fn_start, &sp, nplaces);
   } else {
     for (size_t i = 0; i < t->ninstr; i++) emit_instr(G, G->src, &t->code[i], out, &sp);
@@ -257,4 +279,5 @@ void cg_emit_tape(cg_ctx *G, const sym_tape *t, const char *out, size_t fn_start
   lg_free(place_of);
   lg_free(last);
   lg_free(read_here);
+  lg_free(def);
 }

@@ -174,6 +174,53 @@ static int root_rows(sym_ctx *c, const jlink *L, size_t i, const jrows *R, sn U[
   return !sym_ctx_error(c);
 }
 
+/* v x* I v, the bias force of a rigid link moving at v = (w, v_O). When I
+ * is numbers (a mass m > 0, a first moment mc about O, A = Ic - [mc]x
+ * [mc]x / m), through its momentum h = m v_O + w x mc and its inertia about
+ * the mass centre Ic: (w x Ic w + c x (w x h), w x h), 60 operations where
+ * I v and the two cross products take 72. */
+static void bias_force(sym_ctx *c, const sn *I, const sn *v, sn *o) {
+  int num = 1;
+  for (int k = 0; k < 36; k++) num &= sym_is_number(I[k]);
+  double m = num ? sym_number_value(I[21]) : 0, x[36], mc[3] = {0, 0, 0};
+  for (int k = 0; num && k < 36; k++) x[k] = sym_number_value(I[k]);
+  if (num) {
+    mc[0] = 0.5 * (x[16] - x[11]), mc[1] = 0.5 * (x[5] - x[15]), mc[2] = 0.5 * (x[9] - x[4]);
+    double scale = fabs(m) + fabs(mc[0]) + fabs(mc[1]) + fabs(mc[2]), tol = 1e-14 * scale;
+    double skew[12] = {x[3], x[10], x[17], x[4] + mc[2], x[9] - mc[2], x[5] - mc[1], x[15] + mc[1],
+                       x[11] + mc[0], x[16] - mc[0], x[22], x[23], x[29]}; /* B = [mc]x, M = m 1 */
+    for (int k = 0; k < 12; k++) num &= fabs(skew[k]) <= tol;
+    num &= m > 0 && x[28] == m && x[35] == m;
+  }
+  if (!num) {
+    sn Iv[6];
+    mj_times6(c, I, v, Iv);
+    mj_cross_force(c, v, Iv, o);
+    return;
+  }
+  /* Ic = A + [mc]x [mc]x / m, numbers */
+  double X[9] = {0, -mc[2], mc[1], mc[2], 0, -mc[0], -mc[1], mc[0], 0};
+  sn Ic[9], mcs[3], cs[3], wmc[3], h[3], f[3], Icw[3], n1[3], n2[3];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double xx = 0;
+      for (int k = 0; k < 3; k++) xx += X[3 * i + k] * X[3 * k + j];
+      Ic[3 * i + j] = sym_float(c, i <= j ? x[6 * i + j] + xx / m : x[6 * j + i] + xx / m);
+    }
+  for (int i = 0; i < 3; i++) mcs[i] = sym_float(c, mc[i]), cs[i] = sym_float(c, mc[i] / m);
+  mj_cross3(c, v, mcs, wmc);
+  for (int i = 0; i < 3; i++) h[i] = mj_let(c, sym_add(c, sym_mul(c, I[21], v[3 + i]), wmc[i]));
+  mj_cross3(c, v, h, f);
+  for (int i = 0; i < 3; i++) f[i] = mj_let(c, f[i]);
+  for (int i = 0; i < 3; i++) Icw[i] = mj_let(c, mj_dot3(c, &Ic[3 * i], v));
+  mj_cross3(c, v, Icw, n1);
+  mj_cross3(c, cs, f, n2);
+  for (int i = 0; i < 3; i++) {
+    o[i] = sym_add(c, n1[i], n2[i]);
+    o[3 + i] = f[i];
+  }
+}
+
 /* The articulated-body algorithm: q'' for every coordinate. */
 static int aba(mech_model *m, mech_joints *J, const jrows *R, const sym_node **qdd) {
   sym_ctx *c = m->c;
@@ -185,10 +232,8 @@ static int aba(mech_model *m, mech_joints *J, const jrows *R, const sym_node **q
   int ok = IA && pA && U && u && DU && Du && a;
   sn z = sym_int(c, 0);
   for (size_t i = 0; ok && i < nl; i++) {
-    sn Iv[6];
     memcpy(IA[i], J->L[i].I, sizeof IA[i]);
-    mj_times6(c, J->L[i].I, J->v[i], Iv);
-    mj_cross_force(c, J->v[i], Iv, pA[i]);
+    bias_force(c, J->L[i].I, J->v[i], pA[i]);
   }
   for (size_t i = nl; ok && i-- > 0;) { /* inward */
     const jlink *L = &J->L[i];
@@ -214,6 +259,12 @@ static int aba(mech_model *m, mech_joints *J, const jrows *R, const sym_node **q
       Du[i][r] = b[r][0];
       for (int j = 0; j < 6; j++) DU[i][r][j] = b[r][1 + j];
     }
+    int unit = -1; /* S = e_unit: U_unit = D, so (D^-1 U^T)_unit = 1 */
+    for (int j = 0; k == 1 && j < 6; j++)
+      if (L->S[0][j] == sym_int(c, 1)) unit = unit < 0 ? j : 6;
+      else if (!sym_is_zero(L->S[0][j])) unit = 6;
+    if (unit == 6) unit = -1;
+    if (unit >= 0) DU[i][0][unit] = sym_int(c, 1);
     if (L->parent < 0) continue;
     sn Ia[36], pa[6], Ic[6], out[36], fo[6];
     for (int x = 0; x < 6; x++)
@@ -227,20 +278,14 @@ static int aba(mech_model *m, mech_joints *J, const jrows *R, const sym_node **q
     /* Ia S = U - U D^-1 D = 0: with S a unit e_j, row and column j are
      * zero exactly (computed, they would be IA_jx - IA_jj IA_jx / IA_jj),
      * and the transforms below skip them */
-    int unit = -1;
-    for (int j = 0; k == 1 && j < 6; j++)
-      if (L->S[0][j] == sym_int(c, 1)) unit = j;
-      else if (!sym_is_zero(L->S[0][j])) break;
-    if (unit >= 0 && k == 1) {
-      int zeros = 1;
-      for (int j = 0; j < 6; j++) zeros &= j == unit || sym_is_zero(L->S[0][j]);
-      for (int j = 0; zeros && j < 6; j++) Ia[6 * unit + j] = Ia[6 * j + unit] = z;
-    }
+    for (int j = 0; unit >= 0 && j < 6; j++) Ia[6 * unit + j] = Ia[6 * j + unit] = z;
     mj_let_sym6(c, Ia);
     mj_times6(c, Ia, J->c[i], Ic);
     for (int j = 0; j < 6; j++) {
       pa[j] = sym_add(c, pA[i][j], Ic[j]);
       for (size_t r = 0; r < k; r++) pa[j] = sym_add(c, pa[j], sym_mul(c, U[i][r][j], Du[i][r]));
+      /* along a unit S: pA_j + D (tau - pA_j) / D = tau */
+      if (j == unit) pa[j] = tau(m, L->q[0]);
       pa[j] = mj_let(c, pa[j]);
     }
     mj_inertia_out(c, L, Ia, out);

@@ -188,48 +188,83 @@ void mj_force_out(sym_ctx *c, const jlink *L, const sn *f, sn *o) {
   else force_out(c, L, f, o);
 }
 
-/* R S R^T for a rotation in the (i, j) plane (fixing axis k) of the
- * symmetric 3x3 block of I at (b, b): the (i, j) part by the double angle,
- * (m + h', m - h', b') with m and h the mean and half difference of the
- * diagonal, 12 operations where the products take 27. */
-static void rot_sym_block(sym_ctx *c, const jstage *st, sn c2, sn s2, const sn *I, int b, sn *o) {
-  int i = (st->ax + 1) % 3 + b, j = (st->ax + 2) % 3 + b, k = st->ax + b;
-  sn half = sym_rat(c, 1, 2), Sii = I[6 * i + i], Sjj = I[6 * j + j], Sij = I[6 * i + j];
-  sn m = sym_mul(c, half, sym_add(c, Sii, Sjj)), h = mj_let(c, sym_mul(c, half, sym_sub(c, Sii, Sjj)));
-  sn h1 = mj_let(c, sym_sub(c, sym_mul(c, c2, h), sym_mul(c, s2, Sij)));
-  m = mj_let(c, m);
-  o[6 * i + i] = sym_add(c, m, h1);
-  o[6 * j + j] = sym_sub(c, m, h1);
-  o[6 * i + j] = o[6 * j + i] = sym_add(c, sym_mul(c, s2, h), sym_mul(c, c2, Sij));
-  sn Sik = I[6 * i + k], Sjk = I[6 * j + k];
-  o[6 * i + k] = o[6 * k + i] = sym_sub(c, sym_mul(c, st->c, Sik), sym_mul(c, st->s, Sjk));
-  o[6 * j + k] = o[6 * k + j] = sym_add(c, sym_mul(c, st->s, Sik), sym_mul(c, st->c, Sjk));
-  o[6 * k + k] = I[6 * k + k];
+/* A rotation by (c, s) in the (i, j) plane (fixing axis k) carried through
+ * an inertia by its factors: s^2, c s, 2 c s, c^2 - s^2 and half of it
+ * (numbers for a constant angle; each bound once for a joint's angle). */
+typedef struct rfac {
+  sn c, s, ss, cs, tcs, cc_ss, hcc;
+} rfac;
+
+static void rot_factors(sym_ctx *c, const jstage *st, rfac *f) {
+  f->c = st->c;
+  f->s = st->s;
+  f->ss = mj_let(c, sym_mul(c, st->s, st->s));
+  f->cs = mj_let(c, sym_mul(c, st->c, st->s));
+  f->tcs = mj_let(c, sym_mul(c, sym_int(c, 2), f->cs));
+  f->cc_ss = mj_let(c, sym_sub(c, sym_mul(c, st->c, st->c), f->ss));
+  f->hcc = mj_let(c, sym_mul(c, sym_rat(c, 1, 2), f->cc_ss));
 }
 
-/* X^T I X for a rotation step by a general angle: both symmetric blocks by
- * the double angle, the coupling block R B R^T row pairs then column pairs */
+/* R B R^T of the 2x2 [[a, b], [e, f]] in the plane: with D = a - f and
+ * X = s^2 D + c s (b + e), the diagonal is (a - X, f + X) and the off-diagonal
+ * c s D + (c^2 - s^2) (b + e) / 2 +- (b - e) / 2; for a symmetric block
+ * (b = e) 9 operations where the products take 12 (24 unsymmetric). The
+ * sums are bound before a number multiplies them (a canonical product
+ * would spread the number over the terms). */
+static void rot_2x2(sym_ctx *c, const rfac *r, sn a, sn b, sn e, sn f, sn *oa, sn *ob, sn *oe, sn *of) {
+  sn D = mj_let(c, sym_sub(c, a, f)), X, m;
+  if (b == e) {
+    X = mj_let(c, sym_add(c, sym_mul(c, r->ss, D), sym_mul(c, r->tcs, b)));
+    *ob = *oe = sym_add(c, sym_mul(c, r->cs, D), sym_mul(c, r->cc_ss, b));
+  } else {
+    sn sbe = mj_let(c, sym_add(c, b, e)), dbe = mj_let(c, sym_sub(c, b, e));
+    X = mj_let(c, sym_add(c, sym_mul(c, r->ss, D), sym_mul(c, r->cs, sbe)));
+    m = mj_let(c, sym_add(c, sym_mul(c, r->cs, D), sym_mul(c, r->hcc, sbe)));
+    sn h = mj_let(c, sym_mul(c, sym_rat(c, 1, 2), dbe));
+    *ob = sym_add(c, m, h);
+    *oe = sym_sub(c, m, h);
+  }
+  *oa = sym_sub(c, a, X);
+  *of = sym_add(c, f, X);
+}
+
+/* (c x - s y, s x + c y) */
+static void rot_pair(sym_ctx *c, const rfac *r, sn x, sn y, sn *ox, sn *oy) {
+  *ox = sym_sub(c, sym_mul(c, r->c, x), sym_mul(c, r->s, y));
+  *oy = sym_add(c, sym_mul(c, r->s, x), sym_mul(c, r->c, y));
+}
+
+/* X^T I X for a rotation step by a general angle (R in each 3x3 block:
+ * R A R^T, R B R^T, R M R^T), the (i, j) parts of the blocks by rot_2x2,
+ * the rows and columns along k by pairs; zeros (an articulated inertia's
+ * row and column along its joint) fold away. */
 static void rot_inertia(sym_ctx *c, const jstage *st, const sn *I, sn *o) {
-  sn c2 = mj_let(c, sym_mul(c, sym_sub(c, st->c, st->s), sym_add(c, st->c, st->s)));
-  sn s2 = mj_let(c, sym_mul(c, sym_int(c, 2), sym_mul(c, st->c, st->s)));
-  rot_sym_block(c, st, c2, s2, I, 0, o);
-  rot_sym_block(c, st, c2, s2, I, 3, o);
+  rfac r;
+  rot_factors(c, st, &r);
   int i = (st->ax + 1) % 3, j = (st->ax + 2) % 3, k = st->ax;
-  sn B[9], B1[9];
-  for (int r = 0; r < 3; r++)
-    for (int q = 0; q < 3; q++) B[3 * r + q] = I[6 * r + 3 + q];
-  for (int q = 0; q < 3; q++) { /* R B */
-    B1[3 * i + q] = mj_let(c, sym_sub(c, sym_mul(c, st->c, B[3 * i + q]), sym_mul(c, st->s, B[3 * j + q])));
-    B1[3 * j + q] = mj_let(c, sym_add(c, sym_mul(c, st->s, B[3 * i + q]), sym_mul(c, st->c, B[3 * j + q])));
-    B1[3 * k + q] = B[3 * k + q];
+#define E(x, y) (6 * (x) + (y))
+  for (int b = 0; b <= 3; b += 3) { /* the symmetric A (b = 0) and M (b = 3) */
+    sn oa, ob, oe, of;
+    rot_2x2(c, &r, I[E(b + i, b + i)], I[E(b + i, b + j)], I[E(b + i, b + j)], I[E(b + j, b + j)], &oa, &ob, &oe, &of);
+    o[E(b + i, b + i)] = oa;
+    o[E(b + j, b + j)] = of;
+    o[E(b + i, b + j)] = o[E(b + j, b + i)] = ob;
+    sn x, y;
+    rot_pair(c, &r, I[E(b + i, b + k)], I[E(b + j, b + k)], &x, &y);
+    o[E(b + i, b + k)] = o[E(b + k, b + i)] = x;
+    o[E(b + j, b + k)] = o[E(b + k, b + j)] = y;
+    o[E(b + k, b + k)] = I[E(b + k, b + k)];
   }
-  for (int r = 0; r < 3; r++) { /* (R B) R^T */
-    sn bi = B1[3 * r + i], bj = B1[3 * r + j];
-    o[6 * r + 3 + i] = sym_sub(c, sym_mul(c, st->c, bi), sym_mul(c, st->s, bj));
-    o[6 * r + 3 + j] = sym_add(c, sym_mul(c, st->s, bi), sym_mul(c, st->c, bj));
-    o[6 * r + 3 + k] = B1[3 * r + k];
-    for (int q = 0; q < 3; q++) o[6 * (3 + q) + r] = o[6 * r + 3 + q];
-  }
+  /* B (rows 0-2, columns 3-5), and B^T below */
+  sn B[9];
+  rot_2x2(c, &r, I[E(i, 3 + i)], I[E(i, 3 + j)], I[E(j, 3 + i)], I[E(j, 3 + j)], &B[3 * i + i], &B[3 * i + j],
+          &B[3 * j + i], &B[3 * j + j]);
+  rot_pair(c, &r, I[E(i, 3 + k)], I[E(j, 3 + k)], &B[3 * i + k], &B[3 * j + k]); /* R on column k */
+  rot_pair(c, &r, I[E(k, 3 + i)], I[E(k, 3 + j)], &B[3 * k + i], &B[3 * k + j]); /* row k times R^T */
+  B[3 * k + k] = I[E(k, 3 + k)];
+  for (int x = 0; x < 3; x++)
+    for (int y = 0; y < 3; y++) o[E(x, 3 + y)] = o[E(3 + y, x)] = B[3 * x + y];
+#undef E
 }
 
 void mj_inertia_out(sym_ctx *c, const jlink *L, const sn *I, sn *o) {
@@ -241,14 +276,9 @@ void mj_inertia_out(sym_ctx *c, const jlink *L, const sn *I, sn *o) {
   memcpy(x, I, sizeof x);
   for (int k = L->nst; k-- > 0;) {
     const jstage *st = &L->st[k];
-    /* the double angle where each symmetric block's (i, j) part is full;
-     * else the products, which skip the zeros, are cheaper */
-    int dense = st->rot, i = (st->ax + 1) % 3, j = (st->ax + 2) % 3;
-    for (int b = 0; dense && b <= 3; b += 3)
-      dense &= !sym_is_zero(x[6 * (b + i) + b + i]) && !sym_is_zero(x[6 * (b + j) + b + j]) &&
-               !sym_is_zero(x[6 * (b + i) + b + j]);
-    if (st->rot && dense && !sym_is_zero(st->c) && !sym_is_zero(st->s))
-      rot_inertia(c, st, x, o);
+    /* a general angle by its factors; a right angle (a signed
+     * permutation) and a translation by the products, which fold */
+    if (st->rot && !sym_is_zero(st->c) && !sym_is_zero(st->s)) rot_inertia(c, st, x, o);
     else {
       jlink P;
       step_link(c, st, &P);
