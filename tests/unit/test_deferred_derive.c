@@ -12,6 +12,7 @@
  * the URDF, and q'' agrees with the dense Euler-Lagrange solve (1e-12). */
 #include "lagrange.h"
 #include "lg_api_internal.h" /* (derived: was the derivation left for later?) */
+#include "test_api_util.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -19,11 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static double rnd(unsigned *x) {
-  *x = *x * 1103515245u + 12345u;
-  return ((*x >> 8) & 0xffff) / 32768.0 - 1.0;
-}
 
 /* links l1..l10 (l5 and l9 on prismatic joints), f7 fixed on l7 with a
  * mass, l8 branching from l4 */
@@ -44,11 +40,12 @@ static char *robot(void) {
         "<joint name=\"j%d\" type=\"%s\"><parent link=\"%s%.0d\"/><child link=\"l%d\"/>"
         "<origin xyz=\"%.4f %.4f %.4f\" rpy=\"%.4f %.4f %.4f\"/><axis xyz=\"%.4f %.4f %.4f\"/>"
         "%s%s</joint>\n",
-        i, 0.02 * rnd(&x), 0.02 * rnd(&x), 0.1, 0.3 * rnd(&x), 0.3 * rnd(&x), 0.3 * rnd(&x),
-        1 + 0.3 * rnd(&x), 0.05 + 0.01 * rnd(&x), 0.002 * rnd(&x), 0.06 + 0.01 * rnd(&x),
-        0.04 + 0.01 * rnd(&x), i, type, parent ? "l" : "base", parent, i, 0.02 * rnd(&x),
-        0.02 * rnd(&x), 0.2, 0.4 * rnd(&x), 0.4 * rnd(&x), 0.4 * rnd(&x), rnd(&x), rnd(&x),
-        rnd(&x) + 1.5, i == 3 ? "<limit lower=\"-2\" upper=\"2\" effort=\"1\" velocity=\"1\"/>" : "",
+        i, 0.02 * tu_rnd(&x), 0.02 * tu_rnd(&x), 0.1, 0.3 * tu_rnd(&x), 0.3 * tu_rnd(&x),
+        0.3 * tu_rnd(&x), 1 + 0.3 * tu_rnd(&x), 0.05 + 0.01 * tu_rnd(&x), 0.002 * tu_rnd(&x),
+        0.06 + 0.01 * tu_rnd(&x), 0.04 + 0.01 * tu_rnd(&x), i, type, parent ? "l" : "base", parent,
+        i, 0.02 * tu_rnd(&x), 0.02 * tu_rnd(&x), 0.2, 0.4 * tu_rnd(&x), 0.4 * tu_rnd(&x),
+        0.4 * tu_rnd(&x), tu_rnd(&x), tu_rnd(&x), tu_rnd(&x) + 1.5,
+        i == 3 ? "<limit lower=\"-2\" upper=\"2\" effort=\"1\" velocity=\"1\"/>" : "",
         i == 2 || i == 9 ? "<dynamics damping=\"0.4\"/>" : "");
     if (i == 7)
       len += (size_t)snprintf(
@@ -59,23 +56,6 @@ static char *robot(void) {
           "<origin xyz=\"0.1 0.02 0.05\" rpy=\"0.3 -0.2 0.5\"/></joint>\n");
   }
   snprintf(s + len, cap - len, "</robot>\n");
-  return s;
-}
-
-static lg_system *derive(const char *name, const char *text, int lazy, lg_method method) {
-  lg_model *m = NULL;
-  lg_system *s = NULL;
-  lg_diag d;
-  if (lg_model_load_string(name, text, strlen(text), &m, &d) != LG_OK) {
-    fprintf(stderr, "%s\n", d.text);
-    return NULL;
-  }
-  lg_derive_options o;
-  lg_derive_options_default(&o);
-  o.lazy = lazy;
-  o.method = method;
-  if (lg_derive_with(m, &o, &s, &d) != LG_OK) fprintf(stderr, "%s\n", d.text);
-  lg_model_free(m);
   return s;
 }
 
@@ -224,7 +204,7 @@ static void orders(const char *name, const char *text, const lg_system *eager, i
       free(want.bytes);
       break;
     }
-    lg_system *s = derive(name, text, 1, LG_LAGRANGE);
+    lg_system *s = tu_derive(name, text, 1, LG_LAGRANGE);
     CHECK(s && (s->derived == 0) == (deferred != 0));
     CHECK(s && entry(k, s, &got));
     CHECK(want.len == got.len && want.len && !memcmp(want.bytes, got.bytes, want.len));
@@ -268,7 +248,7 @@ static void *run_job(void *ud) {
 
 static void threads(const char *urdf, const lg_system *eager) {
   static const int kinds[4] = {2, 6, 0, 4}; /* print, simulate, eval, codegen */
-  lg_system *s = derive("r.urdf", urdf, 1, LG_LAGRANGE);
+  lg_system *s = tu_derive("r.urdf", urdf, 1, LG_LAGRANGE);
   CHECK(s && !s->derived);
   if (!s) return;
   job jobs[4];
@@ -294,13 +274,13 @@ static void threads(const char *urdf, const lg_system *eager) {
 int main(void) {
   char *urdf = robot();
   unsigned x = 5;
-  for (int i = 0; i < N; i++) Q[i] = 0.8 * rnd(&x), QD[i] = rnd(&x);
+  for (int i = 0; i < N; i++) Q[i] = 0.8 * tu_rnd(&x), QD[i] = tu_rnd(&x);
   P[0] = 9.81;
-  lg_system *eager = derive("r.urdf", urdf, 0, LG_LAGRANGE);
+  lg_system *eager = tu_derive("r.urdf", urdf, 0, LG_LAGRANGE);
   CHECK(eager && lg_nq(eager) == N);
   if (!eager) return tu_summary("test_deferred_derive");
   /* deferred: nothing derived, yet names, q'' and every form */
-  lg_system *lazy = derive("r.urdf", urdf, 1, LG_LAGRANGE);
+  lg_system *lazy = tu_derive("r.urdf", urdf, 1, LG_LAGRANGE);
   CHECK(lazy && !lazy->derived && !lazy->eom && lg_nq(lazy) == N && lg_np(lazy) == 1);
   for (size_t i = 0; lazy && i < N; i++)
     CHECK(!strcmp(lg_coordinate_name(lazy, i), lg_coordinate_name(eager, i)));
@@ -325,7 +305,7 @@ int main(void) {
   orders("r.urdf", urdf, eager, 1);
   threads(urdf, eager);
   /* not deferred: Kane's method, a model importing the URDF, eager */
-  lg_system *k = derive("r.urdf", urdf, 1, LG_KANE);
+  lg_system *k = tu_derive("r.urdf", urdf, 1, LG_KANE);
   CHECK(k && k->derived);
   lg_system_free(k);
   CHECK(eager->derived);
@@ -334,12 +314,12 @@ int main(void) {
     fputs(urdf, fh);
     fclose(fh);
     const char *imp = "import \"tdd_r.urdf\"\n";
-    lg_system *i = derive("tdd_i.lag", imp, 1, LG_LAGRANGE);
+    lg_system *i = tu_derive("tdd_i.lag", imp, 1, LG_LAGRANGE);
     CHECK(i && i->derived && lg_nq(i) == N);
     lg_system_free(i);
     /* derived at once but lazily compiled: the same answers whatever ran
      * first (a print used to change simulate's energy, a codegen its q'') */
-    lg_system *ie = derive("tdd_i.lag", imp, 0, LG_LAGRANGE);
+    lg_system *ie = tu_derive("tdd_i.lag", imp, 0, LG_LAGRANGE);
     CHECK(ie != NULL);
     if (ie) orders("tdd_i.lag", imp, ie, 0);
     lg_system_free(ie);

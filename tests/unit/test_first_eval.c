@@ -13,6 +13,7 @@
  * symmetric with M q'' = f at each state. */
 #include "lagrange.h"
 #include "lg_api_internal.h" /* (which recursion answered: num_tree->links) */
+#include "test_api_util.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -20,12 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A reproducible pseudo-random number in [-1, 1). */
-static double rnd(unsigned *x) {
-  *x = *x * 1103515245u + 12345u;
-  return ((*x >> 8) & 0xffff) / 32768.0 - 1.0;
-}
 
 /* An n-link arm as URDF: continuous joints about general axes, links with
  * an offset inertial frame and a full inertia. */
@@ -37,9 +32,9 @@ static char *arm_urdf(int n) {
                           "<?xml version=\"1.0\"?>\n<robot name=\"arm%d\">\n"
                           "  <link name=\"base\"/>\n", n);
   for (int i = 1; i <= n; i++) {
-    double a = 0.02 + 0.01 * fabs(rnd(&x)), b = 0.02 + 0.01 * fabs(rnd(&x));
-    double c = 0.02 + 0.01 * fabs(rnd(&x));
-    double ax = rnd(&x), ay = rnd(&x), az = rnd(&x) + 1.5;
+    double a = 0.02 + 0.01 * fabs(tu_rnd(&x)), b = 0.02 + 0.01 * fabs(tu_rnd(&x));
+    double c = 0.02 + 0.01 * fabs(tu_rnd(&x));
+    double ax = tu_rnd(&x), ay = tu_rnd(&x), az = tu_rnd(&x) + 1.5;
     len += (size_t)snprintf(
         s + len, cap - len,
         "  <link name=\"l%d\">\n    <inertial>\n"
@@ -50,11 +45,11 @@ static char *arm_urdf(int n) {
         "  <joint name=\"j%d\" type=\"continuous\">\n    <parent link=\"%s%.0d\"/>\n"
         "    <child link=\"l%d\"/>\n    <origin xyz=\"%.6f %.6f %.6f\" rpy=\"%.6f %.6f %.6f\"/>\n"
         "    <axis xyz=\"%.6f %.6f %.6f\"/>\n  </joint>\n",
-        i, 0.02 * rnd(&x), 0.02 * rnd(&x), 0.1 + 0.05 * rnd(&x), 0.3 * rnd(&x), 0.3 * rnd(&x),
-        0.3 * rnd(&x), 1.0 + 0.3 * rnd(&x), a + b, 0.002 * rnd(&x), 0.002 * rnd(&x), b + c,
-        0.002 * rnd(&x), a + c, i, i == 1 ? "base" : "l", i == 1 ? 0 : i - 1, i,
-        0.02 * rnd(&x), 0.02 * rnd(&x), i == 1 ? 0.1 : 0.2, 0.4 * rnd(&x), 0.4 * rnd(&x),
-        0.4 * rnd(&x), ax, ay, az);
+        i, 0.02 * tu_rnd(&x), 0.02 * tu_rnd(&x), 0.1 + 0.05 * tu_rnd(&x), 0.3 * tu_rnd(&x),
+        0.3 * tu_rnd(&x), 0.3 * tu_rnd(&x), 1.0 + 0.3 * tu_rnd(&x), a + b, 0.002 * tu_rnd(&x),
+        0.002 * tu_rnd(&x), b + c, 0.002 * tu_rnd(&x), a + c, i, i == 1 ? "base" : "l",
+        i == 1 ? 0 : i - 1, i, 0.02 * tu_rnd(&x), 0.02 * tu_rnd(&x), i == 1 ? 0.1 : 0.2,
+        0.4 * tu_rnd(&x), 0.4 * tu_rnd(&x), 0.4 * tu_rnd(&x), ax, ay, az);
   }
   snprintf(s + len, cap - len, "</robot>\n");
   return s;
@@ -76,8 +71,8 @@ static char *branch_urdf(void) {
         "<link name=\"l%d\"><inertial><origin xyz=\"%.4f %.4f %.4f\" rpy=\"%.4f %.4f 0\"/>"
         "<mass value=\"%.4f\"/><inertia ixx=\"0.03\" ixy=\"%.4f\" ixz=\"0.001\" iyy=\"0.025\""
         " iyz=\"%.4f\" izz=\"0.02\"/></inertial></link>\n",
-        i, 0.03 * rnd(&x), 0.03 * rnd(&x), 0.1 + 0.03 * rnd(&x), 0.3 * rnd(&x), 0.3 * rnd(&x),
-        1.0 + 0.3 * rnd(&x), 0.002 * rnd(&x), 0.002 * rnd(&x));
+        i, 0.03 * tu_rnd(&x), 0.03 * tu_rnd(&x), 0.1 + 0.03 * tu_rnd(&x), 0.3 * tu_rnd(&x),
+        0.3 * tu_rnd(&x), 1.0 + 0.3 * tu_rnd(&x), 0.002 * tu_rnd(&x), 0.002 * tu_rnd(&x));
   }
   for (int i = 0; i <= 9; i++) {
     int parent = i == 0 ? -1 : i == 1 || i == 5 ? 0 : i - 1;
@@ -90,8 +85,9 @@ static char *branch_urdf(void) {
         "<origin xyz=\"%.4f %.4f 0.2\" rpy=\"%.4f %.4f %.4f\"/><axis xyz=\"%.4f %.4f %.4f\"/>"
         "<limit lower=\"-2\" upper=\"2\" effort=\"10\" velocity=\"1\"/>"
         "<dynamics damping=\"%.2f\"/></joint>\n",
-        i, type, pname, i, i == 5 ? -0.1 : 0.02 * rnd(&x), 0.03 * rnd(&x), 0.4 * rnd(&x),
-        0.4 * rnd(&x), 0.4 * rnd(&x), rnd(&x), rnd(&x), rnd(&x) + 1.5, i % 2 ? 0.1 : 0.0);
+        i, type, pname, i, i == 5 ? -0.1 : 0.02 * tu_rnd(&x), 0.03 * tu_rnd(&x), 0.4 * tu_rnd(&x),
+        0.4 * tu_rnd(&x), 0.4 * tu_rnd(&x), tu_rnd(&x), tu_rnd(&x), tu_rnd(&x) + 1.5,
+        i % 2 ? 0.1 : 0.0);
   }
   snprintf(s + len, cap - len, "</robot>\n");
   return s;
@@ -139,27 +135,11 @@ static char *chain_lag_with(int n, int bodiless) {
   return s;
 }
 
-static lg_system *derive(const char *name, const char *text, int lazy) {
-  lg_model *m = NULL;
-  lg_system *s = NULL;
-  lg_diag d;
-  if (lg_model_load_string(name, text, strlen(text), &m, &d) != LG_OK) {
-    fprintf(stderr, "%s\n", d.text);
-    return NULL;
-  }
-  lg_derive_options o;
-  lg_derive_options_default(&o);
-  o.lazy = lazy;
-  if (lg_derive_with(m, &o, &s, &d) != LG_OK) fprintf(stderr, "%s\n", d.text);
-  lg_model_free(m);
-  return s;
-}
-
 enum { NSTATE = 3 };
 
 static void state(size_t n, int k, double *q, double *qd) {
   unsigned x = 100u + (unsigned)k;
-  for (size_t i = 0; i < n; i++) q[i] = 1.2 * rnd(&x), qd[i] = rnd(&x);
+  for (size_t i = 0; i < n; i++) q[i] = 1.2 * tu_rnd(&x), qd[i] = tu_rnd(&x);
 }
 
 typedef struct job {
@@ -188,8 +168,10 @@ static void *first_accels(void *arg) {
 /* links: the first q'' by the recursion on numbers (num_links.c), else
  * (a tree not of links: particles) by the recursion's tape */
 static void compare(const char *name, const char *text, int links) {
-  lg_system *eager = derive(name, text, 0), *lazy = derive(name, text, 1),
-            *lazy2 = derive(name, text, 1), *lazy3 = derive(name, text, 1);
+  lg_system *eager = tu_derive(name, text, 0, LG_LAGRANGE),
+            *lazy = tu_derive(name, text, 1, LG_LAGRANGE),
+            *lazy2 = tu_derive(name, text, 1, LG_LAGRANGE),
+            *lazy3 = tu_derive(name, text, 1, LG_LAGRANGE);
   CHECK(eager && lazy && lazy2 && lazy3);
   if (!eager || !lazy || !lazy2 || !lazy3) goto done;
   size_t n = lg_nq(eager), size = lg_eval_record_size(eager);
@@ -324,7 +306,7 @@ static void compare(const char *name, const char *text, int links) {
   }
   /* every form asked first (the two steps in one call), then q'' */
   {
-    lg_system *lazy4 = derive(name, text, 1);
+    lg_system *lazy4 = tu_derive(name, text, 1, LG_LAGRANGE);
     state(n, 0, q, qd);
     double t = 0;
     CHECK(lazy4 && lg_eval_many(lazy4, 1, &t, q, qd, NULL, rb, NULL) == LG_OK);
@@ -363,8 +345,9 @@ done:
  * solve's diagnostic, lazy or not, whichever call comes first. */
 static void singular(void) {
   char *text = chain_lag_with(10, 1);
-  lg_system *eager = derive("bodiless.lag", text, 0), *lazy = derive("bodiless.lag", text, 1),
-            *lazy2 = derive("bodiless.lag", text, 1);
+  lg_system *eager = tu_derive("bodiless.lag", text, 0, LG_LAGRANGE),
+            *lazy = tu_derive("bodiless.lag", text, 1, LG_LAGRANGE),
+            *lazy2 = tu_derive("bodiless.lag", text, 1, LG_LAGRANGE);
   CHECK(eager && lazy && lazy2);
   if (eager && lazy && lazy2) {
     size_t n = lg_nq(eager);
@@ -399,7 +382,7 @@ static void valueless(void) {
   }
   sprintf(t2, "%.*sparameters k, m,%s", (int)(at - text), text,
           at + strlen("parameters m = 1,"));
-  lg_system *s = derive("novalue.lag", t2, 1);
+  lg_system *s = tu_derive("novalue.lag", t2, 1, LG_LAGRANGE);
   CHECK(s != NULL);
   if (s) {
     char *out = NULL;
