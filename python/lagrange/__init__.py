@@ -138,9 +138,9 @@ def load(path, method="lagrange", set=None):
     diag = _lib.Diag()
     mp = ctypes.c_void_p()
     meth = _method(method)
-    _check(lib.lg_model_load_file(_c_path(path, "path"), ctypes.byref(mp),
-                                  ctypes.byref(diag)), diag)
-    return Model._derive(mp, meth, set)
+    cpath = _c_path(path, "path")
+    _check(lib.lg_model_load_file(cpath, ctypes.byref(mp), ctypes.byref(diag)), diag)
+    return Model._derive(mp, meth, set, _urdf(cpath))
 
 
 def loads(text, name="<string>", method="lagrange", set=None):
@@ -158,7 +158,15 @@ def loads(text, name="<string>", method="lagrange", set=None):
         raise TypeError("text must be a str or bytes, not %s" % type(text).__name__)
     _check(lib.lg_model_load_string(cname, data, len(data), ctypes.byref(mp),
                                     ctypes.byref(diag)), diag)
-    return Model._derive(mp, meth, set)
+    return Model._derive(mp, meth, set, _urdf(cname))
+
+
+def _urdf(cname):
+    """A URDF read as it is is derived lazily (lg_derive_options.lazy): a
+    large robot's q'' and eval's forms come from its numbers at once, the
+    equations when something needs them, with the same answers (a URDF
+    has nothing a later compilation could refuse)."""
+    return cname.endswith(b".urdf")
 
 
 class Simulation(dict):
@@ -226,7 +234,7 @@ class Model(_eval.Core):
     columns, see outputs_at), closed."""
 
     @classmethod
-    def _derive(cls, mp, meth, settings=None):
+    def _derive(cls, mp, meth, settings=None, lazy=False):
         diag = _lib.Diag()
         sp = ctypes.c_void_p()
         try:
@@ -235,7 +243,12 @@ class Model(_eval.Core):
                                       ctypes.byref(diag))
                 if st != 0:
                     raise ValueError(diag.message.decode(errors="replace"))
-            _check(lib.lg_derive(mp, meth, ctypes.byref(sp), ctypes.byref(diag)), diag)
+            opt = _lib.DeriveOptions()
+            lib.lg_derive_options_default(ctypes.byref(opt))
+            opt.method = meth
+            opt.lazy = 1 if lazy else 0
+            _check(lib.lg_derive_with(mp, ctypes.byref(opt), ctypes.byref(sp),
+                                      ctypes.byref(diag)), diag)
         finally:
             lib.lg_model_free(mp)
         owner = _System(sp.value)

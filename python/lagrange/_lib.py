@@ -41,6 +41,13 @@ class Diag(ctypes.Structure):
                 ("text", ctypes.c_char * 1100)]
 
 
+class DeriveOptions(ctypes.Structure):
+    """lg_derive_options (lagrange.h), as lg_derive_options_default fills it"""
+    _fields_ = [("size", ctypes.c_size_t), ("method", ctypes.c_int),
+                ("at_state", ctypes.c_int), ("t", ctypes.c_double),
+                ("q", ctypes.c_void_p), ("qd", ctypes.c_void_p), ("lazy", ctypes.c_int)]
+
+
 _D = ctypes.POINTER(ctypes.c_double)
 
 
@@ -130,6 +137,9 @@ _SIG = {
                                             ctypes.POINTER(_P), _DP]),
     "lg_model_free": (None, [_P]),
     "lg_derive": (ctypes.c_int, [_P, ctypes.c_int, ctypes.POINTER(_P), _DP]),
+    "lg_derive_options_default": (None, [ctypes.POINTER(DeriveOptions)]),
+    "lg_derive_with": (ctypes.c_int, [_P, ctypes.POINTER(DeriveOptions), ctypes.POINTER(_P),
+                                      _DP]),
     "lg_model_set": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_double, _DP]),
     "lg_kane_own_state": (ctypes.c_int, [_P]), "lg_nu": (_S, [_P]),
     "lg_speed_name": (ctypes.c_char_p, [_P, _S]),
