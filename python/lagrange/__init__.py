@@ -134,7 +134,9 @@ def load(path, method="lagrange", set=None):
     model's, as the command's --set NAME=VALUE (an input becomes that
     constant). Raises ModelError for a bad model, OSError when the file
     cannot be read, ValueError for a path with a NUL byte or a `set` name
-    the model does not have."""
+    the model does not have. A `.urdf` is derived lazily (its equations
+    when something needs them; a large robot's eval from its numbers at
+    once), with the same answers."""
     diag = _lib.Diag()
     mp = ctypes.c_void_p()
     meth = _method(method)
