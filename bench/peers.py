@@ -18,7 +18,13 @@ MuJoCo 2.2.2 diagonalizes a full URDF inertia with an iteration that stops early
 in the accelerations): its copy of a robot with full inertias (the Panda) gets each inertia in
 principal axes (NumPy's eigh, a turned inertial origin), which is the same body to 1e-16.
 
-usage: /usr/bin/python3 bench/peers.py [BUILD/lagrange] [--quick] [--out DIR] [--only arm12,torso,...]"""
+lagrange's generated code compiles each piece of a long function twice, for AVX and for the
+baseline, and picks one when the program loads (the same bits; src/cg/cg_emit_tape.c);
+Debian's libmujoco 2.2.2 is built for the baseline (SSE2). --no-clones compiles lagrange's side
+with -DLG_NO_CLONES: the baseline only, as MuJoCo's.
+
+usage: /usr/bin/python3 bench/peers.py [BUILD/lagrange] [--quick] [--out DIR] [--only arm12,torso,...]
+                                       [--no-clones]"""
 import json
 import math
 import os
@@ -36,6 +42,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "cli"))
 import urdf_ref  # noqa: E402
 
 TOL = 1e-10
+LG_CFLAGS = []  # --no-clones: ["-DLG_NO_CLONES"]
 
 
 # ---- robots as URDF text -------------------------------------------------------------------
@@ -236,10 +243,11 @@ def lagrange_c(lag, urdf, out, name, states):
                 f"{{ return rb_{fn}(t, x, u, p, xd); }}\nvoid lg_params(double *p) {{ rb_default_params(p); }}\n")
     exe = os.path.join(out, name + "_lg")
     t0 = time.perf_counter()
-    run(["gcc", "-O2", "-I", out, "-o", exe, os.path.join(HERE, "peers", "lg_fd.c"), glue, c, "-lm"])
+    run(["gcc", "-O2", *LG_CFLAGS, "-I", out, "-o", exe, os.path.join(HERE, "peers", "lg_fd.c"), glue, c,
+         "-lm"])
     tcc = time.perf_counter() - t0
     # the same object against MuJoCo in one process (bench/peers/vs_fd.c)
-    run(["gcc", "-O2", "-I", out, "-o", exe + "_vs", os.path.join(HERE, "peers", "vs_fd.c"), glue, c,
+    run(["gcc", "-O2", *LG_CFLAGS, "-I", out, "-o", exe + "_vs", os.path.join(HERE, "peers", "vs_fd.c"), glue, c,
          "-lmujoco", "-lm"])
     sf = os.path.join(out, name + "_lg.states")
     with open(sf, "w") as fh:
@@ -333,6 +341,8 @@ def lagrange_eval(lag, urdf, q, qd, tau):
 def main():
     args = sys.argv[1:]
     quick = "--quick" in args
+    if "--no-clones" in args:
+        LG_CFLAGS.append("-DLG_NO_CLONES")
     lag = next((a for a in args if not a.startswith("--") and a.endswith("lagrange")), os.path.join(ROOT, "build", "lagrange"))
     out = os.path.join(ROOT, "build", "bench", "peers")
     if "--out" in args:

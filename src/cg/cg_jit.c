@@ -53,7 +53,7 @@
 extern char **environ;
 
 #define JIT_NAME "lg_jit"
-enum { MAX_CC_WORDS = 32 };
+enum { MAX_CC_WORDS = 32, NCC_FLAGS = 5 };
 
 /* ---- the compiler command ---------------------------------------------------------- */
 typedef struct cc_cmd {
@@ -102,8 +102,9 @@ static int cc_split(cc_cmd *c) {
     snprintf(c->argv0, n, "%s/%s", cwd, c->argv[0]);
     c->argv[0] = c->argv0;
   }
-  static char *const flags[] = {"-O2", "-fPIC", "-shared", "-o"};
-  for (int i = 0; i < 4; i++) c->argv[c->argc + i] = flags[i];
+  /* LG_NO_CLONES: one build of each piece (cg_emit_tape.c), since here compile time counts */
+  static char *const flags[NCC_FLAGS] = {"-O2", "-fPIC", "-shared", "-DLG_NO_CLONES", "-o"};
+  for (int i = 0; i < NCC_FLAGS; i++) c->argv[c->argc + i] = flags[i];
   return 1;
 }
 
@@ -118,7 +119,7 @@ static void cc_free(cc_cmd *c) {
  * header and source. */
 static void make_key(const cc_cmd *c, const lg_str *hdr, const lg_str *src, lg_str *key) {
   lg_str_printf(key, "uid %ld\n", (long)geteuid());
-  for (int i = 0; i < c->argc + 4; i++) lg_str_printf(key, "%s ", c->argv[i]);
+  for (int i = 0; i < c->argc + NCC_FLAGS; i++) lg_str_printf(key, "%s ", c->argv[i]);
   lg_str_printf(key, "\n%s\n%s", hdr->s ? hdr->s : "", src->s ? src->s : "");
 }
 
@@ -252,7 +253,7 @@ static lg_status compile(const cc_cmd *c, int work, int group, lg_diag *d) {
     return LG_ERR_IO;
   }
   char *argv[MAX_CC_WORDS + 12];
-  int n = c->argc + 4;
+  int n = c->argc + NCC_FLAGS;
   memcpy(argv, c->argv, (size_t)n * sizeof *argv);
   argv[n++] = JIT_NAME ".so";
   argv[n++] = JIT_NAME ".c";

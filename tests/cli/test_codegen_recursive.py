@@ -253,6 +253,66 @@ def compare(label, path, seed):
             check(f"{label}: --stats counts rhs_recursive", False, r.stderr)
 
 
+BITS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include "m.h"
+int main(void) {
+  double p[m_NP + 1], x[512], a[512];
+  m_default_params(p);
+  srand(7);
+  for (int trial = 0; trial < 10; trial++) {
+    for (int i = 0; i < 2 * m_NQ; i++) x[i] = 4.0 * rand() / RAND_MAX - 2.0;
+    m_rhs_recursive(0.1 * trial, x, NULL, p, a);
+    for (int i = 0; i < 2 * m_NQ; i++) printf("%a\n", a[i]);
+    m_rhs(0.1 * trial, x, NULL, p, a);
+    for (int i = 0; i < 2 * m_NQ; i++) printf("%a\n", a[i]);
+  }
+  return 0;
+}
+"""
+
+
+def same_bits_with_clones(label, path):
+    """Long tapes' pieces are also compiled for AVX and chosen at load time where the CPU has
+    it (cg_emit_tape.c): that build must give the same bits as -DLG_NO_CLONES (the baseline
+    only), with gcc and with clang, and (on x86-64 glibc Linux) must hold both versions."""
+    import platform
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([BIN, "codegen", path, "--name", "m", "--functions", "rhs, rhs_recursive",
+                            "-o", os.path.join(tmp, "m.c")], capture_output=True, text=True)
+        src = open(os.path.join(tmp, "m.c")).read() if r.returncode == 0 else ""
+        check(f"{label}: split into pieces that may be cloned for AVX",
+              "m_PIECE m_piece" in src and 'target_clones("avx", "default")' in src, r.stderr)
+        open(os.path.join(tmp, "bits.c"), "w").write(BITS)
+        outs = {}
+        for cc in ("gcc", "clang"):
+            if cc == "clang" and subprocess.run(["sh", "-c", "command -v clang"],
+                                                capture_output=True).returncode:
+                continue
+            for flag in ("", "-DLG_NO_CLONES"):
+                exe = os.path.join(tmp, f"bits_{cc}{flag}")
+                obj = os.path.join(tmp, f"m_{cc}{flag}.o")
+                c = subprocess.run([cc, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic",
+                                    *([flag] if flag else []), "-I", tmp, "-c", "-o", obj,
+                                    os.path.join(tmp, "m.c")], capture_output=True, text=True)
+                if c.returncode == 0:
+                    c = subprocess.run([cc, "-O2", "-I", tmp, "-o", exe, obj,
+                                        os.path.join(tmp, "bits.c"), "-lm"], capture_output=True, text=True)
+                if c.returncode:
+                    check(f"{label}: compiles with {cc} {flag or '(clones)'}", False, c.stderr)
+                    continue
+                outs[(cc, flag)] = subprocess.run([exe], capture_output=True, text=True).stdout
+                if not flag and platform.machine() == "x86_64" and sys.platform.startswith("linux"):
+                    syms = subprocess.run(["nm", obj], capture_output=True, text=True).stdout
+                    check(f"{label}: {cc} built an AVX and a baseline version of each piece",
+                          ".avx" in syms and ".default" in syms, syms[:300])
+        base = outs.get(("gcc", "-DLG_NO_CLONES"))
+        check(f"{label}: every build gives the same bits ({len(outs)} builds)",
+              base and len(base.split()) > 100 and all(o == base for o in outs.values()),
+              {k: o[:80] for k, o in outs.items()})
+
+
 def refused(label, path, reason, *extra):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "m.c")
@@ -285,6 +345,12 @@ with tempfile.TemporaryDirectory() as d:
         models["URDF: " + label] = path
     for label, path in models.items():
         compare(label, path, rng.randrange(1000))
+    same_bits_with_clones("13-link chain", models["13-link chain in absolute angles"])
+    arm = os.path.join(d, "arm9.urdf")
+    open(arm, "w").write(urdf("arm9", [(f"j{i}", "continuous", "base" if i == 0 else f"l{i - 1}", f"l{i}",
+                                        (0.05 * i, 0.1, 0.2), (0.3, -0.2 * i, 0.1), (0.36, 0.48, 0.8))
+                                       for i in range(9)]))
+    same_bits_with_clones("9-link URDF arm, general axes", arm)
     bad = os.path.join(d, "overlap.lag")
     open(bad, "w").write(NOT_A_TREE)
     refused("overlapping sets", bad, "overlap without nesting")
