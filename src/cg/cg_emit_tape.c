@@ -16,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-enum { PIECE = 700, SPLIT_ABOVE = 1000 };
+enum { PIECE = 700, SPLIT_ABOVE = 1000, CLONE_MAX = 14000 };
 
 /* How operands are spelled: v<r> inside the piece that computes r, w[k]
  * in later pieces (pieces NULL: the whole tape is one piece). */
@@ -226,17 +226,23 @@ static void emit_pieces(cg_ctx *G, const sym_tape *t, const char *out, size_t fn
   const char *N = G->r->name;
   lg_str fns;
   lg_str_init(&fns);
-  /* each insertion defines it: a later one may land before an earlier one */
-  /* Where the compiler and the C library can, each piece is compiled twice and one is chosen
-   * when the program loads (target_clones, glibc's ifunc): for AVX, whose three-operand
-   * encoding drops SSE2's register copies (arm12's recursion: 1,164 of its 9,000
-   * instructions; 9% less time), and for the baseline. The same operations in the same order
-   * and no FMA (not part of "avx"): both give the same bits. gcc -O2 takes about 1.4 times
-   * as long; LG_NO_CLONES turns it off (the JIT defines it). */
+  /* each insertion defines them: a later one may land before an earlier one.
+   * Where the compiler and the C library can, each piece of a function up to CLONE_MAX
+   * instructions is compiled twice and one is chosen when the program loads (target_clones,
+   * glibc's ifunc): for AVX, whose three-operand encoding drops SSE2's register copies
+   * (arm12's recursion: 1,164 of its 9,000 instructions, 9% less time), and for the baseline.
+   * The same operations in the same order and no FMA (not part of "avx"): both give the same
+   * bits. It doubles gcc's time over those pieces, hence the bound (a 40-link arm's recursion,
+   * 19,000 instructions, would take 10 s instead of 5); LG_NO_CLONES turns it off (the JIT
+   * defines it). */
   lg_str_printf(&fns, "\n/* long tapes are split into functions: compilers take more than\n"
-                      "   linear time over one long function. On x86-64 with glibc each is also\n"
-                      "   compiled for AVX (the same operations, fewer instructions), chosen at\n"
-                      "   load time where the CPU has it; -DLG_NO_CLONES: the baseline only */\n"
+                      "   linear time over one long function. On x86-64 with glibc, those of a\n"
+                      "   tape up to %d instructions are also compiled for AVX (the same\n"
+                      "   operations and bits, fewer instructions), chosen at load time where\n"
+                      "   the CPU has it; -DLG_NO_CLONES: the baseline only */\n"
+                      "#ifndef %s_PIECE_ONCE\n"
+                      "#if defined(__GNUC__)\n#define %s_PIECE_ONCE static __attribute__((noinline)) void\n"
+                      "#else\n#define %s_PIECE_ONCE static void\n#endif\n#endif\n"
                       "#ifndef %s_PIECE\n"
                       "#if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && "
                       "!defined(LG_NO_CLONES) && defined(__has_attribute)\n"
@@ -246,18 +252,17 @@ static void emit_pieces(cg_ctx *G, const sym_tape *t, const char *out, size_t fn
                       "#define %s_PIECE static __attribute__((noinline, target_clones(\"avx\", "
                       "\"default\"))) void\n"
                       "#endif\n#endif\n#endif\n"
-                      "#ifndef %s_PIECE\n"
-                      "#if defined(__GNUC__)\n#define %s_PIECE static __attribute__((noinline)) void\n"
-                      "#else\n#define %s_PIECE static void\n#endif\n#endif\n",
-                N, N, N, N, N, N);
+                      "#ifndef %s_PIECE\n#define %s_PIECE %s_PIECE_ONCE\n#endif\n",
+                (int)CLONE_MAX, N, N, N, N, N, N, N, N, N);
+  const char *kind = t->ninstr <= CLONE_MAX ? "PIECE" : "PIECE_ONCE";
   lg_str_printf(G->src, "  double w[%ld];\n", nplaces + 1);
   size_t npieces = (t->ninstr + PIECE - 1) / PIECE;
   for (size_t k = 0; k < npieces; k++) {
     size_t id = G->npieces++;
-    lg_str_printf(&fns, "\n%s_PIECE %s_piece%zu(double t, const double *x, const double *p, "
+    lg_str_printf(&fns, "\n%s_%s %s_piece%zu(double t, const double *x, const double *p, "
                         "const double *uu,\n    const double *z, double *w, double *%s) {\n"
                         "  (void)t; (void)x; (void)p; (void)uu; (void)z; (void)w; (void)%s;\n",
-                  N, N, id, out, out);
+                  N, kind, N, id, out, out);
     sp->piece = (uint32_t)k;
     for (size_t i = k * PIECE; i < t->ninstr && i < (k + 1) * PIECE; i++)
       emit_instr(G, &fns, &t->code[i], out, sp);

@@ -351,6 +351,14 @@ with tempfile.TemporaryDirectory() as d:
                                         (0.05 * i, 0.1, 0.2), (0.3, -0.2 * i, 0.1), (0.36, 0.48, 0.8))
                                        for i in range(9)]))
     same_bits_with_clones("9-link URDF arm, general axes", arm)
+    arm = os.path.join(d, "arm40.urdf")
+    open(arm, "w").write(urdf("arm40", [(f"j{i}", "continuous", "base" if i == 0 else f"l{i - 1}", f"l{i}",
+                                         (0.05, 0.1, 0.2), (0.3, -0.2, 0.1 * i), (0.36, 0.48, 0.8))
+                                        for i in range(40)]))
+    r = subprocess.run([BIN, "codegen", arm, "--functions", "rhs_recursive"], capture_output=True, text=True)
+    check("40-link arm: a recursion past 14,000 instructions is compiled once (compile time)",
+          r.returncode == 0 and "arm40_PIECE_ONCE arm40_piece" in r.stdout
+          and "arm40_PIECE arm40_piece" not in r.stdout, r.stderr)
     bad = os.path.join(d, "overlap.lag")
     open(bad, "w").write(NOT_A_TREE)
     refused("overlapping sets", bad, "overlap without nesting")
