@@ -101,6 +101,12 @@ typedef struct num_links_forms {
 int num_links_eval(const num_links *L, const double *in, double *slots, double *qdd,
                    const num_links_forms *o);
 int num_links_has_forms(const num_links *L);
+/* For the energy balance of a simulation (num_aux.c): E = T + V (E not
+ * NULL) and dE/dt = q' . (M q'' + C + G) with the given q'' (Ed not NULL:
+ * an identity in q'', by Newton-Euler, not the recursion that solved for
+ * q'') at in = [t, q, q', p]; 0 without forms. */
+int num_links_energy(const num_links *L, const double *in, const double *qdd, double *slots,
+                     double *E, double *Ed);
 /* Does parameter i enter the data or V (what every form is computed from)? */
 int num_links_uses_param(const num_links *L, size_t i);
 /* A view of s that adds the recursion on numbers (num_links_build) or,
@@ -198,7 +204,8 @@ size_t num_check_consistent(const num_system *s, num_work *w, double t, const do
 typedef struct num_aux {
   size_t n, nv, np;    /* coordinates; velocities (q' or speeds); parameters */
   double *params;      /* np */
-  sym_tape *power;     /* -> [E, W'] */
+  sym_tape *power;     /* -> [E, W'] (NULL with links) */
+  struct num_links *links; /* else E and W' from these (a URDF robot: num_links_energy) */
   sym_tape *event;     /* -> [g] over [t, q, v, params]; NULL without one */
   unsigned sources;    /* MECH_WORK_* */
   int work;            /* integrate W (a source is present; else W = 0) */

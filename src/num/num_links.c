@@ -314,9 +314,8 @@ static int pass_accel(const num_links *L, const double *X0, double *Wk, const do
   return finite;
 }
 
-int num_links_eval(const num_links *L, const double *in, double *slots, double *qdd,
-                   const num_links_forms *o) {
-  double *X0 = slots + L->o_data, *Wk = slots + L->o_work;
+/* The links' data at in into X0 (slots + o_data). */
+static void fill_data(const num_links *L, const double *in, double *slots, double *X0) {
   memcpy(X0, L->base, L->nd * sizeof *X0);
   if (L->tape) { /* the live entries into their places */
     double *live = slots + L->o_live;
@@ -325,6 +324,35 @@ int num_links_eval(const num_links *L, const double *in, double *slots, double *
   } else if (L->jt) {
     nl_fill_numbers(L, in, X0);
   }
+}
+
+/* V at in (the data and the velocities already in place) */
+static double potential(const num_links *L, const double *in, double *slots, const double *X0,
+                        double *Wk) {
+  double vb = L->vbase;
+  if (L->vtape) sym_tape_eval(L->vtape, in, &vb, slots);
+  return nl_form_potential(L, X0, Wk, X0 + L->nd - 6 - L->n, vb);
+}
+
+int num_links_energy(const num_links *L, const double *in, const double *qdd, double *slots,
+                     double *E, double *Ed) {
+  if (!L->forms) return 0;
+  double *X0 = slots + L->o_data, *Wk = slots + L->o_work;
+  fill_data(L, in, slots, X0);
+  pass_velocities(L, X0, Wk, in + 1 + L->n);
+  if (Ed) *Ed = nl_form_power(L, X0, Wk, X0 + L->nd - 6 - L->n, in + 1 + L->n, qdd);
+  if (E) {
+    double T;
+    nl_form_momenta(L, X0, Wk, NULL, &T);
+    *E = T + potential(L, in, slots, X0, Wk);
+  }
+  return 1;
+}
+
+int num_links_eval(const num_links *L, const double *in, double *slots, double *qdd,
+                   const num_links_forms *o) {
+  double *X0 = slots + L->o_data, *Wk = slots + L->o_work;
+  fill_data(L, in, slots, X0);
   const double *a0 = X0 + L->nd - 6 - L->n;
   pass_velocities(L, X0, Wk, in + 1 + L->n);
   int finite = 1;
@@ -335,11 +363,7 @@ int num_links_eval(const num_links *L, const double *in, double *slots, double *
   if (!o || !L->forms) return finite;
   if (o->f) nl_form_forcing(L, X0, Wk, a0, o->f);
   if (o->p || o->T) nl_form_momenta(L, X0, Wk, o->p, o->T);
-  if (o->V) {
-    double vb = L->vbase;
-    if (L->vtape) sym_tape_eval(L->vtape, in, &vb, slots);
-    *o->V = nl_form_potential(L, X0, Wk, a0, vb);
-  }
+  if (o->V) *o->V = potential(L, in, slots, X0, Wk);
   if (o->M) nl_form_mass(L, X0, Wk, o->M);
   return finite;
 }

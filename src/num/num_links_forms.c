@@ -117,3 +117,36 @@ void nl_form_mass(const num_links *L, const double *X0, double *Wk, double *M) {
       }
     }
 }
+
+/* dE/dt = q' . (M q'' + C + G) for the given q'': an identity in q'' (T is
+ * q'^T M q' / 2), by Newton-Euler with q'' (a = X a_parent + c + S q'', F =
+ * I a + v x* I v, carried inward), so that the energy balance checks the
+ * q'' a right-hand side solved for, by another algorithm. a in W_A, F in W_PA. */
+double nl_form_power(const num_links *L, const double *X0, double *Wk, const double *a0,
+                     const double *qd, const double *qdd) {
+  for (size_t i = 0; i < L->nl; i++) {
+    const double *X = X0 + L->at[i], *S = X + 12, *I = S + 6 * L->k[i];
+    double *w = work_of(L, Wk, i), *a = w + W_A, Ia[6], Iv[6], x[6];
+    motion_in(X, L->parent[i] >= 0 ? work_of(L, Wk, (size_t)L->parent[i]) + W_A : a0, a);
+    for (int j = 0; j < 6; j++) {
+      a[j] += w[W_C + j];
+      for (size_t r = 0; r < L->k[i]; r++) a[j] += S[6 * r + j] * qdd[coord_of(L, i, r)];
+    }
+    times6(I, a, Ia);
+    times6(I, w + W_V, Iv);
+    cross_force(w + W_V, Iv, x);
+    for (int j = 0; j < 6; j++) w[W_PA + j] = Ia[j] + x[j];
+  }
+  double P = 0;
+  for (size_t i = L->nl; i-- > 0;) {
+    const double *S = X0 + L->at[i] + 12;
+    double *w = work_of(L, Wk, i);
+    for (size_t r = 0; r < L->k[i]; r++) {
+      size_t q = coord_of(L, i, r);
+      P += qd[q] * dot6(S + 6 * r, w + W_PA);
+    }
+    if (L->parent[i] >= 0)
+      force_out_add(X0 + L->at[i], w + W_PA, work_of(L, Wk, (size_t)L->parent[i]) + W_PA);
+  }
+  return P;
+}

@@ -179,5 +179,7 @@ void nl_form_momenta(const num_links *L, const double *X0, double *Wk, double *p
 double nl_form_potential(const num_links *L, const double *X0, double *Wk, const double *a0,
                          double vbase);
 void nl_form_mass(const num_links *L, const double *X0, double *Wk, double *M);
+double nl_form_power(const num_links *L, const double *X0, double *Wk, const double *a0,
+                     const double *qd, const double *qdd);
 
 #endif

@@ -312,8 +312,69 @@ static void urdf_numbers(void) {
   }
 }
 
+/* A URDF robot's energy balance in a simulation (num_aux.c) takes E = T + V and
+ * W' = q' . (M q'' + C + G) from the links on numbers (num_links_energy) instead of the tape
+ * of E and its chain-rule derivative dE/dt: both against that tape, at random q, q' and
+ * (since dE/dt is an identity in q'') random q'', with an input and gravity set. */
+static void urdf_energy(void) {
+  lg_diag d;
+  lg_diag_clear(&d);
+  lang_model *lm = NULL;
+  mech_eom *e = NULL;
+  num_aux *aux = NULL;
+  sym_tape *tape = NULL;
+  CHECK(lang_load_string("t.urdf", URDF, strlen(URDF), &lm, &d) == LG_OK);
+  if (!lm) return;
+  mech_model *mm = lm->mech;
+  mech_setting set[2] = {{"tau_j3", 0.5}, {"g", 3.0}};
+  CHECK(mech_derive_lagrange(mm, "t.urdf", &e, &d) == LG_OK && e);
+  CHECK(e && num_aux_build(mm, e, NULL, set, 2, NULL, &aux, &d) == LG_OK && aux);
+  CHECK(aux && aux->links && !aux->power && aux->work);
+  size_t n = e ? e->n : 0, np = mech_nparams(mm), nin = 1 + 3 * n + np;
+  sym_ctx *c = mech_ctx(mm);
+  const sym_node **in = calloc(nin, sizeof *in), *missing = NULL;
+  if (e && aux && in) {
+    const sym_node *E = mech_energy(mm, e), *o[2] = {E, sym_dt(c, E)};
+    size_t j = 0;
+    in[j++] = sym_time(c);
+    for (size_t i = 0; i < n; i++) in[j++] = e->q[i];
+    for (size_t i = 0; i < n; i++) in[j++] = e->qd[i];
+    for (size_t i = 0; i < np; i++) in[j++] = mech_param(mm, i);
+    for (size_t i = 0; i < n; i++) in[j++] = e->qdd[i];
+    CHECK(num_substitute_inputs(mm, set, 2, o, 2) == LG_OK);
+    CHECK(sym_tape_build(c, nin, in, 2, o, &tape, &missing) == LG_OK && tape);
+  }
+  num_aux_work aw;
+  if (tape && num_aux_work_init(aux, &aw) == LG_OK) {
+    double *x = calloc(nin, sizeof *x), *slots = calloc(tape->nslots + 1, sizeof *slots);
+    double worst_E = 0, worst_W = 0;
+    unsigned r = 17;
+    for (int k = 0; x && slots && k < 6; k++) {
+      x[0] = 0.1 * k;
+      for (size_t i = 1; i < nin; i++) x[i] = 2 * rnd(&r);
+      memcpy(x + 1 + 2 * n, aux->params, np * sizeof *x);
+      double want[2], E, Wd;
+      sym_tape_eval(tape, x, want, slots);
+      num_aux_power(aux, &aw, x[0], x + 1, x + 1 + n, x + 1 + 2 * n + np, &E, &Wd);
+      worst_E = fmax(worst_E, fabs(E - want[0]) / (1 + fabs(want[0])));
+      worst_W = fmax(worst_W, fabs(Wd - want[1]) / (1 + fabs(want[1])));
+    }
+    printf("t.urdf energy balance on the links: E %.2e, dE/dt %.2e from the tape's\n", worst_E,
+           worst_W);
+    CHECK(x && slots && worst_E <= 1e-12 && worst_W <= 1e-12);
+    free(x);
+    free(slots);
+    num_aux_work_free(&aw);
+  }
+  free(in);
+  sym_tape_free(tape);
+  num_aux_free(aux);
+  lang_model_free(lm);
+}
+
 int main(void) {
   urdf_numbers();
+  urdf_energy();
   compare("t.urdf", URDF, 6);
   compare("t.lag", LAG, 10);
   char *c = chain(12);
