@@ -190,12 +190,21 @@ lg_status api_dynamics(lg_system *s, lg_diag *d) {
   return st != LG_OK ? st : mech_eom_need_dynamics(s->eom, d);
 }
 
+/* A tree taken by its links rather than by its dense equations (issue 26): Lagrange's method,
+ * no constraints, and more than API_TREE_DENSE_MAX coordinates, or a URDF robot given by its
+ * numbers at any size (the Panda's 7 joints with full inertias took 9 s and 340 MB to derive
+ * densely for eval). */
+static int by_links(const lg_system *s, size_t nq, size_t nc) {
+  return s->method == LG_LAGRANGE && !nc &&
+         (nq > API_TREE_DENSE_MAX || mech_num_tree_of(s->lm->mech) != NULL);
+}
+
 lg_status api_num_eom(lg_system *s, lg_diag *d) {
   if (s->eom_num) return LG_OK;
   lg_status dst = api_derived(s, d);
   if (dst != LG_OK) return dst;
   mech_model *mm = s->lm->mech;
-  if (s->method == LG_LAGRANGE && s->nq > API_TREE_DENSE_MAX && !s->nc) {
+  if (by_links(s, s->nq, s->nc)) {
     const sym_node **qdd, **M, **f;
     lg_diag ignore;
     lg_diag_clear(&ignore);
@@ -217,8 +226,7 @@ static int compile_accel(lg_system *s);
 static lg_status derive_equations(lg_system *s, lg_diag *d) {
   /* a large tree's T from its links (the dense T composes every rotation
    * to the root); the printed equations get the expanded one */
-  int flags = s->method == LG_LAGRANGE && mech_ncoords(s->lm->mech) > API_TREE_DENSE_MAX
-                  ? MECH_DERIVE_JOINT_T : 0;
+  int flags = by_links(s, mech_ncoords(s->lm->mech), 0) ? MECH_DERIVE_JOINT_T : 0;
   lg_status st = mech_derive_lagrange_with(s->lm->mech, s->lm->file, flags, &s->eom_raw, d);
   if (st == LG_OK) {
     s->eom_raw->dynamics = add_dynamics;
@@ -253,9 +261,7 @@ lg_status api_derived(const lg_system *s, lg_diag *d) {
  * that is not a number: derived now, and the usual path says why). */
 static int defer_derivation(lg_system *s, const lg_derive_options *o) {
   mech_model *mm = s->lm->mech;
-  if (!o->lazy || o->method != LG_LAGRANGE || !mech_num_tree_of(mm) ||
-      mech_ncoords(mm) <= API_TREE_DENSE_MAX)
-    return 0;
+  if (!o->lazy || o->method != LG_LAGRANGE || !mech_num_tree_of(mm)) return 0;
   lg_diag ignore;
   lg_diag_clear(&ignore);
   s->nq = mech_ncoords(mm);
@@ -325,8 +331,7 @@ lg_status api_ready(const lg_system *s, lg_diag *d) {
  * everything is compiled at once, q'' by the dense solve. */
 static int compile_accel(lg_system *s) {
   /* (whether or not codegen made eom_num first: the same q'' either way) */
-  if (s->accel_tried || s->method != LG_LAGRANGE || s->nq <= API_TREE_DENSE_MAX || s->nc)
-    return 0;
+  if (s->accel_tried || !by_links(s, s->nq, s->nc)) return 0;
   s->accel_tried = 1;
   mech_model *mm = s->lm->mech;
   lg_diag ignore;
